@@ -1,0 +1,97 @@
+// swift-tools-version: 6.2
+// Herald: a realtime sync server and client on our own WebSocket stack (no SwiftNIO).
+import PackageDescription
+
+/// One set of settings for every Swift target: Swift 6 mode plus the upcoming features we rely on.
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "Herald",
+    products: [
+        .executable(name: "herald-server", targets: ["HeraldServerCLI"]),
+        .executable(name: "herald", targets: ["HeraldCLI"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
+        .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.0"),
+    ],
+    targets: [
+        // MARK: - C shims and system libraries
+        .target(name: "CLinux", path: "Server/CLinux", cSettings: [.define("_GNU_SOURCE")]),
+        .systemLibrary(name: "CSQLite", path: "Server/CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "COpenSSL", path: "Shared/COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+
+        // MARK: - Shared (no IO)
+        .target(name: "HeraldWebSocket", path: "Shared/HeraldWebSocket", swiftSettings: swiftSettings),
+        .target(name: "HeraldProtocol", path: "Shared/HeraldProtocol", exclude: ["PROTOCOL.md"], swiftSettings: swiftSettings),
+        .target(name: "HeraldRules", path: "Shared/HeraldRules", swiftSettings: swiftSettings),
+
+        // MARK: - Server
+        .target(name: "HeraldNet", dependencies: ["CLinux"], path: "Server/HeraldNet", swiftSettings: swiftSettings),
+        .target(name: "HeraldStore", dependencies: ["CSQLite"], path: "Server/HeraldStore", swiftSettings: swiftSettings),
+        .target(
+            name: "HeraldServer",
+            dependencies: [
+                "HeraldNet", "HeraldWebSocket", "HeraldProtocol", "HeraldRules", "HeraldStore", "COpenSSL",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Server/HeraldServer",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "HeraldServerCLI",
+            dependencies: ["HeraldServer", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Server/HeraldServerCLI",
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: - Client
+        .target(
+            name: "HeraldClient",
+            dependencies: ["HeraldWebSocket", "HeraldProtocol", "HeraldRules"],
+            path: "Client/HeraldClient",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "HeraldCLI",
+            dependencies: ["HeraldClient", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Client/HeraldCLI",
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: - Tests
+        .target(name: "HeraldTestSupport", dependencies: ["HeraldWebSocket"], path: "Tests/HeraldTestSupport", swiftSettings: swiftSettings),
+        .testTarget(
+            name: "HeraldWebSocketTests",
+            dependencies: ["HeraldWebSocket", "HeraldTestSupport", .product(name: "PropertyBased", package: "swift-property-based")],
+            path: "Tests/HeraldWebSocketTests",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HeraldRulesTests",
+            dependencies: ["HeraldRules", .product(name: "PropertyBased", package: "swift-property-based")],
+            path: "Tests/HeraldRulesTests",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(name: "HeraldProtocolTests", dependencies: ["HeraldProtocol"], path: "Tests/HeraldProtocolTests", swiftSettings: swiftSettings),
+        .testTarget(name: "HeraldStoreTests", dependencies: ["HeraldStore"], path: "Tests/HeraldStoreTests", swiftSettings: swiftSettings),
+        .testTarget(name: "HeraldNetTests", dependencies: ["HeraldNet"], path: "Tests/HeraldNetTests", swiftSettings: swiftSettings),
+        .testTarget(
+            name: "HeraldServerTests",
+            dependencies: ["HeraldServer", "HeraldTestSupport", "HeraldWebSocket", "HeraldProtocol"],
+            path: "Tests/HeraldServerTests",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HeraldClientTests",
+            dependencies: ["HeraldTestSupport", "HeraldProtocol"],
+            path: "Tests/HeraldClientTests",
+            swiftSettings: swiftSettings
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
