@@ -1,0 +1,95 @@
+import Foundation
+
+/// What a device reports about where it is (the spec's scene words), so the server can decide pushes (P1-P4).
+public struct SceneReport: Codable, Sendable, Equatable {
+    public var scene: SceneName
+    /// The conversation of a `thread` scene.
+    public var conversation: String?
+    /// The tab name of a `tab` scene.
+    public var tab: String?
+    /// False only in `background`.
+    public var foreground: Bool
+    /// In a thread: whether the viewport shows the newest message.
+    public var atBottom: Bool?
+
+    public init(scene: SceneName, conversation: String? = nil, tab: String? = nil, foreground: Bool, atBottom: Bool? = nil) {
+        self.scene = scene
+        self.conversation = conversation
+        self.tab = tab
+        self.foreground = foreground
+        self.atBottom = atBottom
+    }
+
+    /// True when the device is viewing `conversation` (S1): in its thread and in the foreground.
+    public func isViewing(_ conversationId: String) -> Bool {
+        foreground && scene == .thread && conversation == conversationId
+    }
+}
+
+/// One request of herald.v1. Every request carries an id and gets exactly one response with that id.
+public enum ClientRequest: Sendable, Equatable {
+    /// Start (or resume) the device's stream. `after` is the last event sequence the device saw; nil asks
+    /// for a snapshot. The response comes after any replayed events; from then on the stream is live (R1a).
+    case sync(after: Int64?)
+    /// The user's conversations, most recent activity first, with unread counts.
+    case conversations
+    /// Find or create the 1:1 conversation with `user`.
+    case dm(user: String)
+    /// Create a group with `title` and `members` (the creator is added).
+    case group(title: String, members: [String])
+    /// A page of messages, newest first, older than `before` (a message id) when given.
+    case history(conversation: String, before: String?, limit: Int)
+    /// Send a text or image message; `clientMessageId` makes retries idempotent (R4).
+    case send(conversation: String, clientMessageId: String, kind: MessageKind, text: String?, imageURL: String?)
+    /// These messages are now visible on this device (U2, U3): mark exactly them read.
+    case ack(messages: [String])
+    /// The device's scene changed.
+    case scene(SceneReport)
+    /// The bell feed (B4), newest first.
+    case bell
+    /// Mark one bell notification read (B3).
+    case bellRead(notification: String)
+    /// Mark every bell notification read (B3).
+    case bellReadAll
+    /// Follow `user`: creates a `follow` bell notification for them.
+    case follow(user: String)
+    /// React to a message: creates a `reaction` bell notification for its sender.
+    case react(message: String, emoji: String)
+
+    /// The wire name of the request's `type` field.
+    public var typeName: String {
+        switch self {
+        case .sync: "sync"
+        case .conversations: "conversations"
+        case .dm: "dm"
+        case .group: "group"
+        case .history: "history"
+        case .send: "send"
+        case .ack: "ack"
+        case .scene: "scene"
+        case .bell: "bell"
+        case .bellRead: "bell.read"
+        case .bellReadAll: "bell.readAll"
+        case .follow: "follow"
+        case .react: "react"
+        }
+    }
+}
+
+/// A request with its id, as it travels.
+public struct RequestFrame: Sendable, Equatable {
+    public var id: Int
+    public var request: ClientRequest
+
+    public init(id: Int, request: ClientRequest) {
+        self.id = id
+        self.request = request
+    }
+}
+
+/// A request that could not be decoded, with the id when the frame had a readable one (so the error
+/// response can carry it) and the error to answer with.
+public struct RequestDecodeFailure: Error, Sendable, Equatable {
+    public var id: Int?
+    public var error: ErrorInfo
+}

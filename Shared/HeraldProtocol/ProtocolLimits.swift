@@ -1,0 +1,33 @@
+/// Size limits checked while decoding a request, before anything reaches the store.
+public struct ProtocolLimits: Sendable {
+    /// Longest message text in UTF-8 bytes.
+    public var maxTextBytes: Int
+    /// Longest id (conversation, message, notification, user, client message id) in UTF-8 bytes.
+    public var maxIdBytes: Int
+    /// Longest group title in UTF-8 bytes.
+    public var maxTitleBytes: Int
+    /// Most members named when creating a group.
+    public var maxGroupMembers: Int
+    /// Most message ids in one visibility ack.
+    public var maxAckIds: Int
+    /// Largest page a history request may ask for.
+    public var maxHistoryPage: Int
+    /// Longest image URL in UTF-8 bytes.
+    public var maxURLBytes: Int
+
+    public init(
+        maxTextBytes: Int = 8192, maxIdBytes: Int = 128, maxTitleBytes: Int = 200, maxGroupMembers: Int = 256,
+        maxAckIds: Int = 500, maxHistoryPage: Int = 200, maxURLBytes: Int = 2048
+    ) {
+        self.maxTextBytes = maxTextBytes
+        self.maxIdBytes = maxIdBytes
+        self.maxTitleBytes = maxTitleBytes
+        self.maxGroupMembers = maxGroupMembers
+        self.maxAckIds = maxAckIds
+        self.maxHistoryPage = maxHistoryPage
+        self.maxURLBytes = maxURLBytes
+    }
+
+    /// The defaults the server and the client both use.
+    public static let `default` = ProtocolLimits()
+}

@@ -1,0 +1,200 @@
+import Foundation
+
+/// The flat wire shape of every request; the `type` field says which fields matter.
+struct WireRequest: Codable {
+    var type: String
+    var id: Int
+    var after: Int64?
+    var user: String?
+    var title: String?
+    var members: [String]?
+    var conversation: String?
+    var before: String?
+    var limit: Int?
+    var clientMessageId: String?
+    var kind: MessageKind?
+    var text: String?
+    var imageURL: String?
+    var messages: [String]?
+    var scene: SceneName?
+    var tab: String?
+    var foreground: Bool?
+    var atBottom: Bool?
+    var notification: String?
+    var message: String?
+    var emoji: String?
+
+    init(type: String, id: Int) {
+        self.type = type
+        self.id = id
+    }
+}
+
+/// Only the id, read leniently so that an error response can name the request that failed.
+private struct IdProbe: Decodable {
+    var id: Int?
+}
+
+extension RequestFrame {
+    /// Decodes one text frame of a client. Never throws or traps: every failure is a value with a code.
+    public static func decode(_ bytes: [UInt8], limits: ProtocolLimits = .default) -> Result<RequestFrame, RequestDecodeFailure> {
+        let data = Data(bytes)
+        let probeId = (try? JSONDecoder().decode(IdProbe.self, from: data))?.id
+        let wire: WireRequest
+        do {
+            wire = try JSONDecoder().decode(WireRequest.self, from: data)
+        } catch let error as DecodingError {
+            return .failure(RequestDecodeFailure(id: probeId, error: describe(error)))
+        } catch {
+            return .failure(RequestDecodeFailure(id: probeId, error: ErrorInfo(.badJSON, "not a JSON request object")))
+        }
+        do {
+            return .success(RequestFrame(id: wire.id, request: try validate(wire, limits: limits)))
+        } catch let error as ErrorInfo {
+            return .failure(RequestDecodeFailure(id: wire.id, error: error))
+        } catch {
+            return .failure(RequestDecodeFailure(id: wire.id, error: ErrorInfo(.badRequest, "\(error)")))
+        }
+    }
+
+    /// Encodes the request as the client sends it.
+    public func encode() -> [UInt8] {
+        var wire = WireRequest(type: request.typeName, id: id)
+        switch request {
+        case .sync(let after): wire.after = after
+        case .conversations, .bell, .bellReadAll: break
+        case .dm(let user): wire.user = user
+        case .group(let title, let members):
+            wire.title = title
+            wire.members = members
+        case .history(let conversation, let before, let limit):
+            wire.conversation = conversation
+            wire.before = before
+            wire.limit = limit
+        case .send(let conversation, let clientMessageId, let kind, let text, let imageURL):
+            wire.conversation = conversation
+            wire.clientMessageId = clientMessageId
+            wire.kind = kind
+            wire.text = text
+            wire.imageURL = imageURL
+        case .ack(let messages): wire.messages = messages
+        case .scene(let report):
+            wire.scene = report.scene
+            wire.conversation = report.conversation
+            wire.tab = report.tab
+            wire.foreground = report.foreground
+            wire.atBottom = report.atBottom
+        case .bellRead(let notification): wire.notification = notification
+        case .follow(let user): wire.user = user
+        case .react(let message, let emoji):
+            wire.message = message
+            wire.emoji = emoji
+        }
+        return (try? Array(JSONEncoder().encode(wire))) ?? []
+    }
+
+    private static func describe(_ error: DecodingError) -> ErrorInfo {
+        switch error {
+        case .dataCorrupted(let context) where context.codingPath.isEmpty:
+            return ErrorInfo(.badJSON, "not valid JSON")
+        case .keyNotFound(let key, _):
+            return ErrorInfo(.badRequest, "missing field '\(key.stringValue)'")
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+            return ErrorInfo(.badRequest, path.isEmpty ? "not a JSON request object" : "field '\(path)' has the wrong type or value")
+        @unknown default:
+            return ErrorInfo(.badRequest, "undecodable request")
+        }
+    }
+
+    private static func validate(_ wire: WireRequest, limits: ProtocolLimits) throws -> ClientRequest {
+        let check = FieldCheck(limits: limits)
+        switch wire.type {
+        case "sync":
+            if let after = wire.after, after < 0 { throw ErrorInfo(.badRequest, "field 'after' must not be negative") }
+            return .sync(after: wire.after)
+        case "conversations":
+            return .conversations
+        case "dm":
+            return .dm(user: try check.id(wire.user, "user"))
+        case "group":
+            let title = try check.text(wire.title, "title", max: limits.maxTitleBytes, allowEmpty: false)
+            guard let members = wire.members else { throw ErrorInfo(.badRequest, "missing field 'members'") }
+            guard !members.isEmpty else { throw ErrorInfo(.badRequest, "a group needs at least one other member") }
+            guard members.count <= limits.maxGroupMembers else {
+                throw ErrorInfo(.tooLarge, "a group has at most \(limits.maxGroupMembers) members")
+            }
+            return .group(title: title, members: try members.map { try check.id($0, "members") })
+        case "history":
+            let limit = wire.limit ?? 50
+            guard (1...limits.maxHistoryPage).contains(limit) else {
+                throw ErrorInfo(.badRequest, "field 'limit' must be 1...\(limits.maxHistoryPage)")
+            }
+            return .history(
+                conversation: try check.id(wire.conversation, "conversation"),
+                before: try wire.before.map { try check.id($0, "before") }, limit: limit)
+        case "send":
+            let conversation = try check.id(wire.conversation, "conversation")
+            let clientMessageId = try check.id(wire.clientMessageId, "clientMessageId")
+            let kind = wire.kind ?? (wire.imageURL == nil ? .text : .image)
+            switch kind {
+            case .text:
+                let text = try check.text(wire.text, "text", max: limits.maxTextBytes, allowEmpty: false)
+                return .send(conversation: conversation, clientMessageId: clientMessageId, kind: .text, text: text, imageURL: nil)
+            case .image:
+                let url = try check.text(wire.imageURL, "imageURL", max: limits.maxURLBytes, allowEmpty: false)
+                let caption = try wire.text.map { try check.text($0, "text", max: limits.maxTextBytes, allowEmpty: true) }
+                return .send(conversation: conversation, clientMessageId: clientMessageId, kind: .image, text: caption, imageURL: url)
+            }
+        case "ack":
+            guard let messages = wire.messages else { throw ErrorInfo(.badRequest, "missing field 'messages'") }
+            guard messages.count <= limits.maxAckIds else { throw ErrorInfo(.tooLarge, "at most \(limits.maxAckIds) ids per ack") }
+            return .ack(messages: try messages.map { try check.id($0, "messages") })
+        case "scene":
+            guard let scene = wire.scene else { throw ErrorInfo(.badRequest, "missing field 'scene'") }
+            var report = SceneReport(scene: scene, foreground: wire.foreground ?? (scene != .background), atBottom: wire.atBottom)
+            switch scene {
+            case .thread: report.conversation = try check.id(wire.conversation, "conversation")
+            case .tab: report.tab = try check.id(wire.tab, "tab")
+            case .background: report.foreground = false
+            case .list, .notifications: break
+            }
+            return .scene(report)
+        case "bell":
+            return .bell
+        case "bell.read":
+            return .bellRead(notification: try check.id(wire.notification, "notification"))
+        case "bell.readAll":
+            return .bellReadAll
+        case "follow":
+            return .follow(user: try check.id(wire.user, "user"))
+        case "react":
+            let message = try check.id(wire.message, "message")
+            let emoji = try check.text(wire.emoji, "emoji", max: 64, allowEmpty: false)
+            return .react(message: message, emoji: emoji)
+        default:
+            throw ErrorInfo(.unknownType, "unknown request type '\(wire.type.prefix(64))'")
+        }
+    }
+}
+
+/// Checks one field at a time against the limits, with errors that name the field.
+private struct FieldCheck {
+    let limits: ProtocolLimits
+
+    func id(_ value: String?, _ name: String) throws -> String {
+        guard let value else { throw ErrorInfo(.badRequest, "missing field '\(name)'") }
+        guard !value.isEmpty else { throw ErrorInfo(.badRequest, "field '\(name)' is empty") }
+        guard value.utf8.count <= limits.maxIdBytes else {
+            throw ErrorInfo(.tooLarge, "field '\(name)' is longer than \(limits.maxIdBytes) bytes")
+        }
+        return value
+    }
+
+    func text(_ value: String?, _ name: String, max: Int, allowEmpty: Bool) throws -> String {
+        guard let value else { throw ErrorInfo(.badRequest, "missing field '\(name)'") }
+        guard allowEmpty || !value.isEmpty else { throw ErrorInfo(.badRequest, "field '\(name)' is empty") }
+        guard value.utf8.count <= max else { throw ErrorInfo(.tooLarge, "field '\(name)' is longer than \(max) bytes") }
+        return value
+    }
+}

@@ -1,0 +1,162 @@
+import Foundation
+
+/// How a `sync` was answered.
+public enum SyncMode: String, Codable, Sendable {
+    /// No cursor was given: the response carries the full state (conversations, bell).
+    case snapshot
+    /// Every event after the cursor was replayed before this response, exactly once and in order (R3).
+    case resume
+    /// The cursor is older than the retained stream: the response carries the full state; reload (R3).
+    case resync
+}
+
+/// The answer to one request. Exactly one per request, carrying its id.
+///
+/// Fields are filled as they fit the request; absent fields are omitted from the JSON.
+public struct ResponseFrame: Codable, Sendable, Equatable {
+    public var type: String = "response"
+    /// The request's id; nil only when the request had no readable id.
+    public var id: Int?
+    public var ok: Bool
+    public var error: ErrorInfo?
+
+    // sync
+    public var mode: SyncMode?
+    /// The newest event sequence of the user's stream that this response reflects (U7).
+    public var latest: Int64?
+    // conversations, dm, group
+    public var conversation: ConversationInfo?
+    public var conversations: [ConversationInfo]?
+    // history
+    public var messages: [MessageInfo]?
+    public var hasMore: Bool?
+    // send
+    public var message: MessageInfo?
+    /// True when a send was a retry of an already stored message (R4).
+    public var duplicate: Bool?
+    // ack
+    /// The ids that became read by this request.
+    public var read: [String]?
+    // unread state (sync, conversations, ack)
+    public var unread: [String: Int]?
+    public var badge: Int?
+    // bell
+    public var notification: NotificationInfo?
+    public var notifications: [NotificationInfo]?
+    public var bellUnread: Int?
+
+    public init(id: Int?, ok: Bool = true) {
+        self.id = id
+        self.ok = ok
+    }
+
+    /// A failed response.
+    public static func failure(id: Int?, _ error: ErrorInfo) -> ResponseFrame {
+        var frame = ResponseFrame(id: id, ok: false)
+        frame.error = error
+        return frame
+    }
+
+    /// The JSON text of this response.
+    public func encode() -> [UInt8] {
+        (try? Array(JSONEncoder().encode(self))) ?? Array(#"{"type":"response","ok":false}"#.utf8)
+    }
+}
+
+/// The names of server events.
+public enum EventName: String, Codable, Sendable {
+    /// A message was stored in one of the user's conversations (also the user's own, for their other devices).
+    case message
+    /// The user was added to a conversation (a new dm or group).
+    case conversation
+    /// The user's read state changed (on any of their devices): `messages` became read; `unread`/`badge` are the new counts.
+    case read
+    /// Someone read one of the user's messages (U6).
+    case receipt
+    /// The bell changed: `action` is created, read or readAll; `bellUnread` is the new count.
+    case bell
+    /// A push alert for this device, which is in the background (P2). Not part of the stream: no seq.
+    case push
+    /// A push this device received was withdrawn because its message was read (P5). No seq.
+    case pushCleared = "push.cleared"
+}
+
+/// What happened to the bell.
+public enum BellAction: String, Codable, Sendable {
+    case created, read, readAll
+}
+
+/// One server event. Stream events carry the user's sequence number `seq` (R3, U7); device-only events
+/// (push, push.cleared) carry none.
+public struct EventFrame: Codable, Sendable, Equatable {
+    public var type: String = "event"
+    public var event: EventName
+    public var seq: Int64?
+
+    public var message: MessageInfo?
+    public var conversation: ConversationInfo?
+    /// The conversation an id-only event is about (read, receipt, push.cleared).
+    public var conversationId: String?
+    /// Message ids that became read (read event).
+    public var messages: [String]?
+    public var unread: [String: Int]?
+    public var badge: Int?
+    // receipt
+    public var messageId: String?
+    public var reader: String?
+    public var at: Int64?
+    // bell
+    public var action: BellAction?
+    public var notification: NotificationInfo?
+    public var notificationIds: [String]?
+    public var bellUnread: Int?
+    // push
+    public var push: PushInfo?
+
+    public init(event: EventName) {
+        self.event = event
+    }
+
+    /// The JSON text of this event without `seq`: encoded once and shared by every receiver, whose own
+    /// sequence number is spliced in by ``withSequence(_:seq:)``.
+    public func encodeBody() -> [UInt8] {
+        var copy = self
+        copy.seq = nil
+        return (try? Array(JSONEncoder().encode(copy))) ?? []
+    }
+
+    /// Splices `"seq":N` into an encoded event body, so one encoding serves every user of a fan-out.
+    public static func withSequence(_ body: [UInt8], seq: Int64) -> [UInt8] {
+        var out = sequencePrefix(seq)
+        out.append(contentsOf: body.dropFirst())  // drop "{"
+        return out
+    }
+
+    /// `{"seq":N,` — the per-user bytes that precede a shared body (without its leading `{`).
+    public static func sequencePrefix(_ seq: Int64) -> [UInt8] {
+        Array("{\"seq\":\(seq),".utf8)
+    }
+}
+
+/// Anything the server sends on /sync, as the client decodes it.
+public enum ServerFrame: Sendable, Equatable {
+    case response(ResponseFrame)
+    case event(EventFrame)
+
+    private struct TypeProbe: Decodable { var type: String }
+
+    /// Decodes one text frame from the server.
+    public static func decode(_ bytes: [UInt8]) -> Result<ServerFrame, ErrorInfo> {
+        let data = Data(bytes)
+        let decoder = JSONDecoder()
+        do {
+            switch try decoder.decode(TypeProbe.self, from: data).type {
+            case "response": return .success(.response(try decoder.decode(ResponseFrame.self, from: data)))
+            case "event": return .success(.event(try decoder.decode(EventFrame.self, from: data)))
+            case let other: return .failure(ErrorInfo(.unknownType, "unknown server frame type '\(other.prefix(64))'"))
+            }
+        } catch {
+            return .failure(ErrorInfo(.badJSON, "undecodable server frame: \(error)"))
+        }
+    }
+}

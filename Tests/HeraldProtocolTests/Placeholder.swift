@@ -1,3 +1,0 @@
-import Testing
-
-@Test func HeraldProtocolTestsPlaceholder() { #expect(Bool(true)) }

@@ -1,0 +1,93 @@
+import HeraldProtocol
+import Testing
+
+@Suite("herald.v1 request decoding")
+struct RequestDecodingTests {
+    private func decode(_ json: String) -> Result<RequestFrame, RequestDecodeFailure> {
+        RequestFrame.decode(Array(json.utf8))
+    }
+
+    @Test("every request type survives encode then decode", arguments: [
+        ClientRequest.sync(after: nil), .sync(after: 41), .conversations, .dm(user: "bob"),
+        .group(title: "Team A", members: ["bob", "carol"]), .history(conversation: "c1", before: "m9", limit: 20),
+        .send(conversation: "c1", clientMessageId: "k1", kind: .text, text: "hi", imageURL: nil),
+        .send(conversation: "c1", clientMessageId: "k2", kind: .image, text: nil, imageURL: "https://x/y.png"),
+        .ack(messages: ["m1", "m2"]), .scene(SceneReport(scene: .thread, conversation: "c1", foreground: true, atBottom: true)),
+        .scene(SceneReport(scene: .background, foreground: false)), .bell, .bellRead(notification: "n1"), .bellReadAll,
+        .follow(user: "bob"), .react(message: "m1", emoji: "👍"),
+    ])
+    func roundTrip(_ request: ClientRequest) throws {
+        let frame = RequestFrame(id: 7, request: request)
+        #expect(try RequestFrame.decode(frame.encode()).get() == frame)
+    }
+
+    @Test("malformed JSON is bad_json with no id")
+    func malformed() {
+        guard case .failure(let failure) = decode("{nope") else { Issue.record("decoded garbage"); return }
+        #expect(failure.error.code == .badJSON)
+        #expect(failure.id == nil)
+    }
+
+    @Test("unknown type is unknown_type and keeps the id")
+    func unknownType() {
+        guard case .failure(let failure) = decode(#"{"type":"teleport","id":3}"#) else { Issue.record("accepted"); return }
+        #expect(failure.error.code == .unknownType)
+        #expect(failure.id == 3)
+    }
+
+    @Test("a wrong field type is bad_request naming the field, and keeps the id")
+    func wrongType() {
+        guard case .failure(let failure) = decode(#"{"type":"send","id":4,"conversation":5,"clientMessageId":"k","text":"x"}"#) else {
+            Issue.record("accepted")
+            return
+        }
+        #expect(failure.error.code == .badRequest)
+        #expect(failure.error.message.contains("conversation"))
+        #expect(failure.id == 4)
+    }
+
+    @Test("oversized text is too_large")
+    func oversized() {
+        let text = String(repeating: "a", count: ProtocolLimits.default.maxTextBytes + 1)
+        guard case .failure(let failure) = decode(#"{"type":"send","id":5,"conversation":"c1","clientMessageId":"k","text":"\#(text)"}"#)
+        else { Issue.record("accepted"); return }
+        #expect(failure.error.code == .tooLarge)
+    }
+
+    @Test("missing fields and empty text are bad_request")
+    func missing() {
+        for json in [#"{"type":"dm","id":1}"#, #"{"type":"send","id":1,"conversation":"c1","clientMessageId":"k","text":""}"#,
+                     #"{"type":"ack","id":1}"#, #"{"type":"history","id":1,"conversation":"c1","limit":0}"#] {
+            guard case .failure(let failure) = decode(json) else { Issue.record("accepted \(json)"); continue }
+            #expect(failure.error.code == .badRequest, "\(json)")
+        }
+    }
+}
+
+@Suite("herald.v1 server frames")
+struct ServerFrameTests {
+    @Test("U7/R3: a shared event body gets each user's seq spliced in and decodes with it")
+    func sequenceSplice() throws {
+        var event = EventFrame(event: .read)
+        event.conversationId = "c1"
+        event.messages = ["m1"]
+        event.unread = ["c1": 0]
+        event.badge = 0
+        let body = event.encodeBody()
+        for seq in [1 as Int64, 99, 123_456] {
+            guard case .event(let decoded) = try ServerFrame.decode(EventFrame.withSequence(body, seq: seq)).get() else {
+                Issue.record("not an event")
+                return
+            }
+            #expect(decoded.seq == seq)
+            #expect(decoded.messages == ["m1"])
+            #expect(decoded.badge == 0)
+        }
+    }
+
+    @Test("responses round trip, failures carry their code")
+    func responses() throws {
+        let failure = ResponseFrame.failure(id: 9, ErrorInfo(.notParticipant, "no such conversation"))
+        #expect(try ServerFrame.decode(failure.encode()).get() == .response(failure))
+    }
+}
