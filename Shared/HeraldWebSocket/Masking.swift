@@ -1,0 +1,86 @@
+/// A 32-bit masking key (RFC 6455 §5.3), stored as its four wire bytes.
+public struct MaskKey: Sendable, Hashable {
+    /// The key bytes in wire order.
+    public var bytes: (UInt8, UInt8, UInt8, UInt8)
+
+    /// Creates a key from its four wire bytes.
+    public init(_ bytes: (UInt8, UInt8, UInt8, UInt8)) { self.bytes = bytes }
+
+    /// A fresh key from the system's cryptographically secure generator (getrandom on Linux).
+    ///
+    /// §5.3: the masking key MUST be derived from a strong source of entropy, unpredictable per frame.
+    public static func random() -> MaskKey {
+        var generator = SystemRandomNumberGenerator()
+        let value = generator.next() as UInt32
+        return MaskKey((UInt8(truncatingIfNeeded: value), UInt8(truncatingIfNeeded: value >> 8),
+                        UInt8(truncatingIfNeeded: value >> 16), UInt8(truncatingIfNeeded: value >> 24)))
+    }
+
+    /// Key byte `index % 4`.
+    @inlinable
+    public func byte(at index: Int) -> UInt8 {
+        switch index & 3 {
+        case 0: bytes.0
+        case 1: bytes.1
+        case 2: bytes.2
+        default: bytes.3
+        }
+    }
+
+    public static func == (lhs: MaskKey, rhs: MaskKey) -> Bool {
+        lhs.bytes.0 == rhs.bytes.0 && lhs.bytes.1 == rhs.bytes.1 && lhs.bytes.2 == rhs.bytes.2 && lhs.bytes.3 == rhs.bytes.3
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(bytes.0)
+        hasher.combine(bytes.1)
+        hasher.combine(bytes.2)
+        hasher.combine(bytes.3)
+    }
+}
+
+/// XOR masking (RFC 6455 §5.3): `transformed[i] = original[i] ^ key[(phase + i) % 4]`; the same call masks and unmasks.
+public enum Masking {
+    /// Masks or unmasks `buffer` in place.
+    ///
+    /// - Parameters:
+    ///   - buffer: the bytes to transform.
+    ///   - key: the frame's masking key.
+    ///   - phase: the offset within the frame's payload of `buffer`'s first byte, so that a payload delivered in
+    ///     chunks can be unmasked chunk by chunk.
+    public static func apply(_ key: MaskKey, to buffer: UnsafeMutableRawBufferPointer, phase: Int = 0) {
+        let count = buffer.count
+        guard count > 0, let base = buffer.baseAddress else { return }
+        // Rotate the key so that index 0 of `buffer` lines up with key byte `phase`, then XOR 8 bytes at a time.
+        let k0 = key.byte(at: phase), k1 = key.byte(at: phase + 1), k2 = key.byte(at: phase + 2), k3 = key.byte(at: phase + 3)
+        var index = 0
+        if count >= 8 {
+            var pattern: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (k0, k1, k2, k3, k0, k1, k2, k3)
+            let wide = withUnsafeBytes(of: &pattern) { $0.loadUnaligned(as: UInt64.self) }
+            while index + 8 <= count {
+                let word = base.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                base.storeBytes(of: word ^ wide, toByteOffset: index, as: UInt64.self)
+                index += 8
+            }
+        }
+        while index < count {
+            let keyByte: UInt8
+            switch index & 3 {
+            case 0: keyByte = k0
+            case 1: keyByte = k1
+            case 2: keyByte = k2
+            default: keyByte = k3
+            }
+            buffer[index] ^= keyByte
+            index += 1
+        }
+    }
+
+    /// Masks or unmasks `buffer[range]` in place; see ``apply(_:to:phase:)``.
+    public static func apply(_ key: MaskKey, to buffer: inout [UInt8], range: Range<Int>, phase: Int = 0) {
+        guard range.lowerBound >= 0, range.upperBound <= buffer.count, !range.isEmpty else { return }
+        buffer.withUnsafeMutableBytes { raw in
+            apply(key, to: UnsafeMutableRawBufferPointer(rebasing: raw[range]), phase: phase)
+        }
+    }
+}
