@@ -32,7 +32,7 @@ let package = Package(
 
         // MARK: - Server
         .target(name: "HeraldNet", dependencies: ["CLinux"], path: "Server/HeraldNet", swiftSettings: swiftSettings),
-        .target(name: "HeraldStore", dependencies: ["CSQLite"], path: "Server/HeraldStore", swiftSettings: swiftSettings),
+        .target(name: "HeraldStore", dependencies: ["CSQLite"], path: "Server/HeraldStore", exclude: ["README.md"], swiftSettings: swiftSettings),
         .target(
             name: "HeraldServer",
             dependencies: [

@@ -1,0 +1,201 @@
+import CSQLite
+
+/// One sqlite3 connection with a cache of prepared statements.
+///
+/// Every call returns errors as `StoreError`; nothing here traps on a failing statement.
+/// Not thread-safe: it belongs to the single thread that owns the `SQLiteStore`.
+final class SQLiteConnection {
+    private var handle: OpaquePointer?
+    private var statements: [String: OpaquePointer] = [:]
+
+    init(path: String, readOnly: Bool, busyTimeoutMilliseconds: Int32) throws(StoreError) {
+        // NOMUTEX: the store is confined to one thread, so SQLite's own mutexes are pure overhead.
+        let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
+        var db: OpaquePointer?
+        let code = sqlite3_open_v2(path, &db, flags, nil)
+        guard code == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(code))
+            sqlite3_close_v2(db)
+            throw StoreError.sqlite(code, message: "open \(path): \(message)")
+        }
+        handle = db
+        sqlite3_extended_result_codes(db, 1)
+        sqlite3_busy_timeout(db, busyTimeoutMilliseconds)
+    }
+
+    deinit { close() }
+
+    /// Whether the connection was opened read-only or the file could only be opened for reading.
+    var isReadOnly: Bool {
+        guard let handle else { return true }
+        return sqlite3_db_readonly(handle, "main") == 1
+    }
+
+    /// Rows changed by the most recent INSERT, UPDATE or DELETE.
+    var changes: Int {
+        guard let handle else { return 0 }
+        return Int(sqlite3_changes(handle))
+    }
+
+    /// The rowid of the most recent successful INSERT.
+    var lastInsertRowID: Int64 {
+        guard let handle else { return 0 }
+        return sqlite3_last_insert_rowid(handle)
+    }
+
+    /// Finalizes the cached statements and closes the connection; later calls throw.
+    func close() {
+        for statement in statements.values { sqlite3_finalize(statement) }
+        statements = [:]
+        if let handle { sqlite3_close_v2(handle) }
+        handle = nil
+    }
+
+    /// Runs one or more statements without parameters or results (schema, pragmas, BEGIN/COMMIT).
+    func executeScript(_ sql: String) throws(StoreError) {
+        let db = try open()
+        var errorMessage: UnsafeMutablePointer<CChar>?
+        let code = sqlite3_exec(db, sql, nil, nil, &errorMessage)
+        if code != SQLITE_OK {
+            let message = errorMessage.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(code))
+            sqlite3_free(errorMessage)
+            throw StoreError.sqlite(sqlite3_extended_errcode(db), message: "\(message) [\(sql.prefix(60))]")
+        }
+    }
+
+    /// Runs a cached statement that returns no rows; returns the number of rows it changed.
+    @discardableResult
+    func execute(_ sql: String, _ bindings: SQLiteValue...) throws(StoreError) -> Int {
+        try withStatement(sql, bindings) { (_: SQLiteRow) throws(StoreError) -> Void in }
+        return changes
+    }
+
+    /// Runs a cached statement and maps every row.
+    func query<T>(_ sql: String, _ bindings: SQLiteValue..., row map: (SQLiteRow) throws(StoreError) -> T) throws(StoreError) -> [T] {
+        var results: [T] = []
+        try withStatement(sql, bindings) { (row: SQLiteRow) throws(StoreError) in results.append(try map(row)) }
+        return results
+    }
+
+    /// Runs a cached statement and maps its first row, if any.
+    func queryFirst<T>(_ sql: String, _ bindings: SQLiteValue..., row map: (SQLiteRow) throws(StoreError) -> T) throws(StoreError) -> T? {
+        var result: T?
+        try withStatement(sql, bindings) { (row: SQLiteRow) throws(StoreError) in
+            if result == nil { result = try map(row) }
+        }
+        return result
+    }
+
+    /// Runs a cached statement whose first row's first column is an integer.
+    func scalar(_ sql: String, _ bindings: SQLiteValue...) throws(StoreError) -> Int64? {
+        var result: Int64?
+        try withStatement(sql, bindings) { (row: SQLiteRow) throws(StoreError) in
+            if result == nil, !row.isNull(0) { result = row.int(0) }
+        }
+        return result
+    }
+
+    // MARK: - Internals
+
+    private func open() throws(StoreError) -> OpaquePointer {
+        guard let handle else { throw StoreError(kind: .other, message: "the store is closed") }
+        return handle
+    }
+
+    private func prepared(_ sql: String) throws(StoreError) -> OpaquePointer {
+        if let statement = statements[sql] { return statement }
+        let db = try open()
+        var statement: OpaquePointer?
+        let code = sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+        guard code == SQLITE_OK, let statement else {
+            throw StoreError.sqlite(sqlite3_extended_errcode(db), message: "\(String(cString: sqlite3_errmsg(db))) [\(sql)]")
+        }
+        statements[sql] = statement
+        return statement
+    }
+
+    private func withStatement(_ sql: String, _ bindings: [SQLiteValue], _ each: (SQLiteRow) throws(StoreError) -> Void) throws(StoreError) {
+        let db = try open()
+        let statement = try prepared(sql)
+        // Reset and unbind whatever happens, so the cached statement never holds a read transaction open.
+        defer {
+            sqlite3_reset(statement)
+            sqlite3_clear_bindings(statement)
+        }
+        for (offset, value) in bindings.enumerated() {
+            let index = Int32(offset + 1)
+            let code: Int32
+            switch value {
+            case .int(let number):
+                code = sqlite3_bind_int64(statement, index, number)
+            case .text(let string):
+                var string = string
+                // A NULL pointer would bind SQL NULL, so the empty string gets a real (empty) C string.
+                code = string.withUTF8 { bytes in
+                    bytes.withMemoryRebound(to: CChar.self) { chars in
+                        if let base = chars.baseAddress {
+                            return sqlite3_bind_text(statement, index, base, Int32(chars.count), csqlite_transient())
+                        }
+                        return sqlite3_bind_text(statement, index, "", 0, csqlite_transient())
+                    }
+                }
+            case .blob(let bytes):
+                // A NULL pointer would bind SQL NULL, so the empty blob is bound as a zero-length zeroblob.
+                code = bytes.withUnsafeBytes { raw in
+                    if let base = raw.baseAddress, raw.count > 0 {
+                        return sqlite3_bind_blob(statement, index, base, Int32(raw.count), csqlite_transient())
+                    }
+                    return sqlite3_bind_zeroblob(statement, index, 0)
+                }
+            case .null:
+                code = sqlite3_bind_null(statement, index)
+            }
+            guard code == SQLITE_OK else {
+                throw StoreError.sqlite(code, message: "bind \(index): \(String(cString: sqlite3_errmsg(db))) [\(sql)]")
+            }
+        }
+        while true {
+            let code = sqlite3_step(statement)
+            if code == SQLITE_ROW {
+                try each(SQLiteRow(statement: statement))
+            } else if code == SQLITE_DONE {
+                return
+            } else {
+                throw StoreError.sqlite(sqlite3_extended_errcode(db), message: "\(String(cString: sqlite3_errmsg(db))) [\(sql)]")
+            }
+        }
+    }
+}
+
+/// The current row of a stepping statement; valid only inside the row callback.
+struct SQLiteRow {
+    let statement: OpaquePointer
+
+    func isNull(_ column: Int32) -> Bool {
+        sqlite3_column_type(statement, column) == SQLITE_NULL
+    }
+
+    func int(_ column: Int32) -> Int64 {
+        sqlite3_column_int64(statement, column)
+    }
+
+    func text(_ column: Int32) -> String {
+        guard let bytes = sqlite3_column_text(statement, column) else { return "" }
+        let count = Int(sqlite3_column_bytes(statement, column))
+        return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+    }
+
+    func optionalText(_ column: Int32) -> String? {
+        isNull(column) ? nil : text(column)
+    }
+
+    func optionalInt(_ column: Int32) -> Int64? {
+        isNull(column) ? nil : int(column)
+    }
+
+    func blob(_ column: Int32) -> [UInt8] {
+        let count = Int(sqlite3_column_bytes(statement, column))
+        guard count > 0, let bytes = sqlite3_column_blob(statement, column) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: bytes, count: count))
+    }
+}

@@ -1,0 +1,105 @@
+extension SQLiteStore {
+    // MARK: - Conversations
+
+    public func findOrCreateDirect(between a: String, and b: String, now: Int64) throws -> (conversation: ConversationRecord, created: Bool) {
+        let (low, high) = a <= b ? (a, b) : (b, a)
+        return try transaction {
+            if let id = try connection.scalar(
+                "SELECT id FROM conversations WHERE direct_low = ? AND direct_high = ?", .text(low), .text(high)),
+                let existing = try conversation(rowid: id)
+            {
+                return (existing, false)
+            }
+            try requireUsers([low, high])
+            try connection.execute(
+                "INSERT INTO conversations (kind, title, direct_low, direct_high, created_at, last_activity) VALUES (?, NULL, ?, ?, ?, ?)",
+                .int(ConversationRecord.Kind.direct.rawValue), .text(low), .text(high), .int(now), .int(now))
+            let rowid = connection.lastInsertRowID
+            try addParticipants(rowid, low == high ? [low] : [low, high])
+            return (ConversationRecord(
+                id: RecordID.format(RecordID.conversation, rowid), kind: .direct, title: nil,
+                participants: low == high ? [low] : [low, high], createdAt: now, lastActivity: now), true)
+        }
+    }
+
+    public func createGroup(title: String, creator: String, members: [String], now: Int64) throws -> ConversationRecord {
+        let participants = Array(Set(members + [creator])).sorted()
+        return try transaction {
+            try requireUsers(participants)
+            try connection.execute(
+                "INSERT INTO conversations (kind, title, created_at, last_activity) VALUES (?, ?, ?, ?)",
+                .int(ConversationRecord.Kind.group.rawValue), .text(title), .int(now), .int(now))
+            let rowid = connection.lastInsertRowID
+            try addParticipants(rowid, participants)
+            return ConversationRecord(
+                id: RecordID.format(RecordID.conversation, rowid), kind: .group, title: title,
+                participants: participants, createdAt: now, lastActivity: now)
+        }
+    }
+
+    public func conversation(id: String) throws -> ConversationRecord? {
+        guard let rowid = RecordID.parse(RecordID.conversation, id) else { return nil }
+        return try conversation(rowid: rowid)
+    }
+
+    public func isParticipant(user: String, conversation: String) throws -> Bool {
+        guard let rowid = RecordID.parse(RecordID.conversation, conversation) else { return false }
+        return try isParticipant(user: user, rowid: rowid)
+    }
+
+    public func conversations(for user: String) throws -> [ConversationSummary] {
+        // One read transaction so the list is a consistent snapshot.
+        try snapshot {
+            let rowids = try connection.query(
+                """
+                SELECT c.id FROM participants p JOIN conversations c ON c.id = p.conversation_id
+                WHERE p.user_id = ? ORDER BY c.last_activity DESC, c.id DESC
+                """, .text(user)
+            ) { row in row.int(0) }
+            var summaries: [ConversationSummary] = []
+            summaries.reserveCapacity(rowids.count)
+            for rowid in rowids {
+                guard let record = try conversation(rowid: rowid) else { continue }
+                let lastMessage = try connection.queryFirst(
+                    "SELECT \(Self.messageColumns) FROM messages WHERE conversation_id = ? ORDER BY id DESC LIMIT 1", .int(rowid),
+                    row: Self.messageRecord)
+                summaries.append(ConversationSummary(
+                    conversation: record, unreadCount: try unreadCount(user: user, rowid: rowid), lastMessage: lastMessage))
+            }
+            return summaries
+        }
+    }
+
+    // MARK: - Internals
+
+    func conversation(rowid: Int64) throws(StoreError) -> ConversationRecord? {
+        guard
+            let base = try connection.queryFirst(
+                "SELECT kind, title, created_at, last_activity FROM conversations WHERE id = ?", .int(rowid),
+                row: { row in (kind: row.int(0), title: row.optionalText(1), createdAt: row.int(2), lastActivity: row.int(3)) })
+        else { return nil }
+        let participants = try connection.query(
+            "SELECT user_id FROM participants WHERE conversation_id = ? ORDER BY user_id", .int(rowid)
+        ) { row in row.text(0) }
+        return ConversationRecord(
+            id: RecordID.format(RecordID.conversation, rowid), kind: ConversationRecord.Kind(rawValue: base.kind) ?? .group,
+            title: base.title, participants: participants, createdAt: base.createdAt, lastActivity: base.lastActivity)
+    }
+
+    func isParticipant(user: String, rowid: Int64) throws(StoreError) -> Bool {
+        try connection.scalar(
+            "SELECT 1 FROM participants WHERE conversation_id = ? AND user_id = ?", .int(rowid), .text(user)) != nil
+    }
+
+    private func requireUsers(_ ids: [String]) throws(StoreError) {
+        for id in ids where try connection.scalar("SELECT 1 FROM users WHERE id = ?", .text(id)) == nil {
+            throw StoreError(kind: .notFound, message: "unknown user \(id)")
+        }
+    }
+
+    private func addParticipants(_ rowid: Int64, _ users: [String]) throws(StoreError) {
+        for user in users {
+            try connection.execute("INSERT INTO participants (conversation_id, user_id) VALUES (?, ?)", .int(rowid), .text(user))
+        }
+    }
+}

@@ -1,0 +1,81 @@
+extension SQLiteStore {
+    // MARK: - Messages
+
+    public func insertMessage(
+        conversation: String, sender: String, clientMessageId: String, kind: MessageRecord.Kind,
+        text: String?, imageURL: String?, now: Int64
+    ) throws -> (message: MessageRecord, duplicate: Bool) {
+        try transaction {
+            // R4: a retry returns the original, whatever it carries this time.
+            if let original = try connection.queryFirst(
+                "SELECT \(Self.messageColumns) FROM messages WHERE sender_id = ? AND client_message_id = ?",
+                .text(sender), .text(clientMessageId), row: Self.messageRecord)
+            {
+                return (original, true)
+            }
+            guard let conversationRowID = RecordID.parse(RecordID.conversation, conversation),
+                try connection.scalar("SELECT 1 FROM conversations WHERE id = ?", .int(conversationRowID)) != nil
+            else {
+                throw StoreError(kind: .notFound, message: "unknown conversation \(conversation)")
+            }
+            guard try isParticipant(user: sender, rowid: conversationRowID) else {
+                throw StoreError(kind: .constraint, message: "\(sender) is not a participant of \(conversation)")
+            }
+            try connection.execute(
+                """
+                INSERT INTO messages (conversation_id, sender_id, client_message_id, kind, text, image_url, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """,
+                .int(conversationRowID), .text(sender), .text(clientMessageId), .int(kind.rawValue),
+                .optionalText(text), .optionalText(imageURL), .int(now))
+            let rowid = connection.lastInsertRowID
+            // U1/S7: unread for every participant but the sender.
+            try connection.execute(
+                """
+                INSERT INTO unread (user_id, message_id, conversation_id)
+                SELECT user_id, ?, conversation_id FROM participants WHERE conversation_id = ? AND user_id <> ?
+                """, .int(rowid), .int(conversationRowID), .text(sender))
+            try connection.execute(
+                "UPDATE conversations SET last_activity = max(last_activity, ?) WHERE id = ?", .int(now), .int(conversationRowID))
+            let record = MessageRecord(
+                id: RecordID.format(RecordID.message, rowid), conversation: conversation, sender: sender,
+                clientMessageId: clientMessageId, kind: kind, text: text, imageURL: imageURL, createdAt: now, order: rowid)
+            return (record, false)
+        }
+    }
+
+    public func message(id: String) throws -> MessageRecord? {
+        guard let rowid = RecordID.parse(RecordID.message, id) else { return nil }
+        return try message(rowid: rowid)
+    }
+
+    public func history(conversation: String, before: String?, limit: Int) throws -> [MessageRecord] {
+        guard let conversationRowID = RecordID.parse(RecordID.conversation, conversation), limit > 0 else { return [] }
+        var cursor = Int64.max
+        if let before {
+            guard let rowid = RecordID.parse(RecordID.message, before) else {
+                throw StoreError(kind: .notFound, message: "unknown message \(before)")
+            }
+            cursor = rowid
+        }
+        return try connection.query(
+            "SELECT \(Self.messageColumns) FROM messages WHERE conversation_id = ? AND id < ? ORDER BY id DESC LIMIT ?",
+            .int(conversationRowID), .int(cursor), .int(Int64(limit)), row: Self.messageRecord)
+    }
+
+    // MARK: - Internals
+
+    static let messageColumns = "id, conversation_id, sender_id, client_message_id, kind, text, image_url, created_at"
+
+    static func messageRecord(_ row: SQLiteRow) -> MessageRecord {
+        let rowid = row.int(0)
+        return MessageRecord(
+            id: RecordID.format(RecordID.message, rowid), conversation: RecordID.format(RecordID.conversation, row.int(1)),
+            sender: row.text(2), clientMessageId: row.text(3), kind: MessageRecord.Kind(rawValue: row.int(4)) ?? .text,
+            text: row.optionalText(5), imageURL: row.optionalText(6), createdAt: row.int(7), order: rowid)
+    }
+
+    func message(rowid: Int64) throws(StoreError) -> MessageRecord? {
+        try connection.queryFirst("SELECT \(Self.messageColumns) FROM messages WHERE id = ?", .int(rowid), row: Self.messageRecord)
+    }
+}

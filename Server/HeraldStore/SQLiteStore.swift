@@ -1,0 +1,192 @@
+import CSQLite
+
+/// The SQLite backend of ``SyncStore``: one file, WAL journal, migrations on open, cached statements.
+///
+/// Confined to one thread at a time (the server's sync thread): it may be created on one thread and
+/// handed to another, which is why it is `@unchecked Sendable`, but calls must never overlap.
+/// Other processes (e.g. `herald-server token`) may open the same file at the same time; they wait
+/// for each other up to the busy timeout and then get `StoreError` of kind `.busy`.
+public final class SQLiteStore: SyncStore, @unchecked Sendable {
+    /// How hard a commit pushes data to the disk.
+    public enum Synchronous: String, Sendable {
+        /// WAL + NORMAL: a commit has written its frames to the WAL with write(2) before it returns, so
+        /// it is in the kernel's page cache and survives SIGKILL or any crash of this process. Only an
+        /// OS crash or power loss can lose the last commits (the WAL is fsynced at checkpoints).
+        case normal = "NORMAL"
+        /// WAL + FULL: additionally fsyncs the WAL on every commit, so commits survive power loss.
+        /// Group commit amortizes the fsync over a batch of sends.
+        case full = "FULL"
+    }
+
+    let connection: SQLiteConnection
+    /// Savepoint nesting depth; 0 means no transaction is open.
+    private var transactionDepth = 0
+
+    /// The path this store was opened with.
+    public let path: String
+
+    /// Opens (creating when missing) the database at `path` and migrates it to the current schema.
+    ///
+    /// - Parameters:
+    ///   - path: The database file; its directory must exist.
+    ///   - readOnly: Open with `SQLITE_OPEN_READONLY`: reads work, every write throws `.readOnly`.
+    ///     The file must exist and already carry the current schema.
+    ///   - synchronous: `.normal` (default) survives process crashes; `.full` also survives power loss.
+    ///   - busyTimeoutMilliseconds: How long to wait for another connection's lock before `.busy`.
+    public init(path: String, readOnly: Bool = false, synchronous: Synchronous = .normal, busyTimeoutMilliseconds: Int32 = 5_000) throws {
+        self.path = path
+        connection = try SQLiteConnection(path: path, readOnly: readOnly, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+        do {
+            if !connection.isReadOnly {
+                // WAL: readers never block the writer, and a commit is one sequential append.
+                try connection.executeScript("PRAGMA journal_mode = WAL")
+            }
+            try connection.executeScript("PRAGMA synchronous = \(synchronous.rawValue); PRAGMA foreign_keys = ON")
+            try migrate()
+        } catch {
+            connection.close()
+            throw error
+        }
+    }
+
+    /// Opens (creating when missing) the database at `path`; see ``init(path:readOnly:synchronous:busyTimeoutMilliseconds:)``.
+    public static func open(path: String, readOnly: Bool = false, synchronous: Synchronous = .normal) throws -> SQLiteStore {
+        try SQLiteStore(path: path, readOnly: readOnly, synchronous: synchronous)
+    }
+
+    /// The schema version this build writes (`PRAGMA user_version`).
+    public static var schemaVersion: Int { Schema.migrations.count }
+
+    private func migrate() throws(StoreError) {
+        let latest = Int64(Schema.migrations.count)
+        var version = try connection.scalar("PRAGMA user_version") ?? 0
+        if version > latest {
+            throw StoreError(kind: .other, message: "database schema version \(version) is newer than this build (\(latest))")
+        }
+        if version == latest { return }
+        if connection.isReadOnly {
+            throw StoreError(kind: .readOnly, message: "database needs migration from \(version) to \(latest) but is read-only")
+        }
+        while version < latest {
+            try connection.executeScript("BEGIN IMMEDIATE")
+            do {
+                // Re-read under the write lock: another process may have migrated meanwhile.
+                version = try connection.scalar("PRAGMA user_version") ?? 0
+                if version < latest {
+                    try connection.executeScript(Schema.migrations[Int(version)])
+                    version += 1
+                    try connection.executeScript("PRAGMA user_version = \(version)")
+                }
+                try connection.executeScript("COMMIT")
+            } catch {
+                try? connection.executeScript("ROLLBACK")
+                throw error
+            }
+        }
+    }
+
+    // MARK: - Transactions and maintenance
+
+    public func transaction<T>(_ body: () throws -> T) throws -> T {
+        let depth = transactionDepth
+        let savepoint = "s\(depth)"
+        // IMMEDIATE takes the write lock up front, so a busy writer is waited for (busy_timeout)
+        // at BEGIN instead of failing later when a read transaction tries to upgrade.
+        try connection.executeScript(depth == 0 ? "BEGIN IMMEDIATE" : "SAVEPOINT \(savepoint)")
+        transactionDepth += 1
+        let result: T
+        do {
+            result = try body()
+        } catch {
+            transactionDepth = depth
+            if depth == 0 {
+                try? connection.executeScript("ROLLBACK")
+            } else {
+                try? connection.executeScript("ROLLBACK TO \(savepoint); RELEASE \(savepoint)")
+            }
+            throw error
+        }
+        transactionDepth = depth
+        do {
+            try connection.executeScript(depth == 0 ? "COMMIT" : "RELEASE \(savepoint)")
+        } catch {
+            // A failed COMMIT (disk full, I/O) may leave the transaction open: end it so the
+            // connection stays usable, and report the failure: nothing was committed.
+            if depth == 0 { try? connection.executeScript("ROLLBACK") }
+            throw error
+        }
+        return result
+    }
+
+    /// Runs reads as one consistent snapshot. Unlike ``transaction(_:)`` it takes no write lock
+    /// (BEGIN DEFERRED), so it works on a read-only database and never waits for another writer.
+    public func snapshot<T>(_ body: () throws -> T) throws -> T {
+        if transactionDepth > 0 { return try body() }
+        try connection.executeScript("BEGIN DEFERRED")
+        transactionDepth += 1
+        defer {
+            transactionDepth = 0
+            // A read transaction has nothing to lose; ending it cannot fail in a way that matters.
+            try? connection.executeScript("COMMIT")
+        }
+        return try body()
+    }
+
+    public func integrityCheck() throws -> Bool {
+        let rows = try connection.query("PRAGMA integrity_check") { row in row.text(0) }
+        return rows == ["ok"]
+    }
+
+    public func close() {
+        connection.close()
+    }
+
+    // MARK: - Meta
+
+    private static let secretKey = "jwt.secret"
+
+    public func secret() throws -> [UInt8]? {
+        try connection.queryFirst("SELECT value FROM meta WHERE key = ?", .text(Self.secretKey)) { row in row.blob(0) }
+    }
+
+    public func setSecret(_ secret: [UInt8]) throws {
+        try connection.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", .text(Self.secretKey), .blob(secret))
+    }
+
+    public func secret(orCreate make: () -> [UInt8]) throws -> [UInt8] {
+        if let existing = try secret() { return existing }
+        return try transaction {
+            // Re-read under the write lock: another process may have created it meanwhile.
+            if let existing = try secret() { return existing }
+            let fresh = make()
+            try setSecret(fresh)
+            return fresh
+        }
+    }
+
+    public func meta(_ key: String) throws -> String? {
+        try connection.queryFirst("SELECT CAST(value AS TEXT) FROM meta WHERE key = ?", .text(key)) { row in row.text(0) }
+    }
+
+    public func setMeta(_ key: String, _ value: String?) throws {
+        if let value {
+            try connection.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", .text(key), .text(value))
+        } else {
+            try connection.execute("DELETE FROM meta WHERE key = ?", .text(key))
+        }
+    }
+
+    // MARK: - Users
+
+    public func upsertUser(id: String, name: String) throws {
+        try connection.execute(
+            "INSERT INTO users (id, name) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET name = excluded.name",
+            .text(id), .text(name))
+    }
+
+    public func user(id: String) throws -> UserRecord? {
+        try connection.queryFirst("SELECT id, name FROM users WHERE id = ?", .text(id)) { row in
+            UserRecord(id: row.text(0), name: row.text(1))
+        }
+    }
+}

@@ -1,0 +1,116 @@
+/// The schema as an ordered list of migrations; `PRAGMA user_version` is the number applied.
+///
+/// Never edit a shipped migration: append a new one. Each runs in its own IMMEDIATE transaction
+/// that re-reads user_version first, so two processes opening an old file at once migrate it once.
+enum Schema {
+    static let migrations: [String] = [
+        // 1: initial schema.
+        """
+        CREATE TABLE meta (
+            key TEXT PRIMARY KEY,
+            value BLOB NOT NULL
+        ) WITHOUT ROWID;
+
+        CREATE TABLE users (
+            id TEXT PRIMARY KEY,
+            name TEXT NOT NULL
+        ) WITHOUT ROWID;
+
+        -- Direct conversations keep their sorted pair in (direct_low, direct_high); the UNIQUE makes
+        -- the pair unique. Groups leave both NULL, and NULLs never collide in a UNIQUE index.
+        CREATE TABLE conversations (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            kind INTEGER NOT NULL,
+            title TEXT,
+            direct_low TEXT,
+            direct_high TEXT,
+            created_at INTEGER NOT NULL,
+            last_activity INTEGER NOT NULL,
+            UNIQUE (direct_low, direct_high)
+        );
+        CREATE INDEX conversations_activity ON conversations (last_activity DESC, id DESC);
+
+        CREATE TABLE participants (
+            conversation_id INTEGER NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
+            user_id TEXT NOT NULL REFERENCES users (id),
+            PRIMARY KEY (conversation_id, user_id)
+        ) WITHOUT ROWID;
+        CREATE INDEX participants_by_user ON participants (user_id, conversation_id);
+
+        -- AUTOINCREMENT: ids (and so storage order, R2) never go back, even after deletes.
+        CREATE TABLE messages (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            conversation_id INTEGER NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
+            sender_id TEXT NOT NULL REFERENCES users (id),
+            client_message_id TEXT NOT NULL,
+            kind INTEGER NOT NULL,
+            text TEXT,
+            image_url TEXT,
+            created_at INTEGER NOT NULL,
+            UNIQUE (sender_id, client_message_id)
+        );
+        CREATE INDEX messages_by_conversation ON messages (conversation_id, id);
+
+        -- One row per (recipient, message) not yet read: written at insert for every participant but
+        -- the sender, deleted when it becomes read. unread(c) is then an index range count (U1), and
+        -- "became read now" is "the DELETE changed a row" (U3).
+        CREATE TABLE unread (
+            user_id TEXT NOT NULL,
+            message_id INTEGER NOT NULL REFERENCES messages (id) ON DELETE CASCADE,
+            conversation_id INTEGER NOT NULL,
+            PRIMARY KEY (user_id, message_id)
+        ) WITHOUT ROWID;
+        CREATE INDEX unread_by_conversation ON unread (user_id, conversation_id);
+
+        -- Read receipts (U6).
+        CREATE TABLE receipts (
+            message_id INTEGER NOT NULL REFERENCES messages (id) ON DELETE CASCADE,
+            user_id TEXT NOT NULL,
+            read_at INTEGER NOT NULL,
+            PRIMARY KEY (message_id, user_id)
+        ) WITHOUT ROWID;
+
+        -- The head survives pruning, so sequences never restart or repeat (R3).
+        CREATE TABLE event_heads (
+            user_id TEXT PRIMARY KEY,
+            last_seq INTEGER NOT NULL
+        ) WITHOUT ROWID;
+
+        CREATE TABLE events (
+            user_id TEXT NOT NULL,
+            seq INTEGER NOT NULL,
+            created_at INTEGER NOT NULL,
+            payload BLOB NOT NULL,
+            PRIMARY KEY (user_id, seq)
+        ) WITHOUT ROWID;
+        CREATE INDEX events_by_time ON events (created_at);
+
+        CREATE TABLE notifications (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            user_id TEXT NOT NULL REFERENCES users (id),
+            kind TEXT NOT NULL,
+            actor TEXT,
+            text TEXT NOT NULL,
+            url TEXT,
+            created_at INTEGER NOT NULL,
+            read INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE INDEX notifications_by_user ON notifications (user_id, id);
+
+        CREATE TABLE pushes (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            user_id TEXT NOT NULL,
+            device TEXT NOT NULL,
+            conversation_id INTEGER NOT NULL,
+            message_id INTEGER NOT NULL,
+            sender_id TEXT NOT NULL,
+            preview TEXT NOT NULL,
+            url TEXT NOT NULL,
+            created_at INTEGER NOT NULL,
+            withdrawn_at INTEGER
+        );
+        CREATE INDEX pushes_by_message ON pushes (message_id, user_id);
+        CREATE INDEX pushes_by_user ON pushes (user_id, id);
+        """
+    ]
+}
