@@ -105,9 +105,9 @@ public struct WebSocketConnection {
         if header.payloadLength > limits.maxMessageSize - messageBuffer.count {
             return .tooBig("message exceeds \(limits.maxMessageSize) bytes")
         }
-        // Grow ahead for what is announced, but not by more than 64 KiB: a peer that announces a large frame and
-        // then trickles bytes must not make us hold the whole allowance per connection up front.
-        messageBuffer.reserveCapacity(messageBuffer.count + min(header.payloadLength, 64 << 10))
+        // Reserve for a message's first frame only (later frames grow the array geometrically), and at most
+        // 64 KiB: a peer that announces a large frame and trickles bytes must not pin the whole allowance up front.
+        if messageBuffer.isEmpty { messageBuffer.reserveCapacity(min(header.payloadLength, 64 << 10)) }
         return nil
     }
 
