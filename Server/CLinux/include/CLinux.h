@@ -16,7 +16,43 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <unistd.h>
+#include <stdint.h>
+#include <pthread.h>
 
 /// errno as a function, because Swift cannot always see glibc's errno macro.
 static inline int clinux_errno(void) { return errno; }
+
+// epoll's flags are enum members whose imported type differs between glibc versions;
+// plain uint32_t constants keep the Swift side free of casts.
+static const uint32_t CLINUX_EPOLLIN = EPOLLIN;
+static const uint32_t CLINUX_EPOLLOUT = EPOLLOUT;
+static const uint32_t CLINUX_EPOLLERR = EPOLLERR;
+static const uint32_t CLINUX_EPOLLHUP = EPOLLHUP;
+static const uint32_t CLINUX_EPOLLRDHUP = EPOLLRDHUP;
+
+// Socket type flags are an enum in glibc's headers; as ints they combine without ceremony.
+static const int CLINUX_SOCK_STREAM = SOCK_STREAM;
+static const int CLINUX_SOCK_NONBLOCK = SOCK_NONBLOCK;
+static const int CLINUX_SOCK_CLOEXEC = SOCK_CLOEXEC;
+
+// GNU extensions: the header is imported into Swift without _GNU_SOURCE, so these are real
+// functions in shims.c (which is compiled with it) rather than static inline wrappers.
+
+/// accept4(2).
+int clinux_accept4(int fd, struct sockaddr *address, socklen_t *length, int flags);
+
+/// pthread_setname_np(3): names a thread (15 characters max) for `top -H` and debuggers.
+int clinux_set_thread_name(pthread_t thread, const char *name);
+
+/// getrlimit/setrlimit for RLIMIT_NOFILE (glibc types the resource as an enum under _GNU_SOURCE only).
+int clinux_get_nofile_limit(struct rlimit *limit);
+int clinux_set_nofile_limit(const struct rlimit *limit);
+
+/// Installs async-signal-safe handlers for SIGINT and SIGTERM that only record the
+/// signal number and write 1 to `wakeFD` (an eventfd), and ignores SIGPIPE.
+/// Returns 0, or -1 with errno set.
+int clinux_install_shutdown_handlers(int wakeFD);
+
+/// The last shutdown signal received (SIGINT or SIGTERM), or 0 if none yet.
+int clinux_shutdown_signal(void);
 #endif

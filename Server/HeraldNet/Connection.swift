@@ -1,0 +1,101 @@
+import CLinux
+import Glibc
+
+/// One accepted TCP connection, owned by one loop and used only on that loop's thread.
+///
+/// Writes only queue: the loop sends every connection's queue with one `sendmsg` just before it next
+/// waits (style E7). `close` only marks: the descriptor is closed after the current batch of events,
+/// so no descriptor number is reused inside a batch and nothing is freed under a running callback (E6).
+public final class Connection {
+    /// Where the connection lives; every handler call arrives on this loop's thread.
+    public let loop: EventLoop
+    /// Identity that other threads may keep and pass to `LoopGroup.send(_:to:)`.
+    public let handle: ConnectionHandle
+    /// The peer as "ip:port" ("[ip]:port" for IPv6).
+    public let remoteAddress: String
+    /// When the loop's timer sweep should call `connectionTimerTick`; nil means never.
+    public var nextDeadline: Tick?
+    /// A slot for whatever the protocol layer wants to hang on the connection; cleared after close.
+    public var userData: AnyObject?
+
+    /// Lifecycle: open → (closingAfterFlush) → closing (queued for close) → closed.
+    enum State { case open, closingAfterFlush, closing, closed }
+
+    let fd: Int32
+    let binding: ServerBinding
+    var handler: (any ConnectionHandler)?
+    var state = State.open
+    var output = WriteQueue()
+    /// On the loop's pending-write list already (avoids duplicates).
+    var isPendingWrite = false
+    /// Interest registered with epoll.
+    var wantsRead = true
+    var wantsWritable = false
+    /// Position in the loop's dense list of live connections (for O(1) removal).
+    var liveIndex = 0
+
+    init(loop: EventLoop, handle: ConnectionHandle, remoteAddress: String, binding: ServerBinding) {
+        self.loop = loop
+        self.handle = handle
+        self.fd = handle.fd
+        self.remoteAddress = remoteAddress
+        self.binding = binding
+    }
+
+    /// Bytes queued and not yet accepted by the kernel.
+    public var queuedBytes: Int { output.count }
+
+    /// True until `close` is called or the peer goes away; writes are accepted only while open.
+    public var isOpen: Bool { state == .open }
+
+    /// Queues a copy of `bytes`. Meant for small per-connection output (responses, pongs).
+    public func write(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { write($0) }
+    }
+
+    /// Queues a copy of `bytes`.
+    public func write(_ bytes: UnsafeRawBufferPointer) {
+        guard state == .open, bytes.count > 0, admit(bytes.count) else { return }
+        output.append(bytes)
+        loop.scheduleWrite(self)
+    }
+
+    /// Queues a reference to `frame`: no copy, however many connections it goes to.
+    public func write(_ frame: SharedBytes) {
+        guard state == .open, frame.count > 0, admit(frame.count) else { return }
+        output.append(frame)
+        loop.scheduleWrite(self)
+    }
+
+    /// Closes the connection. With `afterFlush`, queued output is sent first (reads stop at once);
+    /// otherwise queued output is dropped. Either way the descriptor is closed after the current batch
+    /// and the handler then sees `connectionDidClose`. Calling it again is harmless.
+    public func close(afterFlush: Bool) {
+        switch state {
+        case .open, .closingAfterFlush:
+            if afterFlush, !output.isEmpty {
+                if state == .open {
+                    state = .closingAfterFlush
+                    loop.stopReading(self)
+                    loop.scheduleWrite(self)
+                }
+            } else {
+                loop.scheduleClose(self)
+            }
+        case .closing, .closed:
+            return
+        }
+    }
+
+    /// The slow-consumer rule: a queue that would pass the cap closes the connection instead of growing.
+    private func admit(_ byteCount: Int) -> Bool {
+        if output.count + byteCount <= binding.config.maxQueuedBytesPerConnection { return true }
+        loop.scheduleClose(self)
+        return false
+    }
+}
+
+/// Connections are confined to their loop's thread; Swift 6 must refuse to send them elsewhere.
+/// Other threads use `ConnectionHandle`.
+@available(*, unavailable)
+extension Connection: Sendable {}

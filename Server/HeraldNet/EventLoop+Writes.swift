@@ -1,0 +1,85 @@
+import CLinux
+import Glibc
+
+/// The write path (style E7): writes only queue; the loop flushes every pending connection with one
+/// gathered `sendmsg` just before it waits, and arms EPOLLOUT only for what the kernel did not take.
+extension EventLoop {
+    /// Puts `connection` on the pending-write list once.
+    func scheduleWrite(_ connection: Connection) {
+        guard !connection.isPendingWrite else { return }
+        connection.isPendingWrite = true
+        pendingWrites.append(connection)
+    }
+
+    /// Writes every pending connection. Connections that hit the per-pass byte cap with the socket still
+    /// writable stay on the list, and the loop then polls without sleeping so they continue next pass.
+    func flushPendingWrites() {
+        var kept = 0
+        for position in pendingWrites.indices {
+            let connection = pendingWrites[position]
+            connection.isPendingWrite = false
+            guard connection.state == .open || connection.state == .closingAfterFlush else { continue }
+            if flush(connection) {
+                connection.isPendingWrite = true
+                pendingWrites[kept] = connection
+                kept += 1
+            }
+        }
+        pendingWrites.removeLast(pendingWrites.count - kept)
+    }
+
+    /// Sends as much of the queue as the kernel takes, up to the per-pass cap.
+    /// - Returns: true when the cap stopped us while the socket could take more.
+    private func flush(_ connection: Connection) -> Bool {
+        let cap = connection.binding.config.maxBytesPerWritePass
+        var written = 0
+        while !connection.output.isEmpty {
+            if written >= cap { return true }
+            let (iovecCount, requested) = connection.output.fill(iovecs, capacity: iovecCapacity, maxBytes: cap - written)
+            var message = msghdr()
+            message.msg_iov = iovecs
+            message.msg_iovlen = iovecCount
+            let result: IOResult<Int>
+            do {
+                // MSG_NOSIGNAL: a vanished peer is EPIPE here, never a process-killing SIGPIPE.
+                result = try syscall("sendmsg") { sendmsg(connection.fd, &message, Int32(MSG_NOSIGNAL)) }
+            } catch {
+                scheduleClose(connection)  // EPIPE, ECONNRESET: the peer is gone
+                return false
+            }
+            switch result {
+            case .wouldBlock:
+                armWritable(connection)
+                return false
+            case .processed(let sent):
+                connection.output.consume(sent)
+                written += sent
+                if sent < requested {
+                    armWritable(connection)  // the socket buffer is full; EPOLLOUT brings us back
+                    return false
+                }
+            }
+        }
+        if connection.wantsWritable {
+            connection.wantsWritable = false
+            updateInterest(of: connection)
+        }
+        if connection.state == .closingAfterFlush {
+            scheduleClose(connection)
+        }
+        return false
+    }
+
+    private func armWritable(_ connection: Connection) {
+        guard !connection.wantsWritable else { return }
+        connection.wantsWritable = true
+        updateInterest(of: connection)
+    }
+
+    /// Enqueues `frame` on each handle's connection if it is still open here; stale handles are skipped.
+    func deliver(_ frame: SharedBytes, to handles: [ConnectionHandle]) {
+        for handle in handles {
+            connection(for: handle)?.write(frame)
+        }
+    }
+}

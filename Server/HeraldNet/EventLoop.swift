@@ -1,0 +1,286 @@
+import CLinux
+import Glibc
+import Synchronization
+
+/// One thread, one epoll instance, and everything that runs on it (style E6).
+///
+/// **Level-triggered** epoll, deliberately: the loop reads at most one buffer (64 KiB) per connection
+/// per wakeup and moves on, and the kernel simply reports the connection again while bytes remain. That
+/// gives fairness between connections without "drain until EAGAIN" loops, makes EPOLLOUT arm/disarm a
+/// plain interest change, and makes "stop polling the listener for a tick" (EMFILE) a one-line MOD.
+///
+/// Each pass of the loop:
+/// 1. runs tasks posted from other threads (`execute`): a `Mutex`-protected inbox plus an eventfd;
+/// 2. writes every connection with queued output, one `sendmsg` each (E7);
+/// 3. closes connections marked for close, then calls `connectionDidClose`;
+/// 4. waits in `epoll_wait` (without timeout unless writes are still pending) and handles the ready batch;
+/// 5. closes connections marked during the batch. Descriptors are never closed inside a batch, so no
+///    descriptor number is reused while stale events for it may still be in the array.
+///
+/// A timerfd ticks every `tickMilliseconds` and runs the deadline sweep (E9).
+///
+/// `EventLoop` is shared across threads only through `execute`, `now` and `inEventLoop`; everything
+/// else is confined to the loop thread.
+public final class EventLoop: @unchecked Sendable {
+    // @unchecked: the cross-thread surface is the Mutex inbox, the atomics and immutable lets; all other
+    // stored properties are touched only on the loop thread (after `run` starts).
+
+    /// This loop's position in `LoopGroup.loops` (and in every `ConnectionHandle` it issues).
+    public let index: Int
+
+    struct Inbox {
+        var tasks = ContiguousArray<@Sendable () -> Void>()
+        /// An eventfd write is already on its way; later posters need not write again.
+        var wakePending = false
+        /// The loop has stopped: new tasks are dropped.
+        var isClosed = false
+    }
+
+    let inbox = Mutex(Inbox())
+    let wakeFD: Int32
+    let epollFD: Int32
+    let timerFD: Int32
+    private let cachedNow: Atomic<Int64>
+    private let threadID = Atomic<UInt>(0)
+
+    // MARK: Loop-confined state
+
+    /// What a descriptor number currently stands for, indexed by fd.
+    enum Occupant {
+        case free
+        case wakeup
+        case timer
+        case listener(ServerBinding)
+        case connection(Connection)
+    }
+
+    struct Slot {
+        /// Bumped each time the descriptor number is registered; part of epoll's user data.
+        var generation: UInt32 = 0
+        var occupant = Occupant.free
+    }
+
+    var slots = ContiguousArray<Slot>()
+    /// Every open connection on this loop, dense, for the sweep and shutdown.
+    var live = ContiguousArray<Connection>()
+    var pendingWrites = ContiguousArray<Connection>()
+    var pendingCloses = ContiguousArray<Connection>()
+    var bindings: [ServerBinding] = []
+    private var spareTasks = ContiguousArray<@Sendable () -> Void>()
+    var isStopping = false
+    var tickMilliseconds: Int
+
+    /// Allocated once: epoll's result array, the shared read buffer and the iovec array for writes.
+    private let events: UnsafeMutablePointer<epoll_event>
+    private let eventCapacity = 1024
+    let readBuffer: UnsafeMutableRawPointer
+    let readBufferSize: Int
+    let iovecs: UnsafeMutablePointer<iovec>
+    let iovecCapacity = 64
+
+    /// Creates the loop's descriptors. The loop does nothing until `run` is called on its thread.
+    init(index: Int, tickMilliseconds: Int, readBufferSize: Int) throws(NetError) {
+        self.index = index
+        self.tickMilliseconds = max(1, tickMilliseconds)
+        self.readBufferSize = readBufferSize
+        self.cachedNow = Atomic(Tick.monotonicNow().milliseconds)
+        epollFD = try blockingSyscall("epoll_create1") { epoll_create1(Int32(EPOLL_CLOEXEC)) }
+        do {
+            wakeFD = try blockingSyscall("eventfd") { eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC)) }
+        } catch {
+            closeDescriptor(epollFD)
+            throw error
+        }
+        do {
+            timerFD = try blockingSyscall("timerfd_create") {
+                timerfd_create(CLOCK_MONOTONIC, Int32(TFD_NONBLOCK | TFD_CLOEXEC))
+            }
+        } catch {
+            closeDescriptor(epollFD)
+            closeDescriptor(wakeFD)
+            throw error
+        }
+        events = .allocate(capacity: eventCapacity)
+        readBuffer = .allocate(byteCount: readBufferSize, alignment: 16)
+        iovecs = .allocate(capacity: iovecCapacity)
+        try register(wakeFD, as: .wakeup, events: CLINUX_EPOLLIN)
+        try register(timerFD, as: .timer, events: CLINUX_EPOLLIN)
+        try armTimer()
+    }
+
+    deinit {
+        closeDescriptor(timerFD)
+        closeDescriptor(wakeFD)
+        closeDescriptor(epollFD)
+        events.deallocate()
+        readBuffer.deallocate()
+        iovecs.deallocate()
+    }
+
+    // MARK: - API
+
+    /// The loop's cached monotonic clock, refreshed each time the loop wakes. Safe from any thread.
+    public var now: Tick { Tick(milliseconds: cachedNow.load(ordering: .relaxed)) }
+
+    /// True when called on this loop's thread.
+    public var inEventLoop: Bool { threadID.load(ordering: .acquiring) == pthread_self() }
+
+    /// Runs `work` on the loop thread soon, after the current batch. Safe from any thread, including the
+    /// loop's own. Work posted after the loop stopped is dropped.
+    public func execute(_ work: @escaping @Sendable () -> Void) {
+        let needsWake = inbox.withLock { inbox -> Bool in
+            guard !inbox.isClosed else { return false }
+            inbox.tasks.append(work)
+            guard !inbox.wakePending else { return false }
+            inbox.wakePending = true
+            return true
+        }
+        if needsWake {
+            var one: UInt64 = 1
+            // EAGAIN only if the counter is near 2^64: the loop is awake anyway.
+            _ = try? syscall("write(eventfd)") { Glibc.write(wakeFD, &one, 8) }
+        }
+    }
+
+    /// The open connection `handle` names, or nil if it has closed (or its descriptor was reused).
+    /// Call only on this loop's thread.
+    public func connection(for handle: ConnectionHandle) -> Connection? {
+        let fd = Int(handle.fd)
+        guard handle.loopIndex == index, fd >= 0, fd < slots.count, slots[fd].generation == handle.generation,
+            case .connection(let connection) = slots[fd].occupant, connection.state == .open
+        else { return nil }
+        return connection
+    }
+
+    /// The number of open connections on this loop. Call only on this loop's thread.
+    public var connectionCount: Int { live.count }
+
+    // MARK: - The loop
+
+    /// Runs the loop on the calling thread until `requestStop`.
+    func run() {
+        threadID.store(pthread_self(), ordering: .releasing)
+        refreshClock()
+        while !isStopping {
+            runInbox()
+            if isStopping { break }
+            flushPendingWrites()
+            closePendingConnections()
+            let timeout: Int32 = pendingWrites.isEmpty ? -1 : 0
+            let ready: Int32
+            do {
+                switch try syscall("epoll_wait", { epoll_wait(epollFD, events, Int32(eventCapacity), timeout) }) {
+                case .processed(let count): ready = count
+                case .wouldBlock: ready = 0
+                }
+            } catch {
+                // Only EINVAL/ENOMEM-class failures reach here; retrying is the only sensible move.
+                ready = 0
+            }
+            refreshClock()
+            for position in 0..<Int(ready) {
+                let event = events[position]
+                dispatch(userData: event.data.u64, events: event.events)
+            }
+            closePendingConnections()
+        }
+        finishStopping()
+    }
+
+    /// Asks the loop to close everything it holds and return from `run`. Safe from any thread.
+    func requestStop() {
+        execute { self.isStopping = true }
+    }
+
+    private func refreshClock() {
+        cachedNow.store(Tick.monotonicNow().milliseconds, ordering: .relaxed)
+    }
+
+    private func runInbox() {
+        var batch = ContiguousArray<@Sendable () -> Void>()
+        swap(&batch, &spareTasks)
+        inbox.withLock { inbox in
+            swap(&inbox.tasks, &batch)
+            inbox.wakePending = false
+        }
+        for task in batch { task() }
+        batch.removeAll(keepingCapacity: true)
+        swap(&batch, &spareTasks)
+    }
+
+    private func dispatch(userData: UInt64, events: UInt32) {
+        let fd = Int(Int32(truncatingIfNeeded: userData))
+        let generation = UInt32(truncatingIfNeeded: userData >> 32)
+        // Stale: the descriptor was closed (and maybe reused) since this registration.
+        guard fd >= 0, fd < slots.count, slots[fd].generation == generation else { return }
+        switch slots[fd].occupant {
+        case .free:
+            return
+        case .wakeup:
+            drainCounter(wakeFD)
+        case .timer:
+            drainCounter(timerFD)
+            sweep()
+        case .listener(let binding):
+            acceptConnections(for: binding)
+        case .connection(let connection):
+            handle(connection, events: events)
+        }
+    }
+
+    /// Reads an eventfd/timerfd counter so level-triggered epoll stops reporting it.
+    private func drainCounter(_ fd: Int32) {
+        var counter: UInt64 = 0
+        _ = try? syscall("read(counter)") { Glibc.read(fd, &counter, 8) }
+    }
+
+    private func finishStopping() {
+        for binding in bindings { closeListener(of: binding) }
+        for connection in live { scheduleClose(connection) }
+        closePendingConnections()
+        for binding in bindings where !binding.hasReportedStopped {
+            binding.hasReportedStopped = true
+            binding.server.loopDidStop()
+        }
+        bindings.removeAll()
+        inbox.withLock { inbox in
+            inbox.isClosed = true
+            inbox.tasks.removeAll()
+        }
+    }
+
+    // MARK: - epoll registrations
+
+    /// Registers `fd` with a fresh generation; epoll's user data is `generation << 32 | fd`.
+    @discardableResult
+    func register(_ fd: Int32, as occupant: Occupant, events: UInt32) throws(NetError) -> UInt32 {
+        let position = Int(fd)
+        if position >= slots.count {
+            slots.append(contentsOf: repeatElement(Slot(), count: max(position + 1 - slots.count, slots.count)))
+        }
+        slots[position].generation &+= 1
+        let generation = slots[position].generation
+        var event = epoll_event()
+        event.events = events
+        event.data.u64 = UInt64(generation) << 32 | UInt64(UInt32(bitPattern: fd))
+        try blockingSyscall("epoll_ctl(ADD)") { epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, &event) }
+        slots[position].occupant = occupant
+        return generation
+    }
+
+    /// Changes the events epoll reports for an already registered `fd`.
+    func modify(_ fd: Int32, events: UInt32) throws(NetError) {
+        var event = epoll_event()
+        event.events = events
+        event.data.u64 = UInt64(slots[Int(fd)].generation) << 32 | UInt64(UInt32(bitPattern: fd))
+        try blockingSyscall("epoll_ctl(MOD)") { epoll_ctl(epollFD, EPOLL_CTL_MOD, fd, &event) }
+    }
+
+    /// Re-arms the periodic timerfd at `tickMilliseconds`.
+    func armTimer() throws(NetError) {
+        let nanoseconds = tickMilliseconds * 1_000_000
+        let period = timespec(tv_sec: nanoseconds / 1_000_000_000, tv_nsec: nanoseconds % 1_000_000_000)
+        var spec = itimerspec(it_interval: period, it_value: period)
+        try blockingSyscall("timerfd_settime") { timerfd_settime(timerFD, 0, &spec, nil) }
+    }
+}
