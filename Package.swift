@@ -92,6 +92,11 @@ let package = Package(
             path: "Tests/HeraldClientTests",
             swiftSettings: swiftSettings
         ),
+        .testTarget(
+            name: "HeraldEndToEndTests",
+            path: "Tests/HeraldEndToEndTests",
+            swiftSettings: swiftSettings
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
