@@ -1,0 +1,20 @@
+import HeraldRules
+
+/// What the client is told at start (flags), independent of IO.
+public struct ClientConfiguration: Sendable {
+    /// The user id the token stands for.
+    public var user: String
+    /// Messages in the thread viewport (`--viewport`, default 10).
+    public var viewportSize: Int
+    /// Toast duration (`--toast-duration` seconds, T2 clamps it to 1-10 s).
+    public var toastDuration: Milliseconds
+    /// A tag unique to this process, part of every clientMessageId (R4).
+    public var deviceTag: String
+
+    public init(user: String, viewportSize: Int = ThreadViewport.defaultSize, toastDuration: Milliseconds = .seconds(3), deviceTag: String) {
+        self.user = user
+        self.viewportSize = max(1, viewportSize)
+        self.toastDuration = toastDuration
+        self.deviceTag = deviceTag
+    }
+}

@@ -1,0 +1,103 @@
+import HeraldProtocol
+import HeraldRules
+
+extension ClientCore {
+    /// Starts one script command. Precondition for the host: `isBusy` is false (answers keep command order).
+    public mutating func begin(_ command: ScriptCommand, now: Instant) {
+        self.now = now
+        applyToastEvents(toasts.tick(now: now))
+        active = ActiveCommand(command: command)
+        switch command {
+        case .state:
+            active = nil
+            emit(StateEncoder.state(of: self))
+        case .dm(let user):
+            request(.dm(user: user), purpose: .command(retryable: true))
+        case .group(let title, let members):
+            request(.group(title: title, members: members), purpose: .command(retryable: false))
+        case .send(let conversation, let text):
+            enqueueSend(conversation: conversation, kind: .text, text: text, imageURL: nil)
+        case .sendImage(let conversation, let url):
+            enqueueSend(conversation: conversation, kind: .image, text: nil, imageURL: url)
+        case .open(let destination):
+            open(destination)
+        case .background:
+            enterBackground()
+            answerOK()
+        case .foreground:
+            enterForeground(to: nil)
+            answerOK([JSONField("scene", .string(scene.name))])
+        case .scroll(let move):
+            scroll(move)
+        case .toastTap, .toastSwipe, .toastAction:
+            guard let visible = toasts.visible, scene.isForeground else { return answerError(code: "no_toast", message: "no toast is visible") }
+            if command == .toastAction, visible.action == nil { return answerError(code: "no_action", message: "the visible toast has no action") }
+            let input: ToastManager.Input = command == .toastTap ? .tap : command == .toastSwipe ? .swipe : .triggerAction
+            // T9: dismiss first; a tap then follows the link, and the command is answered once the route settles.
+            let followsLink = command == .toastTap && visible.url != nil
+            applyToastEvents(toasts.handle(input, now: now), answersRoute: followsLink)
+            if !followsLink { answerOK([JSONField("toast", .string(visible.id))]) }
+        case .toastShow(let kind, let priority, let key, let text):
+            let request = ToastRequest(kind: kind, title: kind.name.prefix(1).uppercased() + kind.name.dropFirst(), text: text, priority: priority, dedupeKey: key)
+            applyToastEvents(toasts.raise(request, now: now))
+            answerOK()
+        case .pushTap(let index):
+            guard !pushes.isEmpty else { return answerError(code: "no_push", message: "no push to tap") }
+            let position = index ?? pushes.count - 1
+            guard pushes.indices.contains(position) else {
+                return answerError(code: "bad_arguments", message: "push index \(position) out of range 0..<\(pushes.count)")
+            }
+            let push = pushes.remove(at: position)
+            // Tapping a push brings the app to the foreground and follows its link (D2).
+            if !scene.isForeground { enterForeground(to: .list) }
+            follow(url: push.url, answers: true)
+        case .openURL(let url):
+            follow(url: url, answers: true)
+        case .follow(let user):
+            request(.follow(user: user), purpose: .command(retryable: false))
+        case .react(let message, let emoji):
+            request(.react(message: message, emoji: emoji), purpose: .command(retryable: false))
+        case .bellRead(let id):
+            applyBell(bell.handle(.markRead(id)), action: "read", notification: id)
+            request(.bellRead(notification: id), purpose: .command(retryable: true))
+        case .bellReadAll:
+            applyBell(bell.handle(.markAllRead), action: "readAll", notification: nil)
+            request(.bellReadAll, purpose: .command(retryable: true))
+        case .sleep(let milliseconds):
+            active?.sleepUntil = now + Milliseconds(Int64(milliseconds))
+            if milliseconds == 0 { answerOK() }
+        case .quit:
+            wantsQuit = true
+            answerOK()
+        }
+    }
+
+    /// R4: one clientMessageId per send, generated once; the request waits in the queue across reconnects.
+    mutating func enqueueSend(conversation: String, kind: MessageKind, text: String?, imageURL: String?) {
+        sendCounter += 1
+        let clientMessageId = "\(user)-\(configuration.deviceTag)-\(sendCounter)"
+        request(.send(conversation: conversation, clientMessageId: clientMessageId, kind: kind, text: text, imageURL: imageURL),
+                purpose: .send(clientMessageId: clientMessageId))
+    }
+
+    // MARK: - Toasts
+
+    /// Applies the toast manager's events: prints them (with the T11 haptic) and follows a tapped link (T9, D2).
+    mutating func applyToastEvents(_ events: [ToastEvent], answersRoute: Bool = false) {
+        for toastEvent in events {
+            switch toastEvent {
+            case .shown(let toast):
+                emit(.object([JSONField("type", "event"), JSONField("event", "toast.shown")] + StateEncoder.toastFields(toast)))
+                if let haptic = toast.hapticName { event("haptic", ["name": .string(haptic), "toast": .string(toast.id)]) }
+            case .updated(let toast):
+                emit(.object([JSONField("type", "event"), JSONField("event", "toast.updated")] + StateEncoder.toastFields(toast)))
+            case .dismissed(let id, let reason):
+                event("toast.dismissed", ["id": .string(id), "reason": .string(reason.rawValue)])
+            case .openURL(let url):
+                follow(url: url, answers: answersRoute)
+            case .actionTriggered(let id, let action):
+                event("toast.action", ["id": .string(id), "action": .string(action.identifier)])
+            }
+        }
+    }
+}

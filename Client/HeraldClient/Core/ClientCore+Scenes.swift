@@ -1,0 +1,206 @@
+import HeraldProtocol
+import HeraldRules
+
+extension ClientCore {
+    // MARK: - Scene changes
+
+    /// `open …`: changes scene; a thread loads its newest page first and answers once it shows it.
+    mutating func open(_ destination: ScriptCommand.Destination) {
+        switch destination {
+        case .list: changeScene(to: .list)
+        case .notifications: changeScene(to: .notifications)
+        case .tab(let name): changeScene(to: .tab(name))
+        case .thread(let conversation):
+            if everSynced, !directory.contains(conversation) {
+                return answerError(code: "not_participant", message: "no conversation \(conversation) in this user's list")
+            }
+            openThread(conversation, reveal: nil, answers: true)
+            return
+        }
+        answerOK([JSONField("scene", .string(scene.name))])
+    }
+
+    /// Moves to a scene other than a thread (or leaves a thread).
+    mutating func changeScene(to newScene: Scene) {
+        if scene.conversation != newScene.conversation { viewport = nil }
+        scene = newScene
+        if newScene.isForeground { sceneBeforeBackground = newScene }
+        applyToastEvents(toasts.handle(.sceneChanged(newScene), now: now))
+        reportScene()
+    }
+
+    /// D2: thread(c), then its bottom or the named message. Shows the cached messages at once when there are
+    /// any and loads the newest page; the command is answered when that page is shown (or at once while offline).
+    mutating func openThread(_ conversation: String, reveal: String?, answers: Bool) {
+        let cached = threads[conversation]?.ids ?? []
+        let opened = ThreadViewport.open(conversation: conversation, messageIDs: cached, size: configuration.viewportSize)
+        scene = .thread(conversation)
+        sceneBeforeBackground = scene
+        viewport = opened.viewport
+        // T8: entering thread(c) removes every toast about c.
+        applyToastEvents(toasts.handle(.sceneChanged(scene), now: now))
+        reportScene()
+        markVisible(opened.change.becameVisible)
+        if threads[conversation] == nil { threads[conversation] = ThreadCache() }
+        request(.history(conversation: conversation, before: nil, limit: pageSize),
+                purpose: .history(conversation: conversation, mode: .open(reveal: reveal, answers: answers && connected)))
+        if answers && !connected { answerOK(viewportFields) }
+    }
+
+    mutating func enterBackground() {
+        guard scene.isForeground else { return }
+        sceneBeforeBackground = scene
+        scene = .background
+        if var viewport {
+            _ = viewport.setShown(false)
+            self.viewport = viewport
+        }
+        applyToastEvents(toasts.handle(.sceneChanged(.background), now: now))
+        reportScene()
+    }
+
+    /// Back to the scene that was left (or `target`), showing the thread again: its window becomes visible.
+    mutating func enterForeground(to target: Scene?) {
+        guard !scene.isForeground else { return }
+        scene = target ?? sceneBeforeBackground
+        if scene.conversation == nil { viewport = nil }
+        applyToastEvents(toasts.handle(.sceneChanged(scene), now: now))
+        if var viewport, scene.conversation == viewport.conversation {
+            let change = viewport.setShown(true)
+            self.viewport = viewport
+            markVisible(change.becameVisible)
+        }
+        reportScene()
+    }
+
+    // MARK: - Viewport
+
+    /// `scroll up|down n|bottom`: moves the window; scrolling above the loaded messages loads an older page first.
+    mutating func scroll(_ move: ScriptCommand.ScrollMove) {
+        guard var viewport, scene.isViewing(viewport.conversation) else {
+            return answerError(code: "not_in_thread", message: "scroll needs an open thread")
+        }
+        let change: ViewportChange
+        switch move {
+        case .up(let count):
+            let firstIndex = viewport.visibleIDs.first.flatMap { viewport.messageIDs.firstIndex(of: $0) } ?? 0
+            let conversation = viewport.conversation
+            if count > firstIndex, threads[conversation]?.hasOlder ?? false, connected {
+                let oldest = threads[conversation]?.messages.first?.id
+                request(.history(conversation: conversation, before: oldest, limit: min(200, max(pageSize, count))),
+                        purpose: .history(conversation: conversation, mode: .older(scroll: count, answers: true)))
+                return
+            }
+            change = viewport.scrollUp(by: count)
+        case .down(let count): change = viewport.scrollDown(by: count)
+        case .bottom: change = viewport.jumpToBottom()
+        }
+        self.viewport = viewport
+        reportScene()
+        markVisible(change.becameVisible, answers: true)
+    }
+
+    /// The viewport's fields for answers: visible ids, atBottom, newBelow.
+    var viewportFields: [JSONField] {
+        guard let viewport, scene.conversation == viewport.conversation else { return [] }
+        return [JSONField("visible", .strings(viewport.visibleIDs)), JSONField("atBottom", .bool(viewport.isAtBottom)),
+                JSONField("newBelow", .number(viewport.newBelow))]
+    }
+
+    mutating func historyLoaded(_ response: ResponseFrame, conversation: String, mode: HistoryMode) {
+        let answers: Bool
+        switch mode {
+        case .open(_, let flag), .older(_, let flag): answers = flag
+        case .refresh: answers = false
+        }
+        guard response.ok, let page = response.messages else {
+            if case .open = mode, scene == .thread(conversation) {
+                // Not the user's conversation (R5): back to the list, nothing revealed.
+                threads[conversation] = nil
+                changeScene(to: .list)
+            }
+            if answers { answerServerError(response) }
+            return
+        }
+        // History prints no message events; its ids are known so a late live copy prints none either.
+        for message in page { printedMessages.insert(message.id) }
+        var cache = threads[conversation] ?? ThreadCache()
+        let wasEmpty = cache.messages.isEmpty
+        cache.merge(page: page)
+        switch mode {
+        case .open, .refresh:
+            cache.reachesNewest = true
+            if wasEmpty { cache.hasOlder = response.hasMore ?? false }
+        case .older:
+            cache.hasOlder = response.hasMore ?? false
+        }
+        threads[conversation] = cache
+        guard var viewport, viewport.conversation == conversation else {
+            if answers { answerOK() }
+            return
+        }
+        var visible: [String] = []
+        switch mode {
+        case .open(let reveal, _):
+            let opened = ThreadViewport.open(conversation: conversation, messageIDs: cache.ids, size: configuration.viewportSize,
+                                             isShown: scene.isViewing(conversation))
+            let before = Set(viewport.visibleIDs)
+            viewport = opened.viewport
+            visible = opened.change.becameVisible.filter { !before.contains($0) }
+            if let reveal, let change = viewport.reveal(reveal) { visible += change.becameVisible.filter { !before.contains($0) } }
+        case .older(let count, _):
+            visible += viewport.prependOlder(cache.ids).becameVisible
+            visible += viewport.scrollUp(by: count).becameVisible
+        case .refresh:
+            // Only messages newer than the window's last known one are new here; resumed events usually brought them.
+            let known = Set(viewport.messageIDs)
+            let lastKnown = cache.ids.lastIndex { known.contains($0) } ?? -1
+            for (index, id) in cache.ids.enumerated() where index > lastKnown { visible += viewport.append(id).becameVisible }
+        }
+        self.viewport = viewport
+        reportScene()
+        markVisible(visible, answers: answers)
+    }
+
+    // MARK: - Deep links (D1-D3), through HeraldRules' DeepLinkRouter
+
+    /// Follows link text (open-url, push tap, toast tap, `--open`) and performs the router's steps.
+    mutating func follow(url: String, answers: Bool) {
+        applyRoute(router.open(url, now: now), answers: answers)
+    }
+
+    /// Performs the router's steps in order: navigation, the thread position, the D3 wait or failure.
+    mutating func applyRoute(_ steps: [DeepLinkRouter.Event], answers: Bool) {
+        for step in steps {
+            switch step {
+            case .rejected(let url, let error):
+                if answers { answerError(code: error.code, message: error.description) } else { log("not a deep link: \(url): \(error)") }
+            case .navigate(let target):
+                // The thread step is taken by showBottom/showMessage, which also load and position it.
+                if target.conversation == nil, target != scene { changeScene(to: target) }
+            case .showBottom(let conversation):
+                openThread(conversation, reveal: nil, answers: answers)
+            case .showMessage(let conversation, let message):
+                openThread(conversation, reveal: message, answers: answers)
+            case .waiting(let link):
+                if answers { answerOK([JSONField("pending", true), JSONField("url", .string(link.url))]) }
+            case .completed(let link, let target):
+                event("route", ["url": .string(link.url), "scene": .string(target.name), "conversation": .optional(target.conversation)])
+                if answers && target.conversation == nil { answerOK([JSONField("scene", .string(target.name))]) }
+            case .failed(let link, let failure):
+                event("route", ["url": .string(link.url), "scene": .string(scene.name), "error": .string(failure.rawValue)])
+                if answers { answerOK([JSONField("scene", .string(scene.name)), JSONField("error", .string(failure.rawValue))]) }
+            case .raiseToast(let request):
+                applyToastEvents(toasts.raise(request, now: now))
+            }
+        }
+    }
+
+    /// `--open <url>` at start (D3): followed now, or when its conversation becomes known.
+    public mutating func openAtStart(_ url: String, now: Instant) -> DeepLinkError? {
+        self.now = now
+        if case .failure(let error) = DeepLink.parse(url) { return error }
+        follow(url: url, answers: false)
+        return nil
+    }
+}

@@ -1,0 +1,264 @@
+import HeraldProtocol
+import HeraldRules
+
+extension ClientCore {
+    /// One decoded frame from the server.
+    public mutating func receive(_ frame: ServerFrame, now: Instant) {
+        self.now = now
+        switch frame {
+        case .event(let event): handle(event)
+        case .response(let response): handle(response)
+        }
+    }
+
+    // MARK: - Responses
+
+    mutating func handle(_ response: ResponseFrame) {
+        guard let id = response.id, let (_, purpose) = inFlight.removeValue(forKey: id) else {
+            log("response to an unknown request id \(response.id.map(String.init) ?? "nil")")
+            return
+        }
+        switch purpose {
+        case .sync: synced(response)
+        case .scene:
+            if let error = response.error { log("scene report refused: \(error.code.rawValue) \(error.message)") }
+        case .ack(let conversation, let answers):
+            if let read = response.read, let latest = response.latest {
+                let count = response.unread?[conversation] ?? unread.unread(in: conversation)
+                applyUnread(unread.handle(.serverUpdate(UnreadUpdate(conversation: conversation, unread: count, readMessages: read, sequence: latest))))
+            }
+            if answers { answerOK() }
+        case .history(let conversation, let mode): historyLoaded(response, conversation: conversation, mode: mode)
+        case .reloadConversations:
+            for info in response.conversations ?? [] where !directory.contains(info.id) { addConversation(info, sequence: response.latest) }
+        case .send: sendAnswered(response)
+        case .command: commandAnswered(response)
+        }
+    }
+
+    /// R1a: the stream is live once the sync response arrives; only then is `connected` printed.
+    mutating func synced(_ response: ResponseFrame) {
+        guard response.ok else {
+            log("sync refused: \(response.error?.message ?? "?")")
+            return
+        }
+        let latest = response.latest ?? lastSequence ?? 0
+        if response.mode != .resume {
+            // Snapshot or resync: the full state replaces what this device had (U7 drift repair, R3).
+            directory.replace(with: response.conversations ?? [])
+            for info in response.conversations ?? [] {
+                if let last = info.lastMessage { printedMessages.insert(last.id) }
+            }
+            let updates = (response.conversations ?? []).map {
+                UnreadUpdate(conversation: $0.id, unread: response.unread?[$0.id] ?? $0.unread, sequence: latest)
+            }
+            applyUnread(unread.handle(.reload(updates, sequence: latest)))
+            let items = (response.notifications ?? []).map(bellItem)
+            for info in response.notifications ?? [] { notificationInfo[info.id] = info }
+            applyBell(bell.handle(.reload(items, sequence: latest)), action: "reload", notification: nil)
+        }
+        lastSequence = max(lastSequence ?? 0, latest)
+        connected = true
+        everSynced = true
+        event("connected", ["mode": .string(response.mode?.rawValue ?? "snapshot"), "latest": .int(latest)])
+        reportScene()
+        let queued = deferred
+        deferred = []
+        for (request, purpose) in queued { emitRequest(request, purpose: purpose) }
+        if let conversation = viewport?.conversation {
+            request(.history(conversation: conversation, before: nil, limit: pageSize), purpose: .history(conversation: conversation, mode: .refresh))
+        }
+        applyRoute(router.handle(.conversationsLoaded(directory.ordered.map(\.id)), now: now), answers: false)
+    }
+
+    mutating func sendAnswered(_ response: ResponseFrame) {
+        if let message = response.message {
+            arrive(message, sequence: nil)
+            answerOK([JSONField("conversation", .string(message.conversation)), JSONField("message", .string(message.id)),
+                      JSONField("duplicate", .bool(response.duplicate ?? false))])
+        } else {
+            answerServerError(response)
+        }
+    }
+
+    mutating func commandAnswered(_ response: ResponseFrame) {
+        guard response.ok else { return answerServerError(response) }
+        guard let command = active?.command else { return }
+        switch command {
+        case .dm, .group:
+            guard let info = response.conversation else { return answerOK() }
+            addConversation(info, sequence: nil)
+            answerOK([JSONField("conversation", .string(info.id))])
+        case .follow, .react:
+            answerOK(response.notification.map { [JSONField("notification", .string($0.id))] } ?? [])
+        case .bellRead(let id):
+            answerOK([JSONField("notification", .string(id)), JSONField("unread", .number(bell.unread))])
+        default:
+            answerOK()
+        }
+    }
+
+    mutating func answerServerError(_ response: ResponseFrame) {
+        let error = response.error ?? ErrorInfo(.internal, "the server answered without a result")
+        answerError(code: error.code.rawValue, message: error.message)
+    }
+
+    // MARK: - Events
+
+    mutating func handle(_ frame: EventFrame) {
+        if let seq = frame.seq { lastSequence = max(lastSequence ?? 0, seq) }
+        switch frame.event {
+        case .message:
+            if let message = frame.message { arrive(message, sequence: frame.seq) }
+        case .conversation:
+            if let info = frame.conversation {
+                addConversation(info, sequence: frame.seq)
+                event("conversation", ["conversation": .string(info.id), "title": .string(DirectoryTitle.of(info, me: user))])
+            }
+        case .read:
+            guard let conversation = frame.conversationId else { return }
+            let ids = frame.messages ?? []
+            if let seq = frame.seq {
+                let count = frame.unread?[conversation] ?? unread.unread(in: conversation)
+                applyUnread(unread.handle(.serverUpdate(UnreadUpdate(conversation: conversation, unread: count, readMessages: ids, sequence: seq))))
+            }
+            // P5: a push for a message read anywhere is withdrawn.
+            withdrawPushes { $0.conversation == conversation && ids.contains($0.message) }
+            event("read", ["conversation": .string(conversation), "messages": .strings(ids),
+                           "unread": .number(unread.unread(in: conversation)), "badge": .number(unread.badge)])
+        case .receipt:
+            event("receipt", ["conversation": .optional(frame.conversationId), "message": .optional(frame.messageId),
+                              "reader": .optional(frame.reader), "at": frame.at.map { .int($0) } ?? .null])
+        case .bell:
+            bellChanged(frame)
+        case .push:
+            guard let push = frame.push else { return }
+            pushes.append(push)
+            event("push", ["conversation": .string(push.conversation), "message": .string(push.message), "sender": .string(push.sender),
+                           "title": .string(push.title), "preview": .string(push.preview), "url": .string(push.url)])
+        case .pushCleared:
+            let conversation = frame.conversationId
+            let message = frame.messageId
+            withdrawPushes { $0.conversation == conversation && $0.message == message }
+        }
+    }
+
+    mutating func withdrawPushes(where matches: (PushInfo) -> Bool) {
+        let gone = pushes.filter(matches)
+        pushes.removeAll(where: matches)
+        for push in gone {
+            event("push.cleared", ["conversation": .string(push.conversation), "message": .string(push.message)])
+        }
+    }
+
+    mutating func bellChanged(_ frame: EventFrame) {
+        switch frame.action {
+        case .created:
+            guard let info = frame.notification else { return }
+            notificationInfo[info.id] = info
+            applyBell(bell.handle(.received(bellItem(info), sequence: frame.seq)), action: "created", notification: info.id)
+        case .read:
+            let ids = frame.notificationIds ?? frame.notification.map { [$0.id] } ?? []
+            let result = frame.seq.map { bell.handle(.serverRead(ids, sequence: $0)) } ?? bell.handle(.markRead(ids.first ?? ""))
+            applyBell(result, action: "read", notification: ids.first)
+        case .readAll:
+            applyBell(frame.seq.map { bell.handle(.serverReadAll(sequence: $0)) } ?? bell.handle(.markAllRead), action: "readAll", notification: nil)
+        case nil:
+            break
+        }
+    }
+
+    func bellItem(_ info: NotificationInfo) -> BellItem {
+        BellItem(id: info.id, kind: BellKind(rawValue: info.kind.rawValue) ?? .system, text: info.text, read: info.read, createdAt: info.createdAt)
+    }
+
+    /// B2: a `bell` event for every change, `pulse` when the unread count rose.
+    mutating func applyBell(_ events: [BellLedger.Event], action: String, notification: String?) {
+        for case .changed(let count, let text, let pulse) in events {
+            event("bell", ["action": .string(action), "notification": .optional(notification), "unread": .number(count),
+                           "badgeText": .string(text), "pulse": .bool(pulse)])
+        }
+    }
+
+    /// Sends the acks the ledger asks for (U2) and logs stale updates it ignored (U7).
+    mutating func applyUnread(_ events: [UnreadLedger.Event], answers: Bool = false) {
+        var answered = false
+        for ledgerEvent in events {
+            switch ledgerEvent {
+            case .acknowledge(let conversation, let messages):
+                request(.ack(messages: messages), purpose: .ack(conversation: conversation, answers: answers && !answered))
+                answered = answered || answers
+            case .ignoredStale(let conversation, let sequence):
+                log("ignored a stale unread count for \(conversation) at seq \(sequence)")
+            case .unreadChanged, .badgeChanged:
+                break
+            }
+        }
+        if answers && !answered { answerOK(viewportFields) }
+    }
+
+    mutating func addConversation(_ info: ConversationInfo, sequence: Int64?) {
+        directory.upsert(info)
+        if let sequence {
+            applyUnread(unread.handle(.serverUpdate(UnreadUpdate(conversation: info.id, unread: info.unread, sequence: sequence))))
+        }
+        // D3: a link that waited for this conversation completes now.
+        applyRoute(router.handle(.conversationKnown(info.id), now: now), answers: false)
+    }
+
+    // MARK: - Message arrival (S1-S7)
+
+    /// A message reached this device: printed once (never for history), placed in the list and thread, and
+    /// presented as the scene rules say.
+    mutating func arrive(_ message: MessageInfo, sequence: Int64?) {
+        guard printedMessages.insert(message.id).inserted else { return }
+        var fields: [JSONField] = [
+            JSONField("conversation", .string(message.conversation)), JSONField("message", .string(message.id)),
+            JSONField("sender", .string(message.sender)), JSONField("senderName", .string(message.senderName)),
+            JSONField("kind", .string(message.kind.rawValue)), JSONField("text", .optional(message.text)),
+        ]
+        if let url = message.imageURL { fields.append(JSONField("imageURL", .string(url))) }
+        if let sequence { fields.append(JSONField("seq", .int(sequence))) }
+        emit(.object([JSONField("type", "event"), JSONField("event", "message")] + fields))
+
+        if !directory.noteMessage(message) {
+            // A conversation we were not told about yet (its event may follow): fetch the list.
+            request(.conversations, purpose: .reloadConversations)
+        }
+        threads[message.conversation]?.append(message)
+        let isFromMe = message.sender == user
+        applyUnread(unread.handle(.arrived(ArrivedMessage(conversation: message.conversation, message: message.id, isFromMe: isFromMe, sequence: sequence))))
+        let outcome = SceneRules.arrival(
+            of: ArrivingMessage(conversation: message.conversation, sender: message.sender, isFromMe: isFromMe),
+            scene: scene, isForeground: scene.isForeground, viewportAtBottom: viewport?.isAtBottom ?? true)
+        if var viewport, viewport.conversation == message.conversation {
+            // The thread keeps its ids even while the app is in the background; only a shown thread makes them visible.
+            let change = viewport.append(message.id)
+            self.viewport = viewport
+            if outcome.presentation == .inline { markVisible(change.becameVisible) }
+            reportScene()
+        }
+        if outcome.presentation == .toast {
+            let request = ToastRequest.message(
+                conversation: message.conversation, senderName: message.senderName, groupTitle: directory.groupTitle(of: message.conversation),
+                text: message.text, isImage: message.kind == .image)
+            applyToastEvents(toasts.raise(request, now: now))
+        }
+    }
+
+    /// U2/U3: exactly these ids became visible; the ledger decides what to ack.
+    mutating func markVisible(_ ids: [String], answers: Bool = false) {
+        guard let conversation = viewport?.conversation, !ids.isEmpty else {
+            if answers { answerOK(viewportFields) }
+            return
+        }
+        applyUnread(unread.handle(.visible(conversation: conversation, messages: ids)), answers: answers)
+    }
+
+    var pageSize: Int { min(200, max(50, configuration.viewportSize * 2)) }
+}
+
+/// The list title of a conversation (shared by the directory and events).
+enum DirectoryTitle {
+    static func of(_ info: ConversationInfo, me: String) -> String { ConversationDirectory.title(of: info, me: me) }
+}

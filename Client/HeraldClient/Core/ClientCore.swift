@@ -1,0 +1,216 @@
+import HeraldProtocol
+import HeraldRules
+
+/// What the core asks its host (the IO loop) to do, in order.
+public enum ClientOutput: Equatable, Sendable {
+    /// Print one JSON line on stdout (script mode) or feed the screen (interactive mode).
+    case line(JSONValue)
+    /// Send this request to the server.
+    case send(RequestFrame)
+    /// A diagnostic for stderr.
+    case log(String)
+}
+
+/// The client's application logic, sans-IO: script commands, server frames, connection changes and time go in,
+/// output lines and requests come out (`drainOutputs()`). The rules themselves (toasts, scenes, unread, bell,
+/// viewport, deep links) live in HeraldRules; this type holds the state and glues the rules together.
+///
+/// ```swift
+/// var core = ClientCore(configuration: config)
+/// core.connectionOpened(now: now)          // -> .send(sync)
+/// core.receive(frame, now: now)            // -> .line({"type":"event","event":"connected",…})
+/// core.begin(.state, now: now)             // -> .line({"type":"state",…})
+/// ```
+public struct ClientCore: Sendable {
+    /// Why a request was sent, so its response lands in the right place.
+    enum Purpose: Sendable, Equatable {
+        case sync
+        case scene
+        case ack(conversation: String, answers: Bool)
+        case history(conversation: String, mode: HistoryMode)
+        case reloadConversations
+        /// A request made by the active command, answered with its response.
+        case command(retryable: Bool)
+        case send(clientMessageId: String)
+    }
+
+    enum HistoryMode: Sendable, Equatable {
+        /// Opening the thread: the newest page; then reveal `message` (D2) or the bottom.
+        case open(reveal: String?, answers: Bool)
+        /// Scrolling above the loaded messages: an older page, then scroll up by `scroll`.
+        case older(scroll: Int, answers: Bool)
+        /// After a reconnect: merge the newest page.
+        case refresh
+    }
+
+    /// The command being answered; the next one waits until it is (answers come in command order).
+    struct ActiveCommand: Sendable {
+        var command: ScriptCommand
+        var sleepUntil: Instant?
+    }
+
+    public let configuration: ClientConfiguration
+    var user: String { configuration.user }
+
+    // Connection
+    /// True from the sync response until the connection drops (R1a).
+    public internal(set) var connected = false
+    var socketOpen = false
+    var lastSequence: Int64?
+    var nextRequestId = 1
+    var inFlight: [Int: (ClientRequest, Purpose)] = [:]
+    /// Requests waiting for a synced connection, in order; survives reconnects (the outgoing send queue).
+    var deferred: [(ClientRequest, Purpose)] = []
+    var sendCounter = 0
+    var lastReportedScene: SceneReport?
+    var everSynced = false
+
+    // Screen
+    public internal(set) var scene: Scene = .list
+    /// The scene `foreground` returns to.
+    var sceneBeforeBackground: Scene = .list
+    var directory = ConversationDirectory()
+    var threads: [String: ThreadCache] = [:]
+    var viewport: ThreadViewport?
+    var unread = UnreadLedger()
+    var bell = BellLedger()
+    var notificationInfo: [String: NotificationInfo] = [:]
+    var toasts: ToastManager
+    var pushes: [PushInfo] = []
+    var printedMessages: Set<String> = []
+    var router = DeepLinkRouter()
+    /// D3: the link waiting for its conversation.
+    var pendingDeepLink: DeepLink? { router.pending }
+
+    var active: ActiveCommand?
+    var outputs: [ClientOutput] = []
+    /// The time of the input being handled.
+    var now: Instant = .zero
+    /// Set by `quit`: the host closes the connection and exits 0.
+    public internal(set) var wantsQuit = false
+
+    public init(configuration: ClientConfiguration) {
+        self.configuration = configuration
+        self.toasts = ToastManager(configuration: ToastManager.Configuration(defaultDuration: configuration.toastDuration))
+    }
+
+    // MARK: - API
+
+    /// True while a command waits for its answer; the host feeds the next command only when this is false.
+    public var isBusy: Bool { active != nil }
+
+    /// The next instant the host must call `tick(now:)` at (toast timers, `sleep`).
+    public var nextDeadline: Instant? {
+        [toasts.nextDeadline, active?.sleepUntil, router.nextDeadline].compactMap { $0 }.min()
+    }
+
+    /// Takes what the core produced since the last call.
+    public mutating func drainOutputs() -> [ClientOutput] {
+        defer { outputs = [] }
+        return outputs
+    }
+
+    /// Time passed.
+    public mutating func tick(now: Instant) {
+        self.now = now
+        applyToastEvents(toasts.tick(now: now))
+        if router.nextDeadline.map({ $0 <= now }) ?? false { applyRoute(router.tick(now: now), answers: false) }
+        if let until = active?.sleepUntil, until <= now {
+            answerOK()
+        }
+    }
+
+    // MARK: - Connection
+
+    /// The WebSocket is open: start the stream (resume after the last seq seen, else a snapshot).
+    public mutating func connectionOpened(now: Instant) {
+        self.now = now
+        socketOpen = true
+        connected = false
+        inFlight = [:]
+        emitRequest(.sync(after: lastSequence), purpose: .sync)
+    }
+
+    /// The connection dropped (or could not be made). In-flight requests that are safe to repeat go back to
+    /// the queue; the others fail their command clearly.
+    public mutating func connectionLost(now: Instant, reason: String) {
+        self.now = now
+        let wasConnected = connected
+        socketOpen = false
+        connected = false
+        lastReportedScene = nil
+        let lost = inFlight.sorted { $0.key < $1.key }.map(\.value)
+        inFlight = [:]
+        var requeue: [(ClientRequest, Purpose)] = []
+        for (request, purpose) in lost {
+            switch purpose {
+            case .sync, .scene: continue
+            case .command(retryable: false):
+                answerError(code: "connection_lost", message: "the connection dropped before the server answered; not retried")
+            default: requeue.append((request, purpose))
+            }
+        }
+        deferred = requeue + deferred
+        if wasConnected { event("disconnected", ["reason": .string(reason)]) }
+    }
+
+    // MARK: - Requests
+
+    /// Sends a request now if the stream is live, else queues it for the next connection.
+    mutating func request(_ request: ClientRequest, purpose: Purpose) {
+        if connected {
+            emitRequest(request, purpose: purpose)
+        } else {
+            deferred.append((request, purpose))
+        }
+    }
+
+    mutating func emitRequest(_ request: ClientRequest, purpose: Purpose) {
+        let id = nextRequestId
+        nextRequestId += 1
+        inFlight[id] = (request, purpose)
+        outputs.append(.send(RequestFrame(id: id, request: request)))
+    }
+
+    /// Tells the server where the device is, when that changed since the last report.
+    mutating func reportScene() {
+        let atBottom: Bool? = scene.conversation == nil ? nil : (viewport?.isAtBottom ?? true)
+        let report = SceneReport(
+            scene: SceneName(rawValue: scene.name) ?? .list, conversation: scene.conversation, tab: scene.tabName,
+            foreground: scene.isForeground, atBottom: atBottom)
+        guard connected, report != lastReportedScene else { return }
+        lastReportedScene = report
+        emitRequest(.scene(report), purpose: .scene)
+    }
+
+    // MARK: - Output helpers
+
+    mutating func emit(_ line: JSONValue) { outputs.append(.line(line)) }
+
+    mutating func log(_ text: String) { outputs.append(.log(text)) }
+
+    /// `{"type":"event","event":name,…}`.
+    mutating func event(_ name: String, _ fields: KeyValuePairs<String, JSONValue> = [:]) {
+        var all = [JSONField("type", "event"), JSONField("event", .string(name))]
+        all += fields.map { JSONField($0.key, $0.value) }
+        emit(.object(all))
+    }
+
+    /// Answers the active command with `ok` and the given fields, and frees the command slot.
+    mutating func answerOK(_ fields: [JSONField] = []) {
+        guard let command = active?.command else { return }
+        active = nil
+        emit(.object([JSONField("type", "ok"), JSONField("cmd", .string(command.name))] + fields))
+    }
+
+    /// Answers the active command with an error.
+    mutating func answerError(code: String, message: String) {
+        guard let command = active?.command else { return }
+        active = nil
+        emit(Self.errorLine(command: command.name, code: code, message: message))
+    }
+
+    static func errorLine(command: String, code: String, message: String) -> JSONValue {
+        .object(["type": "error", "cmd": .string(command), "code": .string(code), "message": .string(message)])
+    }
+}

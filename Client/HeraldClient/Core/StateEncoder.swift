@@ -1,0 +1,78 @@
+import HeraldProtocol
+import HeraldRules
+
+/// Builds the `state` line (client-script.md) from the core, every field in the documented order.
+enum StateEncoder {
+    static func state(of core: ClientCore) -> JSONValue {
+        let presenter = ScenePresenters.presenter(for: core.scene)
+        var fields: [JSONField] = [
+            JSONField("type", "state"), JSONField("user", .string(core.user)), JSONField("connected", .bool(core.connected)),
+            JSONField("scene", .string(core.scene.name)), JSONField("conversation", .optional(core.scene.conversation)),
+            JSONField("tab", .optional(core.scene.tabName)), JSONField("foreground", .bool(core.scene.isForeground)),
+            JSONField("anchor", .optional(presenter.anchor)),
+        ]
+        if let viewport = core.viewport, core.scene.conversation == viewport.conversation {
+            fields.append(JSONField("viewport", .object([
+                "visible": .strings(viewport.visibleIDs), "atBottom": .bool(viewport.isAtBottom), "newBelow": .number(viewport.newBelow),
+            ])))
+        } else {
+            fields.append(JSONField("viewport", .null))
+        }
+        fields.append(JSONField("conversations", .array(core.directory.ordered.map { conversation($0, core: core) })))
+        var unreadMap: [String: Int] = [:]
+        for info in core.directory.ordered { unreadMap[info.id] = core.unread.unread(in: info.id) }
+        fields += [
+            JSONField("unread", .counts(unreadMap)), JSONField("badge", .number(core.unread.badge)),
+            JSONField("badgeText", .string(core.unread.badgeText)),
+            JSONField("toast", core.scene.isForeground ? (core.toasts.visible.map { .object(toastFields($0)) } ?? .null) : .null),
+            JSONField("toastQueue", .array(core.toasts.queuedToasts.map { .object(toastFields($0)) })),
+            JSONField("bell", .object([
+                "unread": .number(core.bell.unread), "badgeText": .string(core.bell.badgeText),
+                "items": .array(core.bell.items.map { bellItem($0, info: core.notificationInfo[$0.id]) }),
+            ])),
+            JSONField("pushes", .array(core.pushes.map(push))),
+            JSONField("pendingDeepLink", .optional(core.pendingDeepLink?.url)),
+        ]
+        return .object(fields)
+    }
+
+    static func conversation(_ info: ConversationInfo, core: ClientCore) -> JSONValue {
+        let preview = info.lastMessage.map(preview)
+        return .object([
+            "id": .string(info.id), "title": .string(core.directory.title(of: info.id, me: core.user)),
+            "kind": .string(info.kind.rawValue), "unread": .number(core.unread.unread(in: info.id)),
+            "lastPreview": .optional(preview), "lastMessage": .optional(info.lastMessage?.id),
+        ])
+    }
+
+    /// The row preview: T10's body (cut text, "📷 Image", "New message").
+    static func preview(_ message: MessageInfo) -> String {
+        ToastText.messageToast(senderName: message.senderName, groupTitle: nil, text: message.text, isImage: message.kind == .image).body
+    }
+
+    /// The fields of a toast object (state `toast`, `toastQueue`, `toast.shown`/`toast.updated` events).
+    static func toastFields(_ toast: Toast) -> [JSONField] {
+        var fields = [
+            JSONField("id", .string(toast.id)), JSONField("kind", .string(toast.kind.name)), JSONField("title", .string(toast.title)),
+            JSONField("text", .string(toast.text)), JSONField("accessibilityLabel", .string(toast.accessibilityLabel)),
+            JSONField("conversation", .optional(toast.conversation)), JSONField("count", .number(toast.count)),
+            JSONField("priority", .string(toast.priority.name)), JSONField("url", .optional(toast.url)),
+        ]
+        if let action = toast.action { fields.append(JSONField("action", .string(action.title))) }
+        return fields
+    }
+
+    static func bellItem(_ item: BellItem, info: NotificationInfo?) -> JSONValue {
+        .object([
+            "id": .string(item.id), "kind": .string(item.kind.rawValue), "read": .bool(item.read), "text": .string(item.text),
+            "actor": .optional(info?.actor), "url": .optional(info?.url),
+        ])
+    }
+
+    static func push(_ push: PushInfo) -> JSONValue {
+        .object([
+            "conversation": .string(push.conversation), "message": .string(push.message), "sender": .string(push.sender),
+            "title": .string(push.title), "preview": .string(push.preview), "url": .string(push.url),
+        ])
+    }
+}

@@ -1,0 +1,262 @@
+import HeraldRules
+
+/// One line of script input (client-script.md "Input"), parsed.
+public enum ScriptCommand: Equatable, Sendable {
+    /// Where `open` goes.
+    public enum Destination: Equatable, Sendable {
+        case list
+        case thread(String)
+        case tab(String)
+        case notifications
+    }
+
+    /// How `scroll` moves the thread viewport.
+    public enum ScrollMove: Equatable, Sendable {
+        case up(Int)
+        case down(Int)
+        case bottom
+    }
+
+    case state
+    case dm(user: String)
+    case group(title: String, members: [String])
+    case send(conversation: String, text: String)
+    case sendImage(conversation: String, url: String)
+    case open(Destination)
+    case background
+    case foreground
+    case scroll(ScrollMove)
+    case toastTap
+    case toastSwipe
+    case toastAction
+    case toastShow(kind: ToastKind, priority: ToastPriority, key: String?, text: String)
+    case pushTap(index: Int?)
+    case openURL(String)
+    case follow(user: String)
+    case react(message: String, emoji: String)
+    case bellRead(notification: String)
+    case bellReadAll
+    case sleep(milliseconds: Int)
+    case quit
+
+    /// The `cmd` field of the command's answer: its first word (`toast tap` answers with `"cmd":"toast"`).
+    public var name: String {
+        switch self {
+        case .state: "state"
+        case .dm: "dm"
+        case .group: "group"
+        case .send: "send"
+        case .sendImage: "send-image"
+        case .open: "open"
+        case .background: "background"
+        case .foreground: "foreground"
+        case .scroll: "scroll"
+        case .toastTap, .toastSwipe, .toastAction, .toastShow: "toast"
+        case .pushTap: "push"
+        case .openURL: "open-url"
+        case .follow: "follow"
+        case .react: "react"
+        case .bellRead, .bellReadAll: "bell"
+        case .sleep: "sleep"
+        case .quit: "quit"
+        }
+    }
+}
+
+/// Why a script line is not a command: answered as `{"type":"error","cmd":…,"code":…}`.
+public struct ScriptCommandError: Error, Equatable, Sendable {
+    /// The first word of the line (the `cmd` field of the error answer).
+    public var command: String
+    /// `unknown_command` or `bad_arguments`.
+    public var code: String
+    /// One line for people.
+    public var message: String
+}
+
+/// Parses script lines. Words are separated by spaces; a word may be double-quoted (`"Team A"`, with `\"`
+/// and `\\` escapes). Where the contract says "the rest of the line" (send, toast show) the text is taken verbatim.
+public enum ScriptCommandParser {
+    /// Parses one line (without its newline). Blank lines and lines starting with `#` give nil.
+    public static func parse(_ line: String) -> Result<ScriptCommand, ScriptCommandError>? {
+        let trimmed = line.trimmingSpaces
+        if trimmed.isEmpty || trimmed.hasPrefix("#") { return nil }
+        let words: [Word]
+        do {
+            words = try tokenize(trimmed)
+        } catch {
+            return .failure(error)
+        }
+        guard let first = words.first else { return nil }
+        do {
+            return .success(try command(first.text, Array(words.dropFirst()), line: trimmed))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// A word and where the line continues after it (for "rest of the line" arguments).
+    struct Word {
+        var text: String
+        var end: String.Index
+    }
+
+    static func tokenize(_ line: String) throws(ScriptCommandError) -> [Word] {
+        var words: [Word] = []
+        var index = line.startIndex
+        while index < line.endIndex {
+            let character = line[index]
+            if character == " " || character == "\t" {
+                index = line.index(after: index)
+                continue
+            }
+            var text = ""
+            if character == "\"" {
+                index = line.index(after: index)
+                var closed = false
+                while index < line.endIndex {
+                    let next = line[index]
+                    index = line.index(after: index)
+                    if next == "\"" {
+                        closed = true
+                        break
+                    }
+                    if next == "\\", index < line.endIndex {
+                        text.append(line[index])
+                        index = line.index(after: index)
+                    } else {
+                        text.append(next)
+                    }
+                }
+                if !closed {
+                    let name = words.first?.text ?? "?"
+                    throw ScriptCommandError(command: name, code: "bad_arguments", message: "unterminated quote")
+                }
+            } else {
+                while index < line.endIndex, line[index] != " ", line[index] != "\t" {
+                    text.append(line[index])
+                    index = line.index(after: index)
+                }
+            }
+            words.append(Word(text: text, end: index))
+        }
+        return words
+    }
+
+    private static func command(_ name: String, _ args: [Word], line: String) throws(ScriptCommandError) -> ScriptCommand {
+        func bad(_ usage: String) -> ScriptCommandError {
+            ScriptCommandError(command: name, code: "bad_arguments", message: "usage: \(usage)")
+        }
+        /// The verbatim rest of the line after argument `index - 1`.
+        func rest(after index: Int) -> String {
+            guard index > 0, index <= args.count else { return "" }
+            return String(line[args[index - 1].end...]).trimmingSpaces
+        }
+        let words = args.map(\.text)
+        switch name {
+        case "state":
+            guard words.isEmpty else { throw bad("state") }
+            return .state
+        case "dm":
+            guard words.count == 1 else { throw bad("dm <user>") }
+            return .dm(user: words[0])
+        case "group":
+            guard words.count >= 2 else { throw bad("group <title> <user> [<user>…]") }
+            return .group(title: words[0], members: Array(words.dropFirst()))
+        case "send":
+            let text = rest(after: 1)
+            guard words.count >= 2, !text.isEmpty else { throw bad("send <conversation> <text…>") }
+            return .send(conversation: words[0], text: text)
+        case "send-image":
+            guard words.count == 2 else { throw bad("send-image <conversation> <url>") }
+            return .sendImage(conversation: words[0], url: words[1])
+        case "open":
+            switch (words.first, words.count) {
+            case ("list", 1): return .open(.list)
+            case ("notifications", 1): return .open(.notifications)
+            case ("thread", 2): return .open(.thread(words[1]))
+            case ("tab", 2): return .open(.tab(words[1]))
+            default: throw bad("open list | open thread <conversation> | open tab <name> | open notifications")
+            }
+        case "background":
+            guard words.isEmpty else { throw bad("background") }
+            return .background
+        case "foreground":
+            guard words.isEmpty else { throw bad("foreground") }
+            return .foreground
+        case "scroll":
+            switch (words.first, words.count) {
+            case ("bottom", 1): return .scroll(.bottom)
+            case ("up", 2):
+                guard let n = Int(words[1]), n >= 0 else { throw bad("scroll up <n>") }
+                return .scroll(.up(n))
+            case ("down", 2):
+                guard let n = Int(words[1]), n >= 0 else { throw bad("scroll down <n>") }
+                return .scroll(.down(n))
+            default: throw bad("scroll up <n> | scroll down <n> | scroll bottom")
+            }
+        case "toast":
+            switch words.first {
+            case "tap" where words.count == 1: return .toastTap
+            case "swipe" where words.count == 1: return .toastSwipe
+            case "action" where words.count == 1: return .toastAction
+            case "show":
+                let usage = "toast show <success|error|info|warning> <normal|elevated|critical> [--key <k>] <text…>"
+                guard words.count >= 4, let kind = ToastKind(name: words[1]), let priority = ToastPriority(name: words[2]) else {
+                    throw bad(usage)
+                }
+                var key: String?
+                var textStart = 3
+                if words[3] == "--key" {
+                    guard words.count >= 6 else { throw bad(usage) }
+                    key = words[4]
+                    textStart = 5
+                }
+                let text = rest(after: textStart)
+                guard !text.isEmpty else { throw bad(usage) }
+                return .toastShow(kind: kind, priority: priority, key: key, text: text)
+            default:
+                throw bad("toast tap | toast swipe | toast action | toast show …")
+            }
+        case "push":
+            guard words.first == "tap", words.count <= 2 else { throw bad("push tap [<index>]") }
+            if words.count == 2 {
+                guard let index = Int(words[1]), index >= 0 else { throw bad("push tap [<index>]") }
+                return .pushTap(index: index)
+            }
+            return .pushTap(index: nil)
+        case "open-url":
+            guard words.count == 1 else { throw bad("open-url <url>") }
+            return .openURL(words[0])
+        case "follow":
+            guard words.count == 1 else { throw bad("follow <user>") }
+            return .follow(user: words[0])
+        case "react":
+            guard words.count == 2 else { throw bad("react <message> <emoji>") }
+            return .react(message: words[0], emoji: words[1])
+        case "bell":
+            switch (words.first, words.count) {
+            case ("read", 2): return .bellRead(notification: words[1])
+            case ("read-all", 1): return .bellReadAll
+            default: throw bad("bell read <notification> | bell read-all")
+            }
+        case "sleep":
+            guard words.count == 1, let ms = Int(words[0]), ms >= 0 else { throw bad("sleep <ms>") }
+            return .sleep(milliseconds: ms)
+        case "quit":
+            guard words.isEmpty else { throw bad("quit") }
+            return .quit
+        default:
+            throw ScriptCommandError(command: name, code: "unknown_command", message: "unknown command '\(name.prefix(64))'")
+        }
+    }
+}
+
+extension String {
+    /// The string without leading and trailing spaces, tabs and carriage returns.
+    var trimmingSpaces: String {
+        var slice = self[...]
+        while let first = slice.first, first == " " || first == "\t" || first == "\r" { slice = slice.dropFirst() }
+        while let last = slice.last, last == " " || last == "\t" || last == "\r" { slice = slice.dropLast() }
+        return String(slice)
+    }
+}

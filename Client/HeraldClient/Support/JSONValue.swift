@@ -1,0 +1,106 @@
+/// A JSON value whose objects keep their key order, so every output line reads in the order the
+/// contract documents (`type` first) and tests can diff lines as text.
+public enum JSONValue: Equatable, Sendable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,
+    ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral, ExpressibleByNilLiteral
+{
+    case null
+    case bool(Bool)
+    case int(Int64)
+    case string(String)
+    case array([JSONValue])
+    case object([JSONField])
+
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(integerLiteral value: Int) { self = .int(Int64(value)) }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    public init(nilLiteral: ()) { self = .null }
+
+    /// A string, or null when `value` is nil.
+    public static func optional(_ value: String?) -> JSONValue { value.map { .string($0) } ?? .null }
+
+    /// An integer value.
+    public static func number(_ value: Int) -> JSONValue { .int(Int64(value)) }
+
+    /// An array of strings.
+    public static func strings(_ values: [String]) -> JSONValue { .array(values.map { .string($0) }) }
+
+    /// The value of `key` in an object, else nil.
+    public subscript(key: String) -> JSONValue? {
+        guard case .object(let fields) = self else { return nil }
+        return fields.first { $0.key == key }?.value
+    }
+
+    /// The compact JSON text of this value (one line: newlines inside strings are escaped).
+    public var text: String {
+        var out = ""
+        write(into: &out)
+        return out
+    }
+
+    private func write(into out: inout String) {
+        switch self {
+        case .null: out += "null"
+        case .bool(let value): out += value ? "true" : "false"
+        case .int(let value): out += String(value)
+        case .string(let value): JSONValue.writeString(value, into: &out)
+        case .array(let values):
+            out += "["
+            for (index, value) in values.enumerated() {
+                if index > 0 { out += "," }
+                value.write(into: &out)
+            }
+            out += "]"
+        case .object(let fields):
+            out += "{"
+            for (index, field) in fields.enumerated() {
+                if index > 0 { out += "," }
+                JSONValue.writeString(field.key, into: &out)
+                out += ":"
+                field.value.write(into: &out)
+            }
+            out += "}"
+        }
+    }
+
+    private static func writeString(_ value: String, into out: inout String) {
+        out += "\""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20 || scalar.value == 0x2028 || scalar.value == 0x2029:
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        out += "\""
+    }
+}
+
+/// One key and value of a JSON object.
+public struct JSONField: Equatable, Sendable {
+    public var key: String
+    public var value: JSONValue
+
+    public init(_ key: String, _ value: JSONValue) {
+        self.key = key
+        self.value = value
+    }
+}
+
+extension JSONValue {
+    /// An object from key-value pairs in order.
+    public static func object(_ pairs: KeyValuePairs<String, JSONValue>) -> JSONValue {
+        .object(pairs.map { JSONField($0.key, $0.value) })
+    }
+
+    /// An object from a `[String: Int]` map, keys sorted so the text is stable.
+    public static func counts(_ map: [String: Int]) -> JSONValue {
+        .object(map.keys.sorted().map { JSONField($0, .number(map[$0] ?? 0)) })
+    }
+}
