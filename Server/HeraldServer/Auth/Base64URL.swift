@@ -1,0 +1,55 @@
+/// Base64url without padding (RFC 4648 §5), the alphabet of JWT segments (RFC 7515 §2).
+enum Base64URL {
+    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+
+    /// Encodes bytes without `=` padding.
+    static func encode<Bytes: Collection>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
+        var output: [UInt8] = []
+        output.reserveCapacity((bytes.count + 2) / 3 * 4)
+        var iterator = bytes.makeIterator()
+        while let first = iterator.next() {
+            let second = iterator.next()
+            let third = iterator.next()
+            let value = UInt32(first) << 16 | UInt32(second ?? 0) << 8 | UInt32(third ?? 0)
+            output.append(alphabet[Int(value >> 18 & 0x3F)])
+            output.append(alphabet[Int(value >> 12 & 0x3F)])
+            if second != nil { output.append(alphabet[Int(value >> 6 & 0x3F)]) }
+            if third != nil { output.append(alphabet[Int(value & 0x3F)]) }
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// Decodes unpadded base64url; nil on any character outside the alphabet, on padding, or on an
+    /// impossible length (one leftover character) or non-zero trailing bits (a non-canonical encoding).
+    static func decode<Text: StringProtocol>(_ text: Text) -> [UInt8]? {
+        var output: [UInt8] = []
+        output.reserveCapacity(text.utf8.count * 3 / 4)
+        var buffer: UInt32 = 0
+        var bits = 0
+        for byte in text.utf8 {
+            guard let value = sextet(byte) else { return nil }
+            buffer = buffer << 6 | UInt32(value)
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                output.append(UInt8(truncatingIfNeeded: buffer >> UInt32(bits)))
+                buffer &= (1 << UInt32(bits)) - 1
+            }
+        }
+        // 6 leftover bits (one stray character) cannot come from any byte string; set leftover bits
+        // would let two spellings decode to the same bytes.
+        guard bits < 6, buffer == 0 else { return nil }
+        return output
+    }
+
+    private static func sextet(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"): byte - UInt8(ascii: "A")
+        case UInt8(ascii: "a")...UInt8(ascii: "z"): byte - UInt8(ascii: "a") + 26
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0") + 52
+        case UInt8(ascii: "-"): 62
+        case UInt8(ascii: "_"): 63
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+
+/// The claims of a Herald access token.
+public struct TokenClaims: Codable, Sendable, Equatable {
+    /// The user id.
+    public var sub: String
+    /// The user's display name.
+    public var name: String
+    /// Issued at, seconds since the epoch.
+    public var iat: Int64
+    /// Expires at, seconds since the epoch.
+    public var exp: Int64
+
+    public init(sub: String, name: String, iat: Int64, exp: Int64) {
+        self.sub = sub
+        self.name = name
+        self.iat = iat
+        self.exp = exp
+    }
+}
+
+/// Why a token was refused.
+public enum TokenError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Not three base64url segments of JSON, or a claim is missing or has the wrong type.
+    case malformed(String)
+    /// The header names an algorithm other than HS256 (including `none`).
+    case unsupportedAlgorithm(String)
+    /// The signature does not match the server's secret.
+    case badSignature
+    /// `exp` is not after now.
+    case expired
+
+    public var description: String {
+        switch self {
+        case .malformed(let why): "malformed token: \(why)"
+        case .unsupportedAlgorithm(let alg): "unsupported token algorithm '\(alg.prefix(32))'"
+        case .badSignature: "bad token signature"
+        case .expired: "token expired"
+        }
+    }
+}
+
+/// HS256 JSON Web Tokens (RFC 7519 with RFC 7515 compact serialization), signed with HMAC-SHA256.
+public enum JSONWebToken {
+    /// The fixed header of every token this server issues.
+    public static let header = #"{"alg":"HS256","typ":"JWT"}"#
+    /// Longest token accepted; anything longer is refused before any work.
+    public static let maxLength = 4096
+
+    /// Signs `claims` with `secret`: `base64url(header).base64url(claims).base64url(HMAC-SHA256)`.
+    public static func sign(_ claims: TokenClaims, secret: [UInt8]) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let payload = (try? encoder.encode(claims)).map { Array($0) } ?? []
+        let signingInput = Base64URL.encode(Array(header.utf8)) + "." + Base64URL.encode(payload)
+        let signature = Crypto.hmacSHA256(key: secret, message: Array(signingInput.utf8))
+        return signingInput + "." + Base64URL.encode(signature)
+    }
+
+    /// Verifies the signature in constant time, then the header's algorithm and the expiry.
+    ///
+    /// - Parameters:
+    ///   - token: the compact token.
+    ///   - secret: the signing secret.
+    ///   - now: seconds since the epoch; the token must expire strictly after it.
+    public static func verify(_ token: String, secret: [UInt8], now: Int64) -> Result<TokenClaims, TokenError> {
+        guard token.utf8.count <= maxLength else { return .failure(.malformed("longer than \(maxLength) bytes")) }
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3 else { return .failure(.malformed("expected three segments")) }
+        guard let headerBytes = Base64URL.decode(parts[0]), let payloadBytes = Base64URL.decode(parts[1]),
+              let signature = Base64URL.decode(parts[2])
+        else { return .failure(.malformed("segment is not base64url")) }
+
+        struct Header: Decodable { var alg: String }
+        guard let parsedHeader = try? JSONDecoder().decode(Header.self, from: Data(headerBytes)) else {
+            return .failure(.malformed("header is not JSON with 'alg'"))
+        }
+        guard parsedHeader.alg == "HS256" else { return .failure(.unsupportedAlgorithm(parsedHeader.alg)) }
+
+        let signingInput = Array(token.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))
+        let expected = Crypto.hmacSHA256(key: secret, message: signingInput)
+        guard Crypto.constantTimeEqual(expected, signature) else { return .failure(.badSignature) }
+
+        guard let claims = try? JSONDecoder().decode(TokenClaims.self, from: Data(payloadBytes)) else {
+            return .failure(.malformed("claims need string sub, name and integer iat, exp"))
+        }
+        guard !claims.sub.isEmpty else { return .failure(.malformed("empty sub")) }
+        guard claims.exp > now else { return .failure(.expired) }
+        return .success(claims)
+    }
+}

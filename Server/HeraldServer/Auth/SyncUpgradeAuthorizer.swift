@@ -1,0 +1,82 @@
+import Foundation
+import HeraldProtocol
+import HeraldWebSocket
+
+/// A `/sync` upgrade that passed authentication.
+public struct AuthorizedUpgrade: Sendable, Equatable {
+    /// The verified token's claims (user id and name).
+    public var claims: TokenClaims
+    /// The subprotocol to select: `herald.v1` when offered, nil when the client offered none.
+    public var subprotocol: String?
+    /// The device name from the `device` query parameter, if valid; names the device in the push outbox.
+    public var deviceName: String?
+}
+
+/// Why a `/sync` upgrade was refused: an HTTP status and a short body.
+public struct UpgradeRefusal: Error, Sendable, Equatable {
+    public var status: Int
+    public var message: String
+}
+
+/// Decides `/sync` upgrades: a valid, unexpired HS256 token in `Authorization: Bearer` or `?token=`,
+/// and the `herald.v1` subprotocol when the client offers any.
+public struct SyncUpgradeAuthorizer: Sendable {
+    let secret: [UInt8]
+
+    /// - Parameter secret: the JWT signing secret (see ``SigningSecret``).
+    public init(secret: [UInt8]) {
+        self.secret = secret
+    }
+
+    /// Checks one upgrade request. Pure: no IO, time comes in.
+    ///
+    /// - Parameters:
+    ///   - head: the upgrade request.
+    ///   - now: seconds since the epoch.
+    public func authorize(_ head: HTTPRequestHead, now: Int64) -> Result<AuthorizedUpgrade, UpgradeRefusal> {
+        guard let token = Self.token(in: head) else {
+            return .failure(UpgradeRefusal(status: 401, message: "missing token: send Authorization: Bearer <token> or ?token="))
+        }
+        let claims: TokenClaims
+        switch JSONWebToken.verify(token, secret: secret, now: now) {
+        case .success(let verified): claims = verified
+        case .failure(let error): return .failure(UpgradeRefusal(status: 401, message: "\(error)"))
+        }
+        guard claims.sub.utf8.count <= ProtocolLimits.default.maxIdBytes else {
+            return .failure(UpgradeRefusal(status: 401, message: "token subject too long"))
+        }
+        let offered = head.headers.listValues(for: "Sec-WebSocket-Protocol")
+        var subprotocol: String?
+        if !offered.isEmpty {
+            guard offered.contains(HeraldProtocolVersion.subprotocol) else {
+                return .failure(UpgradeRefusal(status: 400, message: "unsupported subprotocol: this server speaks \(HeraldProtocolVersion.subprotocol)"))
+            }
+            subprotocol = HeraldProtocolVersion.subprotocol
+        }
+        return .success(AuthorizedUpgrade(claims: claims, subprotocol: subprotocol, deviceName: head.query["device"].flatMap(Self.validDeviceName)))
+    }
+
+    /// The bearer token from the Authorization header, else the `token` query parameter.
+    static func token(in head: HTTPRequestHead) -> String? {
+        if let authorization = head.headers["Authorization"] {
+            let parts = authorization.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+            if parts.count == 2, parts[0].lowercased() == "bearer" {
+                let token = parts[1].trimmingCharacters(in: .whitespaces)
+                if !token.isEmpty { return token }
+            }
+        }
+        if let token = head.query["token"], !token.isEmpty { return token }
+        return nil
+    }
+
+    /// A device name is 1-64 characters of `A-Z a-z 0-9 . _ -`; anything else is ignored.
+    static func validDeviceName(_ name: String) -> String? {
+        guard (1...64).contains(name.utf8.count) else { return nil }
+        let allowed = name.utf8.allSatisfy { byte in
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_")
+                || byte == UInt8(ascii: "-")
+        }
+        return allowed ? name : nil
+    }
+}

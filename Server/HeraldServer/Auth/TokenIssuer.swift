@@ -1,0 +1,42 @@
+import Foundation
+import HeraldProtocol
+import HeraldStore
+
+/// Why a token could not be issued.
+public struct TokenIssueError: Error, Sendable, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
+}
+
+/// Issues access tokens: what `herald-server token <user> [--name] [--db] [--secret] [--ttl]` runs.
+public enum TokenIssuer {
+    /// Creates the user if needed (or renames it when `name` is given) and returns a signed HS256 token.
+    ///
+    /// Works while a server runs on the same database file: SQLite's WAL and busy timeout let both
+    /// processes write, and the secret is created atomically by whichever comes first.
+    ///
+    /// - Parameters:
+    ///   - dbPath: the server's database file (created when missing).
+    ///   - user: the user id, 1-128 UTF-8 bytes.
+    ///   - name: the display name; nil keeps the stored one (or uses the id for a new user).
+    ///   - secret: `--secret`; nil uses (or creates) the secret stored in the database.
+    ///   - ttlSeconds: lifetime; must be positive.
+    public static func issue(dbPath: String, user: String, name: String?, secret: String?, ttlSeconds: Int) throws -> String {
+        guard !user.isEmpty, user.utf8.count <= ProtocolLimits.default.maxIdBytes else {
+            throw TokenIssueError(message: "user id must be 1-\(ProtocolLimits.default.maxIdBytes) bytes")
+        }
+        guard ttlSeconds > 0 else { throw TokenIssueError(message: "ttl must be positive") }
+        let store = try SQLiteStore(path: dbPath)
+        defer { store.close() }
+        let key = try SigningSecret.resolve(option: secret, store: store)
+        let displayName = try store.transaction { () throws -> String in
+            let existing = try store.user(id: user)
+            let chosen = name.flatMap { $0.isEmpty ? nil : $0 } ?? existing?.name ?? user
+            if existing?.name != chosen { try store.upsertUser(id: user, name: chosen) }
+            return chosen
+        }
+        let now = Int64(Date().timeIntervalSince1970)
+        let claims = TokenClaims(sub: user, name: displayName, iat: now, exp: now + Int64(ttlSeconds))
+        return JSONWebToken.sign(claims, secret: key)
+    }
+}

@@ -1,0 +1,284 @@
+import HeraldProtocol
+import HeraldStore
+
+extension SyncCore {
+    /// Runs one decoded request inside the caller's transaction (or snapshot) and returns its response.
+    /// Throws ``ErrorInfo`` for refusals and `StoreError` for store failures; the caller rolls back.
+    func execute(_ frame: RequestFrame, device: Device, state: DeviceState, now: Int64, step: inout SyncStep<Device>) throws -> ResponseFrame {
+        let user = state.user
+        var response = ResponseFrame(id: frame.id)
+        switch frame.request {
+        case .sync(let after):
+            try sync(after: after, device: device, user: user, into: &response, step: &step)
+
+        case .conversations:
+            let summaries = try store.conversations(for: user)
+            response.conversations = try summaries.map(conversationInfo)
+            response.unread = Dictionary(summaries.map { ($0.conversation.id, $0.unreadCount) }, uniquingKeysWith: { first, _ in first })
+            response.badge = summaries.reduce(0) { $0 + $1.unreadCount }
+            response.latest = try store.latestSeq(user: user)
+
+        case .dm(let other):
+            guard try store.user(id: other) != nil else { throw ErrorInfo(.unknownUser, "no user '\(other.prefix(64))'") }
+            let (conversation, created) = try store.findOrCreateDirect(between: user, and: other, now: now)
+            if created { try announce(conversation, now: now, step: &step) }
+            response.conversation = try conversationInfo(conversation, for: user)
+
+        case .group(let title, let members):
+            for member in members where try store.user(id: member) == nil {
+                throw ErrorInfo(.unknownUser, "no user '\(member.prefix(64))'")
+            }
+            let conversation = try store.createGroup(title: title, creator: user, members: members, now: now)
+            try announce(conversation, now: now, step: &step)
+            response.conversation = try conversationInfo(conversation, for: user)
+
+        case .history(let conversation, let before, let limit):
+            try requireParticipant(user, conversation)
+            if let before {
+                guard let cursor = try store.message(id: before), cursor.conversation == conversation else {
+                    throw ErrorInfo(.notFound, "no such message")
+                }
+            }
+            let page = try store.history(conversation: conversation, before: before, limit: limit + 1)
+            response.messages = try page.prefix(limit).map { try $0.info(senderName: name(of: $0.sender)) }
+            response.hasMore = page.count > limit
+
+        case .send(let conversation, let clientMessageId, let kind, let text, let imageURL):
+            try send(
+                conversation: conversation, clientMessageId: clientMessageId, kind: kind, text: text, imageURL: imageURL,
+                user: user, now: now, into: &response, step: &step)
+
+        case .ack(let ids):
+            try ack(ids, user: user, now: now, into: &response, step: &step)
+
+        case .scene(let report):
+            // Not stored: a scene is only true while the connection lasts.
+            devices[device]?.scene = report
+
+        case .bell:
+            response.notifications = try store.notifications(user: user, limit: SQLiteStore.notificationsKept).map(\.info)
+            response.bellUnread = try store.unreadNotificationCount(user: user)
+
+        case .bellRead(let id):
+            let changed = try store.markNotificationRead(user: user, id: id)
+            guard var record = try store.notifications(user: user, limit: SQLiteStore.notificationsKept).first(where: { $0.id == id }) else {
+                throw ErrorInfo(.notFound, "no such notification")
+            }
+            record.read = true
+            let bellUnread = try store.unreadNotificationCount(user: user)
+            if changed {
+                var event = EventFrame(event: .bell)
+                event.action = .read
+                event.notificationIds = [id]
+                event.bellUnread = bellUnread
+                try appendEvent(event.encodeBody(), to: [user], now: now, step: &step)
+            }
+            response.notification = record.info
+            response.bellUnread = bellUnread
+
+        case .bellReadAll:
+            let unreadIds = try store.notifications(user: user, limit: SQLiteStore.notificationsKept).filter { !$0.read }.map(\.id)
+            if try store.markAllNotificationsRead(user: user) > 0 {
+                var event = EventFrame(event: .bell)
+                event.action = .readAll
+                event.notificationIds = unreadIds
+                event.bellUnread = 0
+                try appendEvent(event.encodeBody(), to: [user], now: now, step: &step)
+            }
+            response.bellUnread = try store.unreadNotificationCount(user: user)
+
+        case .follow(let other):
+            guard other != user else { throw ErrorInfo(.badRequest, "you cannot follow yourself") }
+            guard try store.user(id: other) != nil else { throw ErrorInfo(.unknownUser, "no user '\(other.prefix(64))'") }
+            response.notification = try notify(
+                other, kind: .follow, actor: user, text: "\(try name(of: user)) followed you", url: nil, now: now, step: &step)
+
+        case .react(let messageId, let emoji):
+            // R5: a message in someone else's conversation looks exactly like one that does not exist.
+            guard let message = try store.message(id: messageId), try store.isParticipant(user: user, conversation: message.conversation) else {
+                throw ErrorInfo(.notFound, "no such message")
+            }
+            if message.sender != user {
+                response.notification = try notify(
+                    message.sender, kind: .reaction, actor: user, text: "\(try name(of: user)) reacted \(emoji) to your message",
+                    url: DeepLinks.message(message.id, in: message.conversation), now: now, step: &step)
+            }
+        }
+        return response
+    }
+
+    // MARK: - sync (R1a, R3)
+
+    private func sync(after: Int64?, device: Device, user: String, into response: inout ResponseFrame, step: inout SyncStep<Device>) throws {
+        let latest = try store.latestSeq(user: user)
+        response.latest = latest
+        if let after, after >= (try store.oldestRetainedSeq(user: user)) - 1, after <= latest {
+            // Replay inside the same step that makes the device live: the live stream starts right
+            // after `latest`, which is exactly where the replay ends (R1a).
+            var cursor = after
+            while cursor < latest {
+                let page = try store.events(user: user, after: cursor, limit: max(configuration.replayPageSize, 1))
+                guard let last = page.last else { break }
+                for event in page { step.effects.append(.reply(device, EventFrame.withSequence(event.payload, seq: event.seq))) }
+                cursor = last.seq
+            }
+            response.mode = .resume
+        } else {
+            response.mode = after == nil ? .snapshot : .resync
+            let summaries = try store.conversations(for: user)
+            response.conversations = try summaries.map(conversationInfo)
+            response.unread = Dictionary(summaries.map { ($0.conversation.id, $0.unreadCount) }, uniquingKeysWith: { first, _ in first })
+            response.badge = summaries.reduce(0) { $0 + $1.unreadCount }
+            response.notifications = try store.notifications(user: user, limit: SQLiteStore.notificationsKept).map(\.info)
+            response.bellUnread = try store.unreadNotificationCount(user: user)
+        }
+        step.effects.append(.live(device, cursor: latest))
+        step.syncing.insert(device)
+    }
+
+    // MARK: - send (R1, R2, R4, P1-P4)
+
+    private func send(
+        conversation: String, clientMessageId: String, kind: MessageKind, text: String?, imageURL: String?, user: String,
+        now: Int64, into response: inout ResponseFrame, step: inout SyncStep<Device>
+    ) throws {
+        try requireParticipant(user, conversation)
+        let (record, duplicate) = try store.insertMessage(
+            conversation: conversation, sender: user, clientMessageId: clientMessageId, kind: kind.record, text: text,
+            imageURL: imageURL, now: now)
+        let info = record.info(senderName: try name(of: user))
+        response.message = info
+        response.duplicate = duplicate
+        // R4: a retry stores nothing and announces nothing.
+        guard !duplicate, let stored = try store.conversation(id: record.conversation) else { return }
+        var event = EventFrame(event: .message)
+        event.message = info
+        try appendEvent(event.encodeBody(), to: stored.participants, now: now, step: &step)
+        for recipient in stored.participants where recipient != user {  // S7
+            // P1/S1: a recipient viewing the conversation gets no push at all.
+            guard !isViewing(recipient, conversation: record.conversation) else { continue }
+            let preview = PushPreview.make(senderName: info.senderName, groupTitle: stored.kind == .group ? stored.title : nil, message: record)
+            let push = PushInfo(
+                conversation: record.conversation, message: record.id, sender: user, preview: preview.body, title: preview.title,
+                url: DeepLinks.conversation(record.conversation))
+            step.effects.append(.schedulePush(PendingPush(deadline: now + max(configuration.pushGraceMilliseconds, 0), user: recipient, push: push)))
+        }
+    }
+
+    // MARK: - ack (U2-U7, P5)
+
+    private func ack(_ ids: [String], user: String, now: Int64, into response: inout ResponseFrame, step: inout SyncStep<Device>) throws {
+        // The store marks exactly the user's unread messages among `ids` and skips everything else
+        // silently: others' conversations, own messages, unknown ids (R5, U3, S7).
+        let newlyRead = try store.markRead(user: user, messageIds: ids, now: now)
+        let counts = newlyRead.isEmpty ? [:] : try store.unreadCounts(user: user)
+        let badge = newlyRead.isEmpty ? try store.unreadCounts(user: user).values.reduce(0, +) : counts.values.reduce(0, +)
+        var conversationsInOrder: [String] = []
+        var readByConversation: [String: [String]] = [:]
+        for message in newlyRead {
+            if readByConversation[message.conversation] == nil { conversationsInOrder.append(message.conversation) }
+            readByConversation[message.conversation, default: []].append(message.id)
+        }
+        var unread: [String: Int] = [:]
+        for conversation in conversationsInOrder {
+            let count = counts[conversation] ?? 0
+            unread[conversation] = count
+            var event = EventFrame(event: .read)
+            event.conversationId = conversation
+            event.messages = readByConversation[conversation]
+            event.unread = [conversation: count]
+            event.badge = badge
+            try appendEvent(event.encodeBody(), to: [user], now: now, step: &step)  // U4, U7
+        }
+        for message in newlyRead {
+            var receipt = EventFrame(event: .receipt)  // U6
+            receipt.conversationId = message.conversation
+            receipt.messageId = message.id
+            receipt.reader = user
+            receipt.at = now
+            try appendEvent(receipt.encodeBody(), to: [message.sender], now: now, step: &step)
+            // P5: withdraw the pushes the user's devices already received for it.
+            let withdrawn = try store.withdrawPushes(message: message.id, user: user, now: now)
+            if !withdrawn.isEmpty {
+                let deviceNames = Set(withdrawn.map(\.device))
+                let targets = (devicesByUser[user] ?? []).filter { devices[$0].map { deviceNames.contains($0.name) } ?? false }
+                if !targets.isEmpty {
+                    var cleared = EventFrame(event: .pushCleared)
+                    cleared.conversationId = message.conversation
+                    cleared.messageId = message.id
+                    step.effects.append(.deviceEvent(targets, cleared.encodeBody()))
+                }
+            }
+        }
+        response.read = newlyRead.map(\.id)
+        response.unread = unread
+        response.badge = badge
+        response.latest = try store.latestSeq(user: user)
+    }
+
+    // MARK: - Helpers
+
+    /// Appends one event body to each user's stream and queues it for their live devices.
+    func appendEvent(_ body: [UInt8], to users: [String], now: Int64, step: inout SyncStep<Device>) throws {
+        var seen = Set<String>()
+        for user in users where seen.insert(user).inserted {
+            let seq = try store.appendEvent(user: user, payload: body, now: now)
+            step.effects.append(.userEvent(user: user, seq: seq, body: body))
+        }
+    }
+
+    /// Tells every participant of a new conversation about it.
+    private func announce(_ conversation: ConversationRecord, now: Int64, step: inout SyncStep<Device>) throws {
+        var event = EventFrame(event: .conversation)
+        event.conversation = try conversationInfo(conversation, unread: 0, lastMessage: nil)
+        try appendEvent(event.encodeBody(), to: conversation.participants, now: now, step: &step)
+    }
+
+    /// Creates a bell notification for `user` and streams it to them (B1-B3).
+    private func notify(
+        _ user: String, kind: NotificationKind, actor: String, text: String, url: String?, now: Int64, step: inout SyncStep<Device>
+    ) throws -> NotificationInfo {
+        let record = try store.createNotification(user: user, kind: kind.rawValue, actor: actor, text: text, url: url, now: now)
+        var event = EventFrame(event: .bell)
+        event.action = .created
+        event.notification = record.info
+        event.bellUnread = try store.unreadNotificationCount(user: user)
+        try appendEvent(event.encodeBody(), to: [user], now: now, step: &step)
+        return record.info
+    }
+
+    /// R5: unknown and foreign conversations are refused alike.
+    func requireParticipant(_ user: String, _ conversation: String) throws {
+        guard try store.isParticipant(user: user, conversation: conversation) else {
+            throw ErrorInfo(.notParticipant, "no such conversation")
+        }
+    }
+
+    /// Whether any of the user's devices is viewing the conversation (S1, P1).
+    func isViewing(_ user: String, conversation: String) -> Bool {
+        (devicesByUser[user] ?? []).contains { devices[$0]?.scene.isViewing(conversation) ?? false }
+    }
+
+    func name(of user: String) throws -> String {
+        if let cached = names[user] { return cached }
+        let name = try store.user(id: user)?.name ?? user
+        names[user] = name
+        return name
+    }
+
+    func conversationInfo(_ summary: ConversationSummary) throws -> ConversationInfo {
+        try conversationInfo(summary.conversation, unread: summary.unreadCount, lastMessage: summary.lastMessage)
+    }
+
+    func conversationInfo(_ record: ConversationRecord, for user: String) throws -> ConversationInfo {
+        let last = try store.history(conversation: record.id, before: nil, limit: 1).first
+        return try conversationInfo(record, unread: try store.unreadCount(user: user, conversation: record.id), lastMessage: last)
+    }
+
+    func conversationInfo(_ record: ConversationRecord, unread: Int, lastMessage: MessageRecord?) throws -> ConversationInfo {
+        ConversationInfo(
+            id: record.id, kind: record.kind == .group ? .group : .direct, title: record.title,
+            participants: try record.participants.map { ParticipantInfo(id: $0, name: try name(of: $0)) }, unread: unread,
+            lastMessage: try lastMessage.map { try $0.info(senderName: name(of: $0.sender)) }, lastActivity: record.lastActivity)
+    }
+}

@@ -1,0 +1,232 @@
+import HeraldProtocol
+import HeraldStore
+import Logging
+
+/// The sync service's logic without IO: connected devices, requests, fan-out, pushes.
+///
+/// One thread owns it (and its store). The caller feeds it batches of ``SyncInput`` with the current
+/// time and writes the returned ``SyncDelivery`` values to the sockets, in order. A batch runs in ONE
+/// store transaction (group commit); its responses and events come out only after that commit (R4).
+/// When the batch cannot commit (read-only database, full disk), every request is redone in its own
+/// transaction: writes fail with `unavailable`, reads still answer, nothing half-stored is acknowledged.
+///
+/// Delivery is stream-based (R1a, R3): each device remembers the stream position its `sync` reflected
+/// and gets exactly the events with a higher sequence number, so nothing falls between a replay and
+/// the live stream and nothing arrives twice.
+///
+/// ```swift
+/// let core = SyncCore<Int>(store: store, configuration: .init(), logger: logger)
+/// let out = core.process([.connect(1, user: "alice", name: "Alice", deviceName: nil), .text(1, syncBytes)], now: nowMs)
+/// ```
+public final class SyncCore<Device: Hashable> {
+    let store: any SyncStore
+    /// The settings this core runs with.
+    public let configuration: SyncConfiguration
+    let logger: Logger
+
+    var devices: [Device: DeviceState] = [:]
+    var devicesByUser: [String: [Device]] = [:]
+    /// Display names by user id (refreshed when a user connects).
+    var names: [String: String] = [:]
+    /// Pushes in their grace period, ordered by deadline.
+    var pendingPushes: [PendingPush] = []
+    var nextMaintenance: Int64 = .min
+    private var deviceCounter = 0
+
+    /// - Parameters:
+    ///   - store: the database, owned by the calling thread from now on.
+    ///   - configuration: grace period, retention, limits.
+    ///   - logger: for store failures and maintenance (never per request).
+    public init(store: any SyncStore, configuration: SyncConfiguration = SyncConfiguration(), logger: Logger = Logger(label: "herald.sync")) {
+        self.store = store
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    // MARK: - API
+
+    /// Handles a batch of inputs at `now` (ms since the epoch) and returns what to send, in order.
+    /// Also fires pushes and maintenance that are due.
+    public func process(_ inputs: [SyncInput<Device>], now: Int64) -> [SyncDelivery<Device>] {
+        var step = SyncStep<Device>()
+        do {
+            try store.transaction {
+                for input in inputs { handle(input, now: now, standalone: false, step: &step) }
+            }
+        } catch {
+            // Nothing of the batch is stored. In-memory changes made on the way (connect, disconnect,
+            // scene) are idempotent, and everything else waits in `step`, so redoing is safe.
+            logger.debug("batch transaction failed, redoing requests one by one", metadata: ["error": "\(error)"])
+            step = SyncStep<Device>()
+            for input in inputs { handle(input, now: now, standalone: true, step: &step) }
+        }
+        var deliveries = apply(step)
+        deliveries += fireDueTimers(now: now)
+        return deliveries
+    }
+
+    /// Fires pushes whose grace period ended and runs due maintenance.
+    public func fireDueTimers(now: Int64) -> [SyncDelivery<Device>] {
+        if now >= nextMaintenance { runMaintenance(now: now) }
+        let due = pendingPushes.prefix { $0.deadline <= now }
+        guard !due.isEmpty else { return [] }
+        let firing = Array(due)
+        pendingPushes.removeFirst(firing.count)
+        var deliveries: [SyncDelivery<Device>] = []
+        for push in firing {
+            if let delivery = deliver(push, now: now) { deliveries.append(delivery) }
+        }
+        return deliveries
+    }
+
+    /// The next time ``fireDueTimers(now:)`` has work, ms since the epoch.
+    public var nextDeadline: Int64 {
+        min(pendingPushes.first?.deadline ?? .max, nextMaintenance)
+    }
+
+    /// Prunes stream events and pushes older than the retention (R3: at least 7 days are kept).
+    public func runMaintenance(now: Int64) {
+        nextMaintenance = now + max(configuration.maintenanceIntervalMilliseconds, 1)
+        let cutoff = now - configuration.retentionMilliseconds
+        do {
+            let events = try store.pruneEvents(olderThan: cutoff, keepAtLeast: 0)
+            let pushes = try store.prunePushes(olderThan: cutoff)
+            if events + pushes > 0 { logger.info("pruned old stream events and pushes", metadata: ["events": "\(events)", "pushes": "\(pushes)"]) }
+        } catch {
+            logger.error("pruning failed", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// How many devices are connected.
+    public var connectedDeviceCount: Int { devices.count }
+
+    /// Whether the device has synced and gets the live stream.
+    public func isLive(_ device: Device) -> Bool { devices[device]?.cursor != nil }
+
+    // MARK: - Inputs
+
+    private func handle(_ input: SyncInput<Device>, now: Int64, standalone: Bool, step: inout SyncStep<Device>) {
+        switch input {
+        case .connect(let device, let user, let name, let deviceName):
+            connect(device, user: user, name: name, deviceName: deviceName, standalone: standalone)
+        case .disconnect(let device):
+            disconnect(device)
+        case .binary(let device):
+            guard devices[device] != nil else { return }
+            let failure = ResponseFrame.failure(id: nil, ErrorInfo(.badJSON, "herald.v1 frames are JSON text; binary frames are not used"))
+            step.effects.append(.reply(device, failure.encode()))
+        case .text(let device, let bytes):
+            guard let state = devices[device] else { return }
+            switch RequestFrame.decode(bytes, limits: configuration.limits) {
+            case .failure(let failure):
+                step.effects.append(.reply(device, ResponseFrame.failure(id: failure.id, failure.error).encode()))
+            case .success(let frame):
+                perform(frame, device: device, state: state, now: now, standalone: standalone, step: &step)
+            }
+        }
+    }
+
+    private func connect(_ device: Device, user: String, name: String, deviceName: String?, standalone: Bool) {
+        if devices[device] == nil {
+            deviceCounter += 1
+            devicesByUser[user, default: []].append(device)
+        }
+        devices[device] = DeviceState(user: user, name: deviceName ?? "\(user).d\(deviceCounter)")
+        // A token signed with `--secret` may name a user the database has never seen.
+        do {
+            if let record = try store.user(id: user) {
+                names[user] = record.name
+            } else {
+                if standalone {
+                    try store.transaction { try store.upsertUser(id: user, name: name) }
+                } else {
+                    try store.upsertUser(id: user, name: name)
+                }
+                names[user] = name
+            }
+        } catch {
+            names[user] = name
+            logger.debug("could not record user", metadata: ["user": "\(user)", "error": "\(error)"])
+        }
+    }
+
+    private func disconnect(_ device: Device) {
+        guard let state = devices.removeValue(forKey: device) else { return }
+        devicesByUser[state.user]?.removeAll { $0 == device }
+        if devicesByUser[state.user]?.isEmpty == true { devicesByUser[state.user] = nil }
+    }
+
+    private func perform(_ frame: RequestFrame, device: Device, state: DeviceState, now: Int64, standalone: Bool, step: inout SyncStep<Device>) {
+        let mark = step.effects.count
+        let wasSyncing = step.syncing.contains(device)
+        var response: ResponseFrame
+        do {
+            let synced = state.cursor != nil || wasSyncing
+            if case .sync = frame.request {
+                if synced { throw ErrorInfo(.badState, "this connection already sent sync") }
+            } else if !synced {
+                throw ErrorInfo(.badState, "send sync first")
+            }
+            let run = { () throws -> ResponseFrame in
+                try self.execute(frame, device: device, state: state, now: now, step: &step)
+            }
+            if standalone && !frame.request.writesToStore {
+                response = try store.snapshot(run)
+            } else {
+                response = try store.transaction(run)
+            }
+        } catch {
+            // The savepoint rolled back this request's writes; drop its buffered effects with them.
+            step.effects.removeSubrange(mark...)
+            if !wasSyncing { step.syncing.remove(device) }
+            response = .failure(id: frame.id, Self.errorInfo(for: error))
+        }
+        step.effects.append(.reply(device, response.encode()))
+    }
+
+    /// The error a failed request is answered with. Store failures never leak SQL details.
+    static func errorInfo(for error: any Error) -> ErrorInfo {
+        if let info = error as? ErrorInfo { return info }
+        if let storeError = error as? StoreError {
+            switch storeError.kind {
+            case .readOnly, .full, .io, .busy, .corrupt:
+                return ErrorInfo(.unavailable, "the server cannot store this right now; nothing was stored")
+            case .notFound, .constraint, .other:
+                return ErrorInfo(.internal, "internal error; nothing was stored")
+            }
+        }
+        return ErrorInfo(.internal, "internal error; nothing was stored")
+    }
+
+    // MARK: - After the commit
+
+    private func apply(_ step: SyncStep<Device>) -> [SyncDelivery<Device>] {
+        var deliveries: [SyncDelivery<Device>] = []
+        deliveries.reserveCapacity(step.effects.count)
+        for effect in step.effects {
+            switch effect {
+            case .reply(let device, let payload):
+                deliveries.append(SyncDelivery(payload: payload, devices: [device]))
+            case .userEvent(let user, let seq, let body):
+                // One encoding per user: every live device of the user gets the same bytes.
+                let targets = (devicesByUser[user] ?? []).filter { device in
+                    guard let cursor = devices[device]?.cursor else { return false }
+                    return cursor < seq
+                }
+                if !targets.isEmpty {
+                    deliveries.append(SyncDelivery(payload: EventFrame.withSequence(body, seq: seq), devices: targets))
+                }
+            case .deviceEvent(let targets, let payload):
+                let online = targets.filter { devices[$0] != nil }
+                if !online.isEmpty { deliveries.append(SyncDelivery(payload: payload, devices: online)) }
+            case .live(let device, let cursor):
+                devices[device]?.cursor = cursor
+            case .schedulePush(let push):
+                // Deadlines mostly arrive in order, so search from the back.
+                let index = pendingPushes.lastIndex { $0.deadline <= push.deadline }.map { $0 + 1 } ?? 0
+                pendingPushes.insert(push, at: index)
+            }
+        }
+        return deliveries
+    }
+}

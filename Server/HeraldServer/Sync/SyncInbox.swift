@@ -1,0 +1,46 @@
+import Foundation
+
+/// The sync thread's inbox: loop threads post session events, the sync thread takes them in batches.
+///
+/// A mutex plus a condition: `post` never blocks for long (append + signal), `take` sleeps until work
+/// arrives, a timer is due or the inbox is stopped, and then hands over everything queued at once so
+/// the sync thread can commit a whole batch in one transaction.
+final class SyncInbox<Device: Hashable & Sendable>: @unchecked Sendable {
+    // @unchecked: every field is only touched with `condition` locked.
+    private let condition = NSCondition()
+    private var queue: [SyncInput<Device>] = []
+    private var stopped = false
+
+    /// Queues one input (any thread).
+    func post(_ input: SyncInput<Device>) {
+        condition.lock()
+        queue.append(input)
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// Wakes the taker for good; inputs queued before still come out.
+    func stop() {
+        condition.lock()
+        stopped = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Waits until there is input, `deadline` (ms since the epoch) passes or the inbox stops, and returns
+    /// everything queued plus whether the inbox was stopped.
+    func take(deadline: Int64) -> (inputs: [SyncInput<Device>], stopped: Bool) {
+        condition.lock()
+        defer { condition.unlock() }
+        while queue.isEmpty && !stopped {
+            let nowMs = Int64(Date().timeIntervalSince1970 * 1000)
+            if deadline <= nowMs { break }
+            // Cap the sleep so a far deadline (.max) still wakes now and then.
+            let wait = min(deadline - nowMs, 60_000)
+            _ = condition.wait(until: Date(timeIntervalSinceNow: Double(wait) / 1000))
+        }
+        let inputs = queue
+        queue.removeAll(keepingCapacity: true)
+        return (inputs, stopped)
+    }
+}

@@ -1,0 +1,133 @@
+import Foundation
+import HeraldNet
+import HeraldProtocol
+import HeraldStore
+import HeraldWebSocket
+import Logging
+
+/// The `/sync` service: owns the store, authentication and the sync thread.
+///
+/// Upgrades to `/sync` are authenticated on the loop thread (``SyncUpgradeAuthorizer``); each session
+/// then posts its messages to the sync thread's inbox. The sync thread drains the inbox in batches into a
+/// ``SyncCore`` (one transaction per batch) and writes what it returns through ``HeraldHTTPServer/send(_:to:)``,
+/// one shared frame per delivery.
+public final class SyncService: Sendable {
+    private let inbox: SyncInbox<SessionHandle>
+    private let finished = DispatchSemaphore(value: 0)
+    private let runner: SyncThreadRunner
+
+    /// Opens (creating and migrating) the database, resolves the signing secret, registers `/sync` and
+    /// starts the sync thread. Call before `server.start()`.
+    public init(options: HeraldServerOptions, server: HeraldHTTPServer, logger: Logger) throws {
+        let store = try SQLiteStore(path: options.dbPath)
+        let secret: [UInt8]
+        do {
+            secret = try SigningSecret.resolve(option: options.secret, store: store)
+        } catch {
+            store.close()
+            throw error
+        }
+        let configuration = SyncConfiguration(pushGraceMilliseconds: Int64((max(options.pushGraceSeconds, 0) * 1000).rounded()))
+        let inbox = SyncInbox<SessionHandle>()
+        self.inbox = inbox
+        runner = SyncThreadRunner(
+            core: SyncCore<SessionHandle>(store: store, configuration: configuration, logger: logger), store: store, server: server,
+            inbox: inbox, finished: finished)
+
+        let authorizer = SyncUpgradeAuthorizer(secret: secret)
+        server.addWebSocketRoute("/sync") { head in
+            switch authorizer.authorize(head, now: Int64(Date().timeIntervalSince1970)) {
+            case .failure(let refusal):
+                return .reject(status: refusal.status, message: refusal.message)
+            case .success(let upgrade):
+                return .accept(subprotocol: upgrade.subprotocol) { session in
+                    inbox.post(.connect(session.handle, user: upgrade.claims.sub, name: upgrade.claims.name, deviceName: upgrade.deviceName))
+                    return SyncSessionDelegate(inbox: inbox)
+                }
+            }
+        }
+        let runner = self.runner
+        let thread = Thread { runner.run() }
+        thread.name = "herald-sync"
+        thread.start()
+    }
+
+    /// Stops the sync thread after it handled what is queued, and closes the store. Idempotent.
+    public func shutdown() {
+        guard runner.markStopping() else { return }
+        inbox.stop()
+        finished.wait()
+    }
+}
+
+/// The sync thread's body; everything in it is confined to that thread.
+private final class SyncThreadRunner: @unchecked Sendable {
+    // @unchecked: `core` and `store` are used only by the sync thread (`run`); `stopping` is behind `lock`.
+    private let core: SyncCore<SessionHandle>
+    private let store: SQLiteStore
+    private let server: HeraldHTTPServer
+    private let inbox: SyncInbox<SessionHandle>
+    private let finished: DispatchSemaphore
+    private let lock = NSLock()
+    private var stopping = false
+
+    init(core: SyncCore<SessionHandle>, store: SQLiteStore, server: HeraldHTTPServer, inbox: SyncInbox<SessionHandle>, finished: DispatchSemaphore) {
+        self.core = core
+        self.store = store
+        self.server = server
+        self.inbox = inbox
+        self.finished = finished
+    }
+
+    /// True the first time only.
+    func markStopping() -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        if stopping { return false }
+        stopping = true
+        return true
+    }
+
+    func run() {
+        while true {
+            let (inputs, stopped) = inbox.take(deadline: core.nextDeadline)
+            let now = Int64(Date().timeIntervalSince1970 * 1000)
+            let deliveries = inputs.isEmpty ? core.fireDueTimers(now: now) : core.process(inputs, now: now)
+            for delivery in deliveries {
+                server.send(Self.textFrame(delivery.payload), to: delivery.devices)
+            }
+            if stopped { break }
+        }
+        store.close()
+        finished.signal()
+    }
+
+    /// One unmasked text frame, shared by every receiver of a delivery.
+    static func textFrame(_ payload: [UInt8]) -> SharedBytes {
+        var frame: [UInt8] = []
+        frame.reserveCapacity(FrameEncoder.headerSize(payloadLength: payload.count, masked: false) + payload.count)
+        FrameEncoder.encodeServerFrame(opcode: .text, payload: payload, into: &frame)
+        return SharedBytes(frame)
+    }
+}
+
+/// Forwards one session's callbacks (loop thread) to the sync thread's inbox.
+final class SyncSessionDelegate: WebSocketSessionDelegate {
+    private let inbox: SyncInbox<SessionHandle>
+
+    init(inbox: SyncInbox<SessionHandle>) {
+        self.inbox = inbox
+    }
+
+    func sessionDidReceiveText(_ session: WebSocketSession, _ text: [UInt8]) {
+        inbox.post(.text(session.handle, text))
+    }
+
+    func sessionDidReceiveBinary(_ session: WebSocketSession, _ bytes: [UInt8]) {
+        inbox.post(.binary(session.handle))
+    }
+
+    func sessionDidClose(_ session: WebSocketSession) {
+        inbox.post(.disconnect(session.handle))
+    }
+}

@@ -1,0 +1,101 @@
+import HeraldProtocol
+
+/// Settings of the sync service's logic.
+public struct SyncConfiguration: Sendable {
+    /// P4: how long a push waits before it is delivered (0 = at once).
+    public var pushGraceMilliseconds: Int64
+    /// R3: how much of each user's stream is kept at least (7 days).
+    public var retentionMilliseconds: Int64
+    /// How often old events and pushes are pruned.
+    public var maintenanceIntervalMilliseconds: Int64
+    /// Field limits for decoding requests.
+    public var limits: ProtocolLimits
+    /// Events read from the store per query while replaying a resume.
+    public var replayPageSize: Int
+
+    public init(
+        pushGraceMilliseconds: Int64 = 2_000, retentionMilliseconds: Int64 = 7 * 24 * 3_600_000,
+        maintenanceIntervalMilliseconds: Int64 = 3_600_000, limits: ProtocolLimits = .default, replayPageSize: Int = 1_000
+    ) {
+        self.pushGraceMilliseconds = pushGraceMilliseconds
+        self.retentionMilliseconds = retentionMilliseconds
+        self.maintenanceIntervalMilliseconds = maintenanceIntervalMilliseconds
+        self.limits = limits
+        self.replayPageSize = replayPageSize
+    }
+}
+
+/// What reaches the sync thread from the sessions, in arrival order.
+public enum SyncInput<Device: Hashable> {
+    /// An authenticated device connected (not yet live: it must send `sync`).
+    case connect(Device, user: String, name: String, deviceName: String?)
+    /// One complete text message of the device.
+    case text(Device, [UInt8])
+    /// A binary message, which herald.v1 does not use.
+    case binary(Device)
+    /// The device's connection closed.
+    case disconnect(Device)
+}
+
+/// One frame (JSON text) to write to some devices: the same bytes for every one of them, so the
+/// caller encodes one WebSocket frame and shares it (fan-out without per-receiver copies).
+public struct SyncDelivery<Device: Hashable> {
+    /// The JSON text of one response or event.
+    public var payload: [UInt8]
+    /// Who gets it, in no particular order.
+    public var devices: [Device]
+
+    public init(payload: [UInt8], devices: [Device]) {
+        self.payload = payload
+        self.devices = devices
+    }
+}
+
+/// What the sync thread knows about one connected device.
+struct DeviceState {
+    var user: String
+    /// The device's name in the push outbox.
+    var name: String
+    /// Where the device is (P1-P3); a device that never reported is in the foreground list.
+    var scene = SceneReport(scene: .list, foreground: true)
+    /// nil until `sync`; then the stream position its sync reflected: it gets every event after it live (R1a).
+    var cursor: Int64?
+}
+
+/// A push waiting for its grace period (P4).
+struct PendingPush {
+    var deadline: Int64
+    var user: String
+    var push: PushInfo
+}
+
+/// Something a request caused, applied in order once the batch's transaction committed (R4).
+enum SyncEffect<Device: Hashable> {
+    /// A response or replayed event for one device.
+    case reply(Device, [UInt8])
+    /// An event appended to `user`'s stream as `seq`, for the user's live devices.
+    case userEvent(user: String, seq: Int64, body: [UInt8])
+    /// A device-only event (push, push.cleared).
+    case deviceEvent([Device], [UInt8])
+    /// The device's stream is live after `cursor`.
+    case live(Device, cursor: Int64)
+    /// A push to deliver after its grace period.
+    case schedulePush(PendingPush)
+}
+
+/// The effects of one batch, buffered until its commit.
+struct SyncStep<Device: Hashable> {
+    var effects: [SyncEffect<Device>] = []
+    /// Devices whose `sync` is in this step (so their next requests in the same batch are allowed).
+    var syncing: Set<Device> = []
+}
+
+extension ClientRequest {
+    /// Whether the request may write to the store (then it needs a write transaction).
+    var writesToStore: Bool {
+        switch self {
+        case .sync, .conversations, .history, .scene, .bell: false
+        case .dm, .group, .send, .ack, .bellRead, .bellReadAll, .follow, .react: true
+        }
+    }
+}

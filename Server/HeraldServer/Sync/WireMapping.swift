@@ -1,0 +1,28 @@
+import HeraldProtocol
+import HeraldStore
+
+/// Records of the store as the wire shows them.
+extension MessageRecord {
+    func info(senderName: String) -> MessageInfo {
+        MessageInfo(
+            id: id, conversation: conversation, sender: sender, senderName: senderName, kind: kind == .image ? .image : .text,
+            text: text, imageURL: imageURL, clientMessageId: clientMessageId, createdAt: createdAt)
+    }
+}
+
+extension NotificationRecord {
+    var info: NotificationInfo {
+        NotificationInfo(
+            id: id, kind: NotificationKind(rawValue: kind) ?? .system, actor: actor, text: text, url: url, read: read, createdAt: createdAt)
+    }
+}
+
+extension MessageKind {
+    var record: MessageRecord.Kind { self == .image ? .image : .text }
+}
+
+/// D1 deep links the server hands out.
+enum DeepLinks {
+    static func conversation(_ id: String) -> String { "herald://conversation/\(id)" }
+    static func message(_ id: String, in conversation: String) -> String { "herald://conversation/\(conversation)/message/\(id)" }
+}
