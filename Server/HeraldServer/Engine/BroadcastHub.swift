@@ -1,0 +1,86 @@
+import HeraldNet
+import HeraldWebSocket
+import Synchronization
+
+/// The benchmark broadcast endpoint (`--broadcast`, semantics of `shared/bench`): a text message goes to every
+/// *other* client on a broadcast path; a text message starting with `hello` is not broadcast, its sender gets `ready`.
+///
+/// Members are kept per loop, each list touched only on its own loop thread, so joining, leaving and delivering
+/// take no lock. A message is encoded once into a ``SharedBytes``; the sender's loop delivers it inline and every
+/// other loop gets one task per message (E7: one encoding, zero copies per receiver).
+final class BroadcastHub: Sendable {
+    /// One loop's members. Confined to that loop's thread.
+    final class Members: @unchecked Sendable {
+        // @unchecked: only ever read or written on the loop thread whose index this list has.
+        var sessions: [WebSocketSession] = []
+    }
+
+    private let members: [Members]
+    private let loops = Mutex<[EventLoop]>([])
+
+    init(loopCount: Int) {
+        members = (0..<loopCount).map { _ in Members() }
+    }
+
+    func attach(loops: [EventLoop]) { self.loops.withLock { $0 = loops } }
+
+    /// Adds `session` to its loop's list; returns its position there. Loop thread only.
+    func join(_ session: WebSocketSession) -> Int? {
+        let index = session.connection.loop.index
+        guard index < members.count else { return nil }
+        members[index].sessions.append(session)
+        return members[index].sessions.count - 1
+    }
+
+    /// Removes `session` from its loop's list (swap-remove). Loop thread only.
+    func leave(_ session: WebSocketSession) {
+        let index = session.connection.loop.index
+        guard index < members.count else { return }
+        let list = members[index]
+        if let position = list.sessions.firstIndex(where: { $0 === session }) {
+            list.sessions.swapAt(position, list.sessions.count - 1)
+            list.sessions.removeLast()
+        }
+    }
+
+    /// Sends `text` to every member but `sender`. Called on the sender's loop thread.
+    func broadcast(_ text: [UInt8], from sender: WebSocketSession) {
+        var encoded: [UInt8] = []
+        encoded.reserveCapacity(FrameEncoder.headerSize(payloadLength: text.count, masked: false) + text.count)
+        FrameEncoder.encodeServerFrame(opcode: .text, payload: text, into: &encoded)
+        let frame = SharedBytes(encoded)
+        let senderLoop = sender.connection.loop
+        for loop in loops.withLock({ $0 }) where loop.index < members.count {
+            let list = members[loop.index]
+            if loop === senderLoop {
+                for session in list.sessions where session !== sender { session.send(frame) }
+            } else {
+                loop.execute { for session in list.sessions { session.send(frame) } }
+            }
+        }
+    }
+}
+
+/// A session on a broadcast path.
+final class BroadcastDelegate: WebSocketSessionDelegate {
+    private let hub: BroadcastHub
+    private static let ready = Array("ready".utf8)
+    private static let hello = Array("hello".utf8)
+
+    init(hub: BroadcastHub, session: WebSocketSession) {
+        self.hub = hub
+        _ = hub.join(session)
+    }
+
+    func sessionDidReceiveText(_ session: WebSocketSession, _ text: [UInt8]) {
+        if text.starts(with: Self.hello) {
+            session.sendText(Self.ready)
+        } else {
+            hub.broadcast(text, from: session)
+        }
+    }
+
+    func sessionDidReceiveBinary(_ session: WebSocketSession, _ bytes: [UInt8]) {}
+
+    func sessionDidClose(_ session: WebSocketSession) { hub.leave(session) }
+}

@@ -1,0 +1,26 @@
+import HeraldNet
+import HeraldWebSocket
+import Logging
+import Synchronization
+
+/// What every connection handler of one server shares: the frozen route table, limits, timers, the logger and
+/// the connection count. Immutable apart from the atomic counter, so loop threads read it without locks.
+final class EngineContext: Sendable {
+    let routes: RouteTable
+    let limits: WebSocketLimits
+    let timing: SessionTiming
+    let handshakeTimeoutMs: Int
+    let maxConnections: Int
+    let logger: Logger
+    let openConnections = Atomic<Int>(0)
+
+    init(routes: RouteTable, options: HeraldServerOptions, logger: Logger) {
+        self.routes = routes
+        self.limits = WebSocketLimits(maxFrameSize: options.maxFrameSize, maxMessageSize: options.maxMessageSize)
+        // A peer gets as long to answer our close as the shutdown grace allows, but never longer than 2 s.
+        self.timing = SessionTiming(pingIntervalMs: options.pingIntervalMs, idleTimeoutMs: options.idleTimeoutMs, closeTimeoutMs: 2000)
+        self.handshakeTimeoutMs = options.handshakeTimeoutMs
+        self.maxConnections = options.maxConnections
+        self.logger = logger
+    }
+}

@@ -1,0 +1,163 @@
+import HeraldNet
+import HeraldWebSocket
+import Logging
+import Synchronization
+
+/// The HTTP/WebSocket front of `herald-server`, on HeraldNet's event loops.
+///
+/// Routes: `GET /healthz` answers 200 "ok"; `GET /echo` echoes every WebSocket message (when `options.echo`);
+/// WebSocket routes registered by other services (the sync service registers `/sync`); with `options.broadcast`,
+/// every other path is the benchmark broadcast endpoint; otherwise anything else is 404. A bad upgrade request is
+/// answered 400 (426 with `Sec-WebSocket-Version: 13` for a wrong version) and never upgraded.
+///
+/// ```swift
+/// let server = HeraldHTTPServer(options: options, logger: logger)
+/// server.addWebSocketRoute("/sync") { head in .accept(subprotocol: nil) { session in SyncDelegate(session) } }
+/// try server.start()
+/// print("herald-server listening on 127.0.0.1:\(server.boundPort)")
+/// server.runUntilShutdown()                         // returns after SIGINT/SIGTERM and a graceful close
+/// ```
+public final class HeraldHTTPServer: Sendable {
+    /// The options the server was created with.
+    public let options: HeraldServerOptions
+    private let logger: Logger
+    private let broadcastHub: BroadcastHub
+
+    private struct State {
+        var routes = RouteTable()
+        var tcpServer: TCPServer?
+        var signals: ShutdownSignals?
+        var shutdownRequested = false
+    }
+
+    private let state = Mutex(State())
+
+    /// Creates a server; nothing is bound until ``start()``.
+    ///
+    /// - Parameters:
+    ///   - options: address, endpoints, timers and limits.
+    ///   - logger: the server logs connection lifecycle at debug level and never per-frame above trace.
+    public init(options: HeraldServerOptions, logger: Logger) {
+        self.options = options
+        self.logger = logger
+        self.broadcastHub = BroadcastHub(loopCount: max(1, options.threads))
+        state.withLock { state in
+            if options.echo {
+                state.routes.exact["/echo"] = .webSocket { _ in .accept(subprotocol: nil) { _ in EchoDelegate() } }
+            }
+        }
+        if options.broadcast {
+            let hub = broadcastHub
+            state.withLock { state in
+                state.routes.fallback = .webSocket { _ in .accept(subprotocol: nil) { session in BroadcastDelegate(hub: hub, session: session) } }
+            }
+        }
+    }
+
+    // MARK: - API
+
+    /// Registers a WebSocket route; call before ``start()``.
+    ///
+    /// - Parameters:
+    ///   - path: the exact path (without query), e.g. `/sync`.
+    ///   - decide: runs on a loop thread for each valid upgrade request to `path` and accepts or rejects it.
+    public func addWebSocketRoute(_ path: String, decide: @escaping @Sendable (HTTPRequestHead) -> UpgradeDecision) {
+        state.withLock { $0.routes.exact[path] = .webSocket(decide) }
+    }
+
+    /// Binds and starts accepting connections; installs the SIGINT/SIGTERM handlers ``runUntilShutdown()`` waits on.
+    /// Prints nothing.
+    public func start() throws {
+        try options.validate()
+        let routes = state.withLock { $0.routes }
+        let context = EngineContext(routes: routes, options: options, logger: logger)
+        let config = ServerConfig(host: options.host, port: UInt16(options.port), threads: options.threads,
+                                  tickMilliseconds: options.tickMs,
+                                  // A queue must hold at least one maximal message plus its header.
+                                  maxQueuedBytesPerConnection: max(4 << 20, 2 * options.maxMessageSize + 64))
+        let server = try TCPServer(config: config) { connection in
+            EngineConnectionHandler(connection: connection, context: context)
+        }
+        let signals = try ShutdownSignals()
+        broadcastHub.attach(loops: server.group.loops)
+        try server.start()
+        state.withLock { state in
+            state.tcpServer = server
+            state.signals = signals
+        }
+    }
+
+    /// The port the server listens on (the kernel's choice when `options.port` is 0); 0 before ``start()``.
+    public var boundPort: Int {
+        state.withLock { $0.tcpServer?.boundPort.map(Int.init) ?? 0 }
+    }
+
+    /// From any thread: queues a pre-encoded server frame (e.g. `SharedBytes(FrameEncoder.serverTextFrame(json))`)
+    /// on each session, by reference. One task per loop; closed, closing or stale sessions are skipped. Frames sent
+    /// to one session from one thread arrive in call order.
+    public func send(_ frame: SharedBytes, to sessions: [SessionHandle]) {
+        guard let loops = state.withLock({ $0.tcpServer?.group.loops }), !sessions.isEmpty else { return }
+        if loops.count == 1 {
+            let loop = loops[0]
+            loop.execute { Self.deliver(frame, to: sessions, on: loop) }
+            return
+        }
+        var perLoop = [[SessionHandle]](repeating: [], count: loops.count)
+        for session in sessions where session.connection.loopIndex >= 0 && session.connection.loopIndex < loops.count {
+            perLoop[session.connection.loopIndex].append(session)
+        }
+        for (index, batch) in perLoop.enumerated() where !batch.isEmpty {
+            let loop = loops[index]
+            loop.execute { Self.deliver(frame, to: batch, on: loop) }
+        }
+    }
+
+    /// From any thread: starts the close handshake of `session` with `code` and `reason` (no-op if it has gone).
+    public func close(_ session: SessionHandle, code: CloseCode, reason: String) {
+        guard let loops = state.withLock({ $0.tcpServer?.group.loops }),
+              session.connection.loopIndex >= 0, session.connection.loopIndex < loops.count else { return }
+        let loop = loops[session.connection.loopIndex]
+        loop.execute { Self.session(session, on: loop)?.close(code: code, reason: reason) }
+    }
+
+    /// Blocks until SIGINT/SIGTERM or ``shutdown()``; then every session gets close 1001, the server waits a
+    /// bounded time for the goodbyes to flush, and returns.
+    public func runUntilShutdown() {
+        guard let (server, signals) = state.withLock({ state in state.tcpServer.flatMap { server in state.signals.map { (server, $0) } } })
+        else { return }
+        // The signal handler only wakes an eventfd (E9); a 100 ms poll also notices shutdown() from another thread.
+        while !state.withLock({ $0.shutdownRequested }) {
+            if let signal = signals.wait(timeoutMilliseconds: 100) {
+                logger.info("shutting down on signal \(signal)")
+                break
+            }
+        }
+        server.shutdown()
+        server.waitUntilStopped()
+    }
+
+    /// Begins shutdown from any thread; ``runUntilShutdown()`` returns once it is done.
+    public func shutdown() {
+        state.withLock { $0.shutdownRequested = true }
+    }
+
+    // MARK: - Loop-side helpers
+
+    /// The open session `handle` names on `loop`, if any. Loop thread only.
+    static func session(_ handle: SessionHandle, on loop: EventLoop) -> WebSocketSession? {
+        loop.connection(for: handle.connection)?.userData as? WebSocketSession
+    }
+
+    static func deliver(_ frame: SharedBytes, to sessions: [SessionHandle], on loop: EventLoop) {
+        for handle in sessions { session(handle, on: loop)?.send(frame) }
+    }
+}
+
+extension HeraldHTTPServer {
+    /// Raises the process's open-files limit (RLIMIT_NOFILE) to its hard maximum, as a server holding tens of
+    /// thousands of sockets needs; call once at start. Returns the soft limit in force afterwards.
+    @discardableResult
+    public static func raiseOpenFileLimit() -> Int {
+        Int(clamping: HeraldNet.raiseOpenFileLimit().soft)
+    }
+}

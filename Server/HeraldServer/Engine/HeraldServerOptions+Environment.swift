@@ -1,0 +1,84 @@
+import Logging
+
+extension HeraldServerOptions {
+    /// Every option with its environment variable, for `--help` and for ``init(environment:)``.
+    ///
+    /// The variable is `HERALD_` followed by the flag name in upper case with `-` as `_`
+    /// (`--handshake-timeout` → `HERALD_HANDSHAKE_TIMEOUT`).
+    public static let environmentNames: [String: String] = [
+        "host": "HERALD_HOST", "port": "HERALD_PORT", "threads": "HERALD_THREADS", "echo": "HERALD_ECHO",
+        "broadcast": "HERALD_BROADCAST", "db": "HERALD_DB", "secret": "HERALD_SECRET", "push-grace": "HERALD_PUSH_GRACE",
+        "handshake-timeout": "HERALD_HANDSHAKE_TIMEOUT", "ping-interval": "HERALD_PING_INTERVAL",
+        "idle-timeout": "HERALD_IDLE_TIMEOUT", "tick": "HERALD_TICK", "max-frame-size": "HERALD_MAX_FRAME_SIZE",
+        "max-message-size": "HERALD_MAX_MESSAGE_SIZE", "max-connections": "HERALD_MAX_CONNECTIONS", "log-level": "HERALD_LOG_LEVEL",
+    ]
+
+    /// The defaults, overridden by whichever `HERALD_*` variables are set in `environment`.
+    ///
+    /// - Parameter environment: usually `ProcessInfo.processInfo.environment`.
+    /// - Throws: ``OptionsError`` naming the variable whose value does not parse.
+    public init(environment: [String: String]) throws(OptionsError) {
+        self.init()
+        func value(_ flag: String) -> (name: String, text: String)? {
+            guard let name = Self.environmentNames[flag], let text = environment[name], !text.isEmpty else { return nil }
+            return (name, text)
+        }
+        func integer(_ flag: String) throws(OptionsError) -> Int? {
+            guard let (name, text) = value(flag) else { return nil }
+            guard let number = Int(text), number >= 0 else { throw OptionsError(name: name, value: text, expected: "a non-negative integer") }
+            return number
+        }
+        func boolean(_ flag: String) throws(OptionsError) -> Bool? {
+            guard let (name, text) = value(flag) else { return nil }
+            switch text.lowercased() {
+            case "1", "true", "yes", "on": return true
+            case "0", "false", "no", "off": return false
+            default: throw OptionsError(name: name, value: text, expected: "true or false")
+            }
+        }
+        if let (_, text) = value("host") { host = text }
+        if let number = try integer("port") { port = number }
+        if let number = try integer("threads") { threads = number }
+        if let flag = try boolean("echo") { echo = flag }
+        if let flag = try boolean("broadcast") { broadcast = flag }
+        if let (_, text) = value("db") { dbPath = text }
+        if let (_, text) = value("secret") { secret = text }
+        if let (name, text) = value("push-grace") {
+            guard let seconds = Double(text), seconds >= 0 else { throw OptionsError(name: name, value: text, expected: "seconds") }
+            pushGraceSeconds = seconds
+        }
+        if let number = try integer("handshake-timeout") { handshakeTimeoutMs = number }
+        if let number = try integer("ping-interval") { pingIntervalMs = number }
+        if let number = try integer("idle-timeout") { idleTimeoutMs = number }
+        if let number = try integer("tick") { tickMs = number }
+        if let number = try integer("max-frame-size") { maxFrameSize = number }
+        if let number = try integer("max-message-size") { maxMessageSize = number }
+        if let number = try integer("max-connections") { maxConnections = number }
+        if let (name, text) = value("log-level") {
+            guard let level = Logger.Level(rawValue: text.lowercased()) else {
+                throw OptionsError(name: name, value: text, expected: "trace, debug, info, notice, warning, error or critical")
+            }
+            logLevel = level
+        }
+    }
+
+    /// Checks values that would make the server misbehave rather than fail to start.
+    public func validate() throws(OptionsError) {
+        if port > 65535 { throw OptionsError(name: "port", value: String(port), expected: "0...65535") }
+        if threads < 1 { throw OptionsError(name: "threads", value: String(threads), expected: "at least 1") }
+        if tickMs < 1 { throw OptionsError(name: "tick", value: String(tickMs), expected: "at least 1 ms") }
+        if handshakeTimeoutMs < 1 { throw OptionsError(name: "handshake-timeout", value: String(handshakeTimeoutMs), expected: "at least 1 ms") }
+    }
+}
+
+/// An option whose value cannot be used.
+public struct OptionsError: Error, Sendable, CustomStringConvertible {
+    /// The flag or environment variable.
+    public var name: String
+    /// The value given.
+    public var value: String
+    /// What would have been accepted.
+    public var expected: String
+
+    public var description: String { "\(name)=\(value): expected \(expected)" }
+}

@@ -1,0 +1,190 @@
+import HeraldNet
+import HeraldWebSocket
+import Logging
+
+/// One upgraded connection: the RFC 6455 state machine (``WebSocketConnection``) wired to a HeraldNet
+/// ``Connection``, its delegate, and its timers (ping interval, idle timeout, close timeout).
+///
+/// Loop-confined: every method must be called on the session's loop thread (delegate callbacks are). Other
+/// threads address a session through its ``handle`` and ``HeraldHTTPServer``.
+///
+/// ```swift
+/// func sessionDidReceiveText(_ session: WebSocketSession, _ text: [UInt8]) {
+///     session.sendText(text)                      // echo
+/// }
+/// ```
+public final class WebSocketSession {
+    /// The identity other threads may hold.
+    public let handle: SessionHandle
+    /// The request that was upgraded (path, query, headers).
+    public let request: HTTPRequestHead
+    /// The subprotocol agreed in the handshake, if any.
+    public let subprotocol: String?
+
+    let connection: Connection
+    private var protocolState: WebSocketConnection
+    private var delegate: (any WebSocketSessionDelegate)?
+    private let timing: SessionTiming
+    private let logger: Logger
+    /// Reused for every frame this session writes itself, so echoing allocates no output buffer per message.
+    private var output: [UInt8] = []
+    /// Events of one read, delivered after the state machine returns (a delegate may send from its callback).
+    private var pendingEvents: [WebSocketEvent] = []
+    private var lastReadAt: Tick
+    private var lastPingAt: Tick?
+    private var closeSentAt: Tick?
+    private var hasReportedClose = false
+
+    init(connection: Connection, request: HTTPRequestHead, subprotocol: String?, limits: WebSocketLimits, timing: SessionTiming, logger: Logger) {
+        self.connection = connection
+        self.handle = SessionHandle(connection.handle)
+        self.request = request
+        self.subprotocol = subprotocol
+        self.protocolState = WebSocketConnection(role: .server, limits: limits)
+        self.timing = timing
+        self.logger = logger
+        self.lastReadAt = connection.loop.now
+        connection.nextDeadline = nextTimerDeadline()
+    }
+
+    func attach(_ delegate: any WebSocketSessionDelegate) { self.delegate = delegate }
+
+    // MARK: - API
+
+    /// Whether messages can still be sent: the close handshake has not started and the socket is open.
+    public var isOpen: Bool { protocolState.state == .open && connection.isOpen }
+
+    /// The peer's address as "ip:port".
+    public var remoteAddress: String { connection.remoteAddress }
+
+    /// Sends one text message. `bytes` must be UTF-8 (the peer fails the connection otherwise, §8.1).
+    public func sendText(_ bytes: [UInt8]) { sendMessage(.text, bytes) }
+
+    /// Sends one binary message.
+    public func sendBinary(_ bytes: [UInt8]) { sendMessage(.binary, bytes) }
+
+    /// Queues a pre-encoded server frame (e.g. from `FrameEncoder.serverTextFrame`) by reference: no copy, so one
+    /// encoding can go to many sessions. Dropped once the close handshake has started (§5.5.1).
+    public func send(_ frame: SharedBytes) {
+        guard protocolState.state == .open else { return }
+        connection.write(frame)
+    }
+
+    /// Starts the close handshake (§7.1.2): sends a close frame with `code` and `reason`; the TCP connection is
+    /// closed when the peer answers or after the close timeout.
+    public func close(code: CloseCode, reason: String) {
+        guard protocolState.state == .open else { return }
+        output.removeAll(keepingCapacity: true)
+        protocolState.close(code: code, reason: reason, into: &output)
+        connection.write(output)
+        closeSentAt = connection.loop.now
+        connection.nextDeadline = connection.loop.now.adding(milliseconds: Int64(timing.closeTimeoutMs))
+    }
+
+    private func sendMessage(_ opcode: WebSocketOpcode, _ bytes: [UInt8]) {
+        output.removeAll(keepingCapacity: true)
+        guard protocolState.sendFrame(opcode: opcode, payload: bytes, fin: true, into: &output) else { return }
+        connection.write(output)
+        shrinkOutputIfLarge()
+    }
+
+    /// A 1 MiB echo must not pin 1 MiB per idle session afterwards.
+    private func shrinkOutputIfLarge() {
+        if output.capacity > 64 << 10 { output = [] }
+    }
+
+    // MARK: - Driven by the connection handler
+
+    /// Bytes from the peer (after the upgrade).
+    func receive(_ bytes: UnsafeRawBufferPointer) {
+        lastReadAt = connection.loop.now
+        output.removeAll(keepingCapacity: true)
+        pendingEvents.removeAll(keepingCapacity: true)
+        protocolState.receive(bytes, output: &output) { pendingEvents.append($0) }
+        // What the protocol obliges us to send (pong, close reply, failure close) goes out before any reply the
+        // delegate makes to the same bytes.
+        if !output.isEmpty { connection.write(output) }
+        for event in pendingEvents {
+            switch event {
+            case .text(let text):
+                delegate?.sessionDidReceiveText(self, Array(text.utf8))
+            case .binary(let bytes):
+                delegate?.sessionDidReceiveBinary(self, bytes)
+            case .ping, .pong:
+                break  // the pong is already queued; any byte counts as liveness (lastReadAt).
+            case .closed(let code, _):
+                logger.debug("websocket closed by peer", metadata: ["conn": "\(handle)", "code": "\(code.map { "\($0)" } ?? "none")"])
+            case .failed(let error):
+                logger.debug("websocket failed", metadata: ["conn": "\(handle)", "error": "\(error)"])
+            }
+        }
+        pendingEvents.removeAll(keepingCapacity: true)
+        shrinkOutputIfLarge()
+        // §7.1.1: after the close handshake (or a failure, §7.1.7) the server closes the TCP connection.
+        if protocolState.state == .closed { connection.close(afterFlush: true) }
+    }
+
+    /// The loop's sweep reached this session's deadline.
+    func timerTick(now: Tick) {
+        if let sent = closeSentAt {
+            // The peer never answered our close: give up on the handshake (it sees 1006).
+            if now.milliseconds(since: sent) >= Int64(timing.closeTimeoutMs) { connection.close(afterFlush: false) }
+            connection.nextDeadline = nil
+            return
+        }
+        if timing.idleTimeoutMs > 0, now.milliseconds(since: lastReadAt) >= Int64(timing.idleTimeoutMs) {
+            logger.debug("websocket idle timeout", metadata: ["conn": "\(handle)"])
+            close(code: .goingAway, reason: "idle timeout")
+            connection.close(afterFlush: true)
+            connection.nextDeadline = nil
+            return
+        }
+        if timing.pingIntervalMs > 0 {
+            let quietSince = max(lastReadAt, lastPingAt ?? lastReadAt)
+            if now.milliseconds(since: quietSince) >= Int64(timing.pingIntervalMs) {
+                output.removeAll(keepingCapacity: true)
+                if protocolState.sendPing([], into: &output) { connection.write(output) }
+                lastPingAt = now
+            }
+        }
+        connection.nextDeadline = nextTimerDeadline()
+    }
+
+    /// The earlier of the next ping and the idle limit; nil when both are disabled.
+    private func nextTimerDeadline() -> Tick? {
+        var deadline: Tick?
+        if timing.idleTimeoutMs > 0 { deadline = lastReadAt.adding(milliseconds: Int64(timing.idleTimeoutMs)) }
+        if timing.pingIntervalMs > 0 {
+            let ping = max(lastReadAt, lastPingAt ?? lastReadAt).adding(milliseconds: Int64(timing.pingIntervalMs))
+            deadline = deadline.map { min($0, ping) } ?? ping
+        }
+        return deadline
+    }
+
+    /// The server is shutting down: close 1001 to the client (§7.4.1), then close TCP once it is flushed.
+    func shutDown() {
+        close(code: .goingAway, reason: "server shutting down")
+        connection.close(afterFlush: true)
+    }
+
+    /// The TCP connection is gone; tell the delegate once and let it go.
+    func transportDidClose() {
+        protocolState.abandon()
+        guard !hasReportedClose else { return }
+        hasReportedClose = true
+        let delegate = self.delegate
+        self.delegate = nil
+        delegate?.sessionDidClose(self)
+    }
+}
+
+@available(*, unavailable, message: "A WebSocket session is confined to its event loop; pass its SessionHandle instead")
+extension WebSocketSession: Sendable {}
+
+/// The timers of a session, in milliseconds (0 disables ping or idle).
+struct SessionTiming: Sendable {
+    var pingIntervalMs: Int
+    var idleTimeoutMs: Int
+    /// How long to wait for the peer's close after ours before dropping TCP.
+    var closeTimeoutMs: Int
+}

@@ -1,0 +1,13 @@
+import ArgumentParser
+import HeraldServer
+
+/// `herald-server`: the Herald sync server. Commands are types (E11): `serve` (default) and `token`.
+@main
+struct HeraldServerCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "herald-server",
+        abstract: "The Herald realtime sync server.",
+        subcommands: [ServeCommand.self, TokenCommand.self],
+        defaultSubcommand: ServeCommand.self
+    )
+}

@@ -1,0 +1,88 @@
+import ArgumentParser
+import Foundation
+import HeraldServer
+import Logging
+
+/// `herald-server serve`: parses flags (falling back to HERALD_* variables, then defaults) and runs the server.
+struct ServeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the server until SIGINT/SIGTERM (the default command).",
+        discussion: "Every option may also be given as an environment variable HERALD_<NAME> (e.g. HERALD_PORT, "
+            + "HERALD_HANDSHAKE_TIMEOUT); a flag wins over the variable."
+    )
+
+    @Option(help: "Address to bind. [env: HERALD_HOST] (default: 127.0.0.1)") var host: String?
+    @Option(help: "Port to bind; 0 picks a free one. [env: HERALD_PORT] (default: 8080)") var port: Int?
+    @Option(help: "Event-loop threads. [env: HERALD_THREADS] (default: cores)") var threads: Int?
+    @Flag(inversion: .prefixedNo, help: "Serve GET /echo, a WebSocket echo endpoint. [env: HERALD_ECHO]") var echo: Bool?
+    @Flag(inversion: .prefixedNo, help: "Serve the benchmark broadcast endpoint on unrouted paths. [env: HERALD_BROADCAST]")
+    var broadcast: Bool?
+    @Option(help: "SQLite database file. [env: HERALD_DB] (default: herald.db)") var db: String?
+    @Option(help: "Token signing secret; default: the one stored in the database. [env: HERALD_SECRET]") var secret: String?
+    @Option(help: "Push grace period in seconds (P4). [env: HERALD_PUSH_GRACE] (default: 2)") var pushGrace: Double?
+    @Option(help: "Close connections whose HTTP request head is incomplete after this many ms. [env: HERALD_HANDSHAKE_TIMEOUT] (default: 10000)")
+    var handshakeTimeout: Int?
+    @Option(help: "Ping sessions quiet for this many ms; 0 disables. [env: HERALD_PING_INTERVAL] (default: 30000)") var pingInterval: Int?
+    @Option(help: "Close sessions silent for this many ms with 1001; 0 disables. [env: HERALD_IDLE_TIMEOUT] (default: 90000)")
+    var idleTimeout: Int?
+    @Option(help: "Timer sweep granularity in ms. [env: HERALD_TICK] (default: 100)") var tick: Int?
+    @Option(help: "Largest WebSocket frame payload in bytes. [env: HERALD_MAX_FRAME_SIZE] (default: 1048576)") var maxFrameSize: Int?
+    @Option(help: "Largest WebSocket message in bytes. [env: HERALD_MAX_MESSAGE_SIZE] (default: 1048576)") var maxMessageSize: Int?
+    @Option(help: "Most simultaneous connections. [env: HERALD_MAX_CONNECTIONS] (default: 100000)") var maxConnections: Int?
+    @Option(help: "trace, debug, info, notice, warning, error or critical. [env: HERALD_LOG_LEVEL] (default: info)") var logLevel: String?
+
+    /// Defaults, then environment, then flags.
+    func makeOptions(environment: [String: String]) throws -> HeraldServerOptions {
+        var options: HeraldServerOptions
+        do {
+            options = try HeraldServerOptions(environment: environment)
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        if let host { options.host = host }
+        if let port { options.port = port }
+        if let threads { options.threads = threads }
+        if let echo { options.echo = echo }
+        if let broadcast { options.broadcast = broadcast }
+        if let db { options.dbPath = db }
+        if let secret { options.secret = secret }
+        if let pushGrace { options.pushGraceSeconds = pushGrace }
+        if let handshakeTimeout { options.handshakeTimeoutMs = handshakeTimeout }
+        if let pingInterval { options.pingIntervalMs = pingInterval }
+        if let idleTimeout { options.idleTimeoutMs = idleTimeout }
+        if let tick { options.tickMs = tick }
+        if let maxFrameSize { options.maxFrameSize = maxFrameSize }
+        if let maxMessageSize { options.maxMessageSize = maxMessageSize }
+        if let maxConnections { options.maxConnections = maxConnections }
+        if let logLevel {
+            guard let level = Logger.Level(rawValue: logLevel.lowercased()) else { throw ValidationError("unknown log level \(logLevel)") }
+            options.logLevel = level
+        }
+        do {
+            try options.validate()
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        return options
+    }
+
+    func run() throws {
+        let options = try makeOptions(environment: ProcessInfo.processInfo.environment)
+        let level = options.logLevel
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "herald-server")
+        HeraldHTTPServer.raiseOpenFileLimit()
+        let server = HeraldHTTPServer(options: options, logger: logger)
+        let sync = try startSyncService(options: options, server: server, logger: logger)
+        try server.start()
+        // Written unbuffered: tests and scripts wait for this exact line to learn the port.
+        FileHandle.standardOutput.write(Data("herald-server listening on \(options.host):\(server.boundPort)\n".utf8))
+        server.runUntilShutdown()
+        sync.shutdown()
+    }
+}
