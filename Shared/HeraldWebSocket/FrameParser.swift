@@ -5,6 +5,10 @@
 /// a 1 GiB length fails with 1009 at its eighth length byte. Payload is handed out as it arrives, still masked,
 /// so that the caller can unmask it in its own buffer and validate UTF-8 and size limits incrementally.
 ///
+/// The parser also tracks message framing (§5.4), because that too is decidable from headers alone: a
+/// continuation without a started message or a new data frame inside a fragmented one fails at the first byte, and
+/// a fragment that would push the message past `maxMessageSize` fails as soon as its length is known.
+///
 /// Once failed, the parser stays failed and consumes nothing more.
 public struct FrameParser {
     /// One parsing step's outcome.
@@ -45,6 +49,10 @@ public struct FrameParser {
     private let role: WebSocketRole
     private let limits: WebSocketLimits
     private let allowedReservedBits: UInt8
+    /// Whether a fragmented data message has started and not yet ended (§5.4).
+    private var messageInProgress = false
+    /// Payload bytes announced so far by the current data message's frames.
+    private var messageBytes = 0
 
     /// Creates a parser.
     ///
@@ -99,7 +107,7 @@ public struct FrameParser {
                 guard cursor < bytes.count else { return .needMore }
                 let first = bytes[cursor]
                 cursor += 1
-                if let error = checkFirstByte(first) { return fail(error, cursor: &cursor, count: bytes.count) }
+                if let error = checkFirstByte(first) ?? checkMessageFraming(first) { return fail(error, cursor: &cursor, count: bytes.count) }
                 state = .secondByte(first: first)
 
             case .secondByte(let first):
@@ -114,7 +122,7 @@ public struct FrameParser {
                 case 126: state = .extendedLength(partial, bytesLeft: 2, value: 0)
                 case 127: state = .extendedLength(partial, bytesLeft: 8, value: 0)
                 default:
-                    if let error = checkLength(length7) { return fail(error, cursor: &cursor, count: bytes.count) }
+                    if let error = checkLength(length7, partial) { return fail(error, cursor: &cursor, count: bytes.count) }
                     if let step = lengthKnown(partial, length: length7) { return step }
                 }
 
@@ -128,8 +136,8 @@ public struct FrameParser {
                 }
                 // Reject an oversized length as soon as the bytes seen so far guarantee it, not only at the last byte.
                 let shift = UInt64(8 * (bytesLeft - 1))
-                if bytesLeft > 1, value > UInt64(limits.maxFrameSize) >> shift {
-                    return fail(.tooBig("frame payload length exceeds \(limits.maxFrameSize) bytes"), cursor: &cursor, count: bytes.count)
+                if bytesLeft > 1, value > UInt64(allowance(for: partial)) >> shift {
+                    return fail(.tooBig("payload length exceeds the frame or message size limit"), cursor: &cursor, count: bytes.count)
                 }
                 if bytesLeft > 1 {
                     state = .extendedLength(partial, bytesLeft: bytesLeft - 1, value: value)
@@ -137,7 +145,7 @@ public struct FrameParser {
                     // §5.2 asks senders for the minimal length encoding; receivers are not told to reject a longer
                     // one, so a 126/127 encoding of a short length is accepted (as NIO and browsers do).
                     let length = Int(value)  // value <= maxFrameSize <= Int.max here
-                    if let error = checkLength(length) { return fail(error, cursor: &cursor, count: bytes.count) }
+                    if let error = checkLength(length, partial) { return fail(error, cursor: &cursor, count: bytes.count) }
                     if let step = lengthKnown(partial, length: length) { return step }
                 }
 
@@ -197,9 +205,32 @@ public struct FrameParser {
         }
     }
 
-    private func checkLength(_ length: Int) -> WebSocketProtocolError? {
-        // §10.4: implementations SHOULD impose a frame size limit; exceeding it is 1009 (§7.4.1).
-        length > limits.maxFrameSize ? .tooBig("frame payload length \(length) exceeds \(limits.maxFrameSize) bytes") : nil
+    private func checkMessageFraming(_ first: UInt8) -> WebSocketProtocolError? {
+        let opcode = WebSocketOpcode(rawValue: first & 0x0F)
+        if opcode == .continuation && !messageInProgress {
+            // §5.4: a continuation frame only continues a fragmented message that was started.
+            return .protocolError("continuation frame without a message to continue")
+        }
+        if (opcode == .text || opcode == .binary) && messageInProgress {
+            // §5.4: fragments of one message MUST NOT be interleaved with another data message.
+            return .protocolError("new \(opcode) message while a fragmented message is unfinished")
+        }
+        return nil
+    }
+
+    /// The largest payload this frame may announce: the frame limit, and for a data frame what is left of the
+    /// message limit (a continuation adds to the bytes already announced for its message).
+    private func allowance(for partial: PartialHeader) -> Int {
+        if partial.opcode.isControl { return min(125, limits.maxFrameSize) }
+        let used = partial.opcode == .continuation ? messageBytes : 0
+        return max(0, min(limits.maxFrameSize, limits.maxMessageSize - used))
+    }
+
+    private func checkLength(_ length: Int, _ partial: PartialHeader) -> WebSocketProtocolError? {
+        // §10.4: implementations SHOULD impose frame and message size limits; exceeding them is 1009 (§7.4.1).
+        if length > limits.maxFrameSize { return .tooBig("frame payload length \(length) exceeds \(limits.maxFrameSize) bytes") }
+        if length > allowance(for: partial) { return .tooBig("message exceeds \(limits.maxMessageSize) bytes") }
+        return nil
     }
 
     // MARK: - Transitions
@@ -215,6 +246,10 @@ public struct FrameParser {
     private mutating func headerComplete(_ partial: PartialHeader, length: Int, maskKey: MaskKey?) -> Step {
         let header = FrameHeader(fin: partial.fin, reservedBits: partial.reservedBits, opcode: partial.opcode,
                                  maskKey: maskKey, payloadLength: length)
+        if !partial.opcode.isControl {
+            messageBytes = partial.opcode == .continuation ? messageBytes + length : length
+            messageInProgress = !partial.fin
+        }
         state = .payload(header, consumed: 0)
         return .header(header)
     }

@@ -87,23 +87,12 @@ public struct WebSocketConnection {
             controlBuffer.removeAll(keepingCapacity: true)
             return nil
         }
-        switch (header.opcode, messageOpcode) {
-        case (.continuation, nil):
-            // §5.4: a continuation frame only continues a fragmented message that was started.
-            return .protocolError("continuation frame without a message to continue")
-        case (.text, .some), (.binary, .some):
-            // §5.4: fragments of one message MUST NOT be interleaved with another data message.
-            return .protocolError("new \(header.opcode) message while a fragmented message is unfinished")
-        case (.text, nil), (.binary, nil):
+        // The parser has already enforced §5.4 framing and the size limits at the header; this only tracks which
+        // kind of message is being reassembled.
+        if header.opcode != .continuation {
             messageOpcode = header.opcode
             messageBuffer.removeAll(keepingCapacity: true)
             utf8 = UTF8Validator()
-        default:
-            break
-        }
-        // §10.4: refuse before buffering once the message's running total would pass the limit.
-        if header.payloadLength > limits.maxMessageSize - messageBuffer.count {
-            return .tooBig("message exceeds \(limits.maxMessageSize) bytes")
         }
         // Reserve for a message's first frame only (later frames grow the array geometrically), and at most
         // 64 KiB: a peer that announces a large frame and trickles bytes must not pin the whole allowance up front.
