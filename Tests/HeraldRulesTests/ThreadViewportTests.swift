@@ -1,0 +1,91 @@
+import HeraldRules
+import Testing
+
+@Suite("S2/S3/U3: the thread viewport")
+struct ThreadViewportTests {
+    private let twenty = (1...20).map { "m\($0)" }
+
+    @Test("Viewport: opens at the bottom with 10 messages, all of which became visible")
+    func opensAtBottom() {
+        let (viewport, change) = ThreadViewport.open(conversation: "c1", messageIDs: twenty)
+        #expect(viewport.visibleIDs == Array(twenty.suffix(10)))
+        #expect(change.becameVisible == Array(twenty.suffix(10)))
+        #expect(viewport.isAtBottom)
+        #expect(viewport.newBelow == 0)
+        let (short, _) = ThreadViewport.open(conversation: "c1", messageIDs: ["a", "b"])
+        #expect(short.visibleIDs == ["a", "b"])
+        #expect(short.isAtBottom)
+    }
+
+    @Test("S2: at bottom the viewport follows a new message, which alone became visible")
+    func s2Follows() {
+        var (viewport, _) = ThreadViewport.open(conversation: "c1", messageIDs: twenty)
+        let change = viewport.append("m21")
+        #expect(change == ViewportChange(becameVisible: ["m21"], followed: true))
+        #expect(viewport.visibleIDs.last == "m21")
+        #expect(viewport.visibleIDs.count == 10)
+        #expect(viewport.isAtBottom)
+    }
+
+    @Test("S3: scrolled up, new messages wait below and are counted; jumping to bottom shows them")
+    func s3NewBelow() {
+        var (viewport, _) = ThreadViewport.open(conversation: "c1", messageIDs: twenty)
+        let up = viewport.scrollUp(by: 5)
+        #expect(up.becameVisible == ["m6", "m7", "m8", "m9", "m10"])
+        #expect(!viewport.isAtBottom)
+        #expect(viewport.append("m21") == ViewportChange(becameVisible: [], followed: false))
+        #expect(viewport.append("m22").becameVisible.isEmpty)
+        #expect(viewport.newBelow == 2)
+        #expect(viewport.visibleIDs.first == "m6")
+        let down = viewport.scrollDown(by: 6)
+        #expect(down.becameVisible == ["m16", "m17", "m18", "m19", "m20", "m21"])
+        #expect(viewport.newBelow == 1)
+        let bottom = viewport.jumpToBottom()
+        #expect(bottom.becameVisible == ["m22"])
+        #expect(viewport.isAtBottom)
+        #expect(viewport.newBelow == 0)
+    }
+
+    @Test("U3: scrolling reports exactly the ids that entered the window, never ones already visible")
+    func u3OnlyNewlyVisible() {
+        var (viewport, _) = ThreadViewport.open(conversation: "c1", messageIDs: twenty)
+        #expect(viewport.scrollUp(by: 3).becameVisible == ["m8", "m9", "m10"])
+        #expect(viewport.scrollDown(by: 1).becameVisible == ["m18"])
+        // m8 left the window and comes back: it became visible again (the ledger ignores repeat acks).
+        #expect(viewport.scrollUp(by: 1).becameVisible == ["m8"])
+        #expect(viewport.scrollUp(by: 100).becameVisible == (1...7).map { "m\($0)" })
+        #expect(viewport.scrollUp(by: 1).becameVisible == [])
+        #expect(viewport.scrollDown(by: -4).becameVisible == [])
+    }
+
+    @Test("Viewport: older pages are prepended without moving the window or becoming visible")
+    func prependOlder() {
+        var (viewport, _) = ThreadViewport.open(conversation: "c1", messageIDs: twenty)
+        let change = viewport.prependOlder(["o1", "o2", "m1"])
+        #expect(change.becameVisible.isEmpty)
+        #expect(viewport.messageIDs.prefix(3) == ["o1", "o2", "m1"])
+        #expect(viewport.visibleIDs == Array(twenty.suffix(10)))
+        #expect(viewport.scrollUp(by: 30).becameVisible == ["o1", "o2"] + (1...8).map { "m\($0)" })
+        #expect(viewport.visibleIDs.first == "o1")
+    }
+
+    @Test("D2: revealing a named message puts it in the window; an unknown id changes nothing")
+    func revealMessage() {
+        var (viewport, _) = ThreadViewport.open(conversation: "c1", messageIDs: twenty)
+        let change = viewport.reveal("m3")
+        #expect(viewport.visibleIDs.contains("m3"))
+        #expect(change?.becameVisible.contains("m3") == true)
+        #expect(viewport.reveal("nope") == nil)
+    }
+
+    @Test("U2: nothing becomes visible in the background; returning shows the whole window")
+    func hiddenInBackground() {
+        var (viewport, _) = ThreadViewport.open(conversation: "c1", messageIDs: twenty)
+        #expect(viewport.setShown(false).becameVisible.isEmpty)
+        #expect(viewport.append("m21").becameVisible.isEmpty)
+        #expect(viewport.scrollUp(by: 2).becameVisible.isEmpty)
+        let back = viewport.setShown(true)
+        #expect(back.becameVisible == viewport.visibleIDs)
+        #expect(viewport.setShown(true).becameVisible.isEmpty)
+    }
+}
