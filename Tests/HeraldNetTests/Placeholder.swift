@@ -1,3 +1,0 @@
-import Testing
-
-@Test func HeraldNetTestsPlaceholder() { #expect(Bool(true)) }
