@@ -23,12 +23,15 @@ let package = Package(
         // MARK: - C shims and system libraries
         .target(name: "CLinux", path: "Server/CLinux", cSettings: [.define("_GNU_SOURCE")]),
         .systemLibrary(name: "CSQLite", path: "Server/CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CZlib", path: "Shared/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "COpenSSL", path: "Shared/COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
 
         // MARK: - Shared (no IO)
         .target(name: "HeraldWebSocket", path: "Shared/HeraldWebSocket", swiftSettings: swiftSettings),
         .target(name: "HeraldProtocol", path: "Shared/HeraldProtocol", exclude: ["PROTOCOL.md"], swiftSettings: swiftSettings),
         .target(name: "HeraldRules", path: "Shared/HeraldRules", swiftSettings: swiftSettings),
+        .target(name: "HeraldDeflate", dependencies: ["CZlib", "HeraldWebSocket"], path: "Shared/HeraldDeflate", swiftSettings: swiftSettings),
+        .target(name: "HeraldTLS", dependencies: ["COpenSSL"], path: "Shared/HeraldTLS", swiftSettings: swiftSettings),
 
         // MARK: - Server
         .target(name: "HeraldNet", dependencies: ["CLinux"], path: "Server/HeraldNet", swiftSettings: swiftSettings),
@@ -77,6 +80,8 @@ let package = Package(
             path: "Tests/HeraldRulesTests",
             swiftSettings: swiftSettings
         ),
+        .testTarget(name: "HeraldDeflateTests", dependencies: ["HeraldDeflate"], path: "Tests/HeraldDeflateTests", swiftSettings: swiftSettings),
+        .testTarget(name: "HeraldTLSTests", dependencies: ["HeraldTLS"], path: "Tests/HeraldTLSTests", swiftSettings: swiftSettings),
         .testTarget(name: "HeraldProtocolTests", dependencies: ["HeraldProtocol"], path: "Tests/HeraldProtocolTests", swiftSettings: swiftSettings),
         .testTarget(name: "HeraldStoreTests", dependencies: ["HeraldStore"], path: "Tests/HeraldStoreTests", swiftSettings: swiftSettings),
         .testTarget(name: "HeraldNetTests", dependencies: ["HeraldNet"], path: "Tests/HeraldNetTests", swiftSettings: swiftSettings),

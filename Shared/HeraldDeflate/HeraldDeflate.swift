@@ -1,0 +1,1 @@
+// HeraldDeflate: module placeholder until its first real file lands; delete when adding sources.
