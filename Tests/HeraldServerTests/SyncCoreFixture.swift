@@ -1,0 +1,105 @@
+import Foundation
+import HeraldProtocol
+@testable import HeraldServer
+import HeraldStore
+
+/// A SyncCore over a fresh SQLite file, driven with JSON text and a manual clock (ms).
+final class SyncCoreFixture {
+    let directory: URL
+    let store: SQLiteStore
+    let core: SyncCore<Int>
+    var now: Int64 = 1_763_800_000_000
+    /// Every frame each device received, in order.
+    private(set) var received: [Int: [ServerFrame]] = [:]
+    private var nextId = 1
+
+    init(graceMilliseconds: Int64 = 2_000, retentionMilliseconds: Int64 = 7 * 24 * 3_600_000, users: [(String, String)] = SyncCoreFixture.cast) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("sync-core-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        store = try SQLiteStore(path: directory.appendingPathComponent("herald.db").path)
+        for (id, name) in users { try store.upsertUser(id: id, name: name) }
+        core = SyncCore<Int>(
+            store: store,
+            configuration: SyncConfiguration(pushGraceMilliseconds: graceMilliseconds, retentionMilliseconds: retentionMilliseconds))
+    }
+
+    deinit {
+        store.close()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    static let cast = [("alice", "Alice"), ("bob", "Bob"), ("carol", "Carol"), ("dave", "Dave")]
+
+    /// Feeds a batch and records what each device gets.
+    @discardableResult
+    func process(_ inputs: [SyncInput<Int>]) -> [SyncDelivery<Int>] {
+        let out = core.process(inputs, now: now)
+        record(out)
+        return out
+    }
+
+    func record(_ deliveries: [SyncDelivery<Int>]) {
+        for delivery in deliveries {
+            guard case .success(let frame) = ServerFrame.decode(delivery.payload) else {
+                received[-1, default: []].append(.response(.failure(id: nil, ErrorInfo(.internal, "undecodable"))))
+                continue
+            }
+            for device in delivery.devices { received[device, default: []].append(frame) }
+        }
+    }
+
+    /// Moves the clock and fires due timers.
+    func advance(milliseconds: Int64) {
+        now += milliseconds
+        record(core.fireDueTimers(now: now))
+    }
+
+    /// Connects a device and syncs it (snapshot unless `after` is given); returns the sync response.
+    @discardableResult
+    func online(_ device: Int, _ user: String, deviceName: String? = nil, after: Int64? = nil) -> ResponseFrame {
+        process([.connect(device, user: user, name: user.capitalized, deviceName: deviceName)])
+        return request(device, after.map { #"{"type":"sync","after":\#($0)}"# } ?? #"{"type":"sync"}"#)
+    }
+
+    /// Sends one request (JSON without id; an id is added) and returns its response.
+    @discardableResult
+    func request(_ device: Int, _ json: String) -> ResponseFrame {
+        let id = nextId
+        nextId += 1
+        var text = json
+        text.removeFirst()
+        process([.text(device, Array("{\"id\":\(id),\(text)".utf8))])
+        return response(device, id: id) ?? .failure(id: id, ErrorInfo(.internal, "no response"))
+    }
+
+    func response(_ device: Int, id: Int) -> ResponseFrame? {
+        for case .response(let response) in received[device] ?? [] where response.id == id { return response }
+        return nil
+    }
+
+    /// Events the device received (and forgets them when `drain`).
+    func events(_ device: Int, drain: Bool = true) -> [EventFrame] {
+        let frames = received[device] ?? []
+        if drain { received[device] = [] }
+        return frames.compactMap { if case .event(let event) = $0 { event } else { nil } }
+    }
+
+    func clear() { received = [:] }
+
+    /// The frames (responses and events) of a device.
+    func frames(_ device: Int) -> [ServerFrame] { received[device] ?? [] }
+
+    /// A dm between two users, created by `device` (of `user`).
+    func dm(_ device: Int, with other: String) -> String {
+        request(device, #"{"type":"dm","user":"\#(other)"}"#).conversation?.id ?? "?"
+    }
+
+    private var clientCounter = 0
+    /// Sends a text message; returns the stored message.
+    @discardableResult
+    func say(_ device: Int, in conversation: String, _ text: String, clientId: String? = nil) -> MessageInfo? {
+        clientCounter += 1
+        let cid = clientId ?? "cid-\(device)-\(clientCounter)"
+        return request(device, #"{"type":"send","conversation":"\#(conversation)","clientMessageId":"\#(cid)","text":"\#(text)"}"#).message
+    }
+}
