@@ -1,1 +1,87 @@
-print("herald: not built yet")
+import ArgumentParser
+import Glibc
+import HeraldClient
+import HeraldRules
+
+/// `herald`: the Herald client. Flags only; everything else is HeraldClient.
+struct Herald: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "herald", abstract: "Herald chat client (interactive terminal, or JSON-line script mode with --script).")
+
+    @Option(help: "Server URL, ws://host:port (or wss://). Default: $HERALD_SERVER.")
+    var server: String?
+
+    @Option(help: "Access token from `herald-server token`. Default: $HERALD_TOKEN.")
+    var token: String?
+
+    @Flag(help: "Script mode: commands on stdin, one JSON object a line on stdout.")
+    var script = false
+
+    @Option(help: "Messages in the thread viewport.")
+    var viewport: Int = 10
+
+    @Option(name: .customLong("toast-duration"), help: "Toast duration in seconds (clamped to 1-10).")
+    var toastDuration: Double = 3
+
+    @Option(help: "A deep link to follow at start (herald://…).")
+    var open: String?
+
+    @Option(name: .customLong("ca-file"), help: "CA certificate file for wss://.")
+    var caFile: String?
+
+    @Flag(help: "Accept any server certificate (tests only).")
+    var insecure = false
+
+    func validate() throws {
+        guard viewport >= 1 else { throw ValidationError("--viewport must be at least 1") }
+        guard toastDuration > 0, toastDuration.isFinite else { throw ValidationError("--toast-duration must be a positive number of seconds") }
+    }
+
+    mutating func run() throws {
+        let environment = ProcessInfoEnvironment()
+        guard let serverText = server ?? environment["HERALD_SERVER"], !serverText.isEmpty else {
+            throw ValidationError("missing --server (or HERALD_SERVER)")
+        }
+        guard let tokenText = token ?? environment["HERALD_TOKEN"], !tokenText.isEmpty else {
+            throw ValidationError("missing --token (or HERALD_TOKEN)")
+        }
+        let address: ServerAddress
+        switch ServerAddress.parse(serverText) {
+        case .success(let value): address = value
+        case .failure(let error): throw ValidationError("--server: \(error)")
+        }
+        guard let user = TokenSubject.user(in: tokenText) else {
+            throw ValidationError("--token is not a Herald token (no user in it)")
+        }
+        let interactive = !script && isatty(0) == 1
+        let options = ClientOptions(
+            server: address, token: tokenText, interactive: interactive, viewportSize: viewport,
+            toastDuration: Milliseconds(Int64((toastDuration * 1000).rounded())), openURL: open, caFile: caFile, insecure: insecure)
+        let code = ClientRunner(options: options, user: user).run()
+        if code != 0 { throw ExitCode(code) }
+    }
+}
+
+/// Reads the environment without Foundation.
+struct ProcessInfoEnvironment {
+    subscript(name: String) -> String? { getenv(name).map { String(cString: $0) } }
+}
+
+// Bad flags exit 2 (argument-parser's validation default is 64), with the cause on one stderr line.
+do {
+    var command = try Herald.parseAsRoot()
+    try command.run()
+    exit(0)
+} catch let code as ExitCode {
+    exit(code.rawValue)
+} catch {
+    let code = Herald.exitCode(for: error)
+    if code == .success {
+        // --help and similar print to stdout and succeed.
+        print(Herald.fullMessage(for: error))
+        exit(0)
+    }
+    let message = Herald.message(for: error).split(separator: "\n").first.map(String.init) ?? "bad flags"
+    ClientRunner.fail(message)
+    exit(2)
+}

@@ -1,0 +1,77 @@
+import Foundation
+import HeraldRules
+
+/// Everything `herald` is started with, after flag parsing.
+public struct ClientOptions: Sendable {
+    public var server: ServerAddress
+    public var token: String
+    /// Script mode (JSON lines) or the interactive terminal.
+    public var interactive: Bool
+    public var viewportSize: Int
+    public var toastDuration: Milliseconds
+    public var openURL: String?
+    public var caFile: String?
+    public var insecure: Bool
+
+    public init(server: ServerAddress, token: String, interactive: Bool, viewportSize: Int, toastDuration: Milliseconds,
+                openURL: String?, caFile: String?, insecure: Bool) {
+        self.server = server
+        self.token = token
+        self.interactive = interactive
+        self.viewportSize = viewportSize
+        self.toastDuration = toastDuration
+        self.openURL = openURL
+        self.caFile = caFile
+        self.insecure = insecure
+    }
+}
+
+/// The process exit codes of client-script.md.
+public enum ClientExitCode: Int32, Sendable {
+    /// `quit` or end of input.
+    case success = 0
+    /// Bad flags.
+    case badFlags = 2
+    /// The server refused the token (HTTP 401 on the upgrade).
+    case unauthorized = 3
+    /// The server could not be reached at start.
+    case unreachable = 4
+}
+
+/// Reads the user id (`sub`) out of a token's payload without checking the signature (the server does that).
+public enum TokenSubject {
+    public static func user(in token: String) -> String? {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let payload = base64URLDecode(parts[1]) else { return nil }
+        let object = try? JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any]
+        return object?["sub"] as? String
+    }
+
+    static func base64URLDecode(_ text: Substring) -> [UInt8]? {
+        var values: [UInt8] = []
+        values.reserveCapacity(text.utf8.count)
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"): values.append(byte - 65)
+            case UInt8(ascii: "a")...UInt8(ascii: "z"): values.append(byte - 97 + 26)
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): values.append(byte - 48 + 52)
+            case UInt8(ascii: "-"), UInt8(ascii: "+"): values.append(62)
+            case UInt8(ascii: "_"), UInt8(ascii: "/"): values.append(63)
+            case UInt8(ascii: "="): continue
+            default: return nil
+            }
+        }
+        var out: [UInt8] = []
+        var buffer: UInt32 = 0
+        var bits = 0
+        for value in values {
+            buffer = buffer << 6 | UInt32(value)
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                out.append(UInt8(truncatingIfNeeded: buffer >> UInt32(bits)))
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,313 @@
+import Glibc
+import HeraldProtocol
+import HeraldRules
+
+/// Where output lines go and where command lines come from: script mode (stdin/stdout JSON lines) or the
+/// interactive terminal.
+protocol ClientFrontEnd: AnyObject {
+    /// Bytes read from stdin; returns the complete command lines, in order.
+    func input(_ bytes: ArraySlice<UInt8>) -> [String]
+    /// Stdin ended (script) or the user asked to leave (interactive).
+    var inputEnded: Bool { get }
+    /// One output line of the core.
+    func deliver(_ line: JSONValue)
+    /// Redraws the screen if the front end has one.
+    func render(_ core: ClientCore, now: Instant)
+    /// The next instant the front end wants to redraw (toast countdown), if any.
+    func nextRedraw(now: Instant) -> Instant?
+    /// Restores the terminal.
+    func finish()
+}
+
+/// The client's IO: one thread, one poll() over stdin and the socket, a timeout at the next deadline of the
+/// toast manager, the router, `sleep`, reconnect backoff or handshake. The clock is read here only.
+public final class ClientRunner {
+    private let options: ClientOptions
+    private var core: ClientCore
+    private let frontEnd: any ClientFrontEnd
+
+    private var socket: TCPSocket?
+    private var webSocket: ClientWebSocket?
+    private var connecting = false
+    private var handshakeDeadline: Instant?
+    private var reconnectAt: Instant?
+    private var backoff = ReconnectBackoff()
+    /// Once a connection got through, failures reconnect instead of exiting 4.
+    private var everOpened = false
+    private var pendingLines: [String] = []
+    private var readBuffer = [UInt8](repeating: 0, count: 65536)
+    private var exitCode: ClientExitCode?
+    private var quitting = false
+
+    /// Makes a runner; `user` comes from the token.
+    public init(options: ClientOptions, user: String) {
+        self.options = options
+        var tag: UInt32 = 0
+        var generator = SystemRandomNumberGenerator()
+        tag = generator.next()
+        let configuration = ClientConfiguration(
+            user: user, viewportSize: options.viewportSize, toastDuration: options.toastDuration,
+            deviceTag: String(tag, radix: 36))
+        core = ClientCore(configuration: configuration)
+        if options.interactive {
+            frontEnd = TerminalFrontEnd()
+        } else {
+            frontEnd = ScriptFrontEnd()
+        }
+    }
+
+    /// Runs until `quit`, end of input, or a fatal start error; returns the exit code.
+    public func run() -> Int32 {
+        signal(SIGPIPE, SIG_IGN)
+        if options.server.secure {
+            Self.fail("wss:// is not supported by this build yet (TLS comes later); use ws://")
+            frontEnd.finish()
+            return ClientExitCode.unreachable.rawValue
+        }
+        startConnect(now: MonotonicClock.now())
+        if exitCode == nil, let url = options.openURL, let error = core.openAtStart(url, now: MonotonicClock.now()) {
+            Self.fail("--open \(url): \(error)")
+            frontEnd.finish()
+            return ClientExitCode.badFlags.rawValue
+        }
+        while exitCode == nil {
+            flush(now: MonotonicClock.now())
+            if exitCode != nil { break }
+            pollOnce()
+            let now = MonotonicClock.now()
+            core.tick(now: now)
+            timers(now: now)
+            feedCommands(now: now)
+        }
+        frontEnd.finish()
+        return (exitCode ?? .success).rawValue
+    }
+
+    // MARK: - Loop steps
+
+    private func pollOnce() {
+        var fds: [pollfd] = []
+        let stdinIndex: Int? = frontEnd.inputEnded ? nil : 0
+        if stdinIndex != nil { fds.append(pollfd(fd: 0, events: Int16(POLLIN), revents: 0)) }
+        var socketIndex: Int?
+        if let socket, socket.fd >= 0 {
+            var events = Int16(POLLIN)
+            if connecting || !(webSocket?.output.isEmpty ?? true) { events |= Int16(POLLOUT) }
+            socketIndex = fds.count
+            fds.append(pollfd(fd: socket.fd, events: events, revents: 0))
+        }
+        let now = MonotonicClock.now()
+        let deadlines = [core.nextDeadline, reconnectAt, handshakeDeadline, frontEnd.nextRedraw(now: now)].compactMap { $0 }
+        var timeout: Int32 = -1
+        if let next = deadlines.min() { timeout = Int32(clamping: max(0, (next - now).value)) }
+        if quitting { timeout = 0 }
+        let ready = poll(&fds, nfds_t(fds.count), timeout)
+        if ready < 0 { return }  // EINTR: the loop comes round again
+        if let stdinIndex, fds[stdinIndex].revents != 0 { readInput() }
+        if let socketIndex, fds[socketIndex].revents != 0 { socketReady(fds[socketIndex].revents) }
+    }
+
+    private func readInput() {
+        let count = readBuffer.withUnsafeMutableBytes { Glibc.read(0, $0.baseAddress, $0.count) }
+        if count < 0 && errno == EINTR { return }
+        pendingLines += frontEnd.input(count > 0 ? readBuffer[0..<count] : [])
+    }
+
+    /// Feeds queued command lines while the core is free; ends the process after `quit` or end of input.
+    private func feedCommands(now: Instant) {
+        while !core.isBusy, !core.wantsQuit, !pendingLines.isEmpty {
+            let line = pendingLines.removeFirst()
+            switch ScriptCommandParser.parse(line) {
+            case nil: continue
+            case .failure(let error)?:
+                frontEnd.deliver(ClientCore.errorLine(command: error.command, code: error.code, message: error.message))
+            case .success(let command)?:
+                core.begin(command, now: now)
+                flush(now: now)
+            }
+        }
+        // Leaving waits for the first connection attempt to settle, so "server down at start" is always exit 4.
+        guard exitCode == nil, everOpened else { return }
+        if core.wantsQuit || (frontEnd.inputEnded && pendingLines.isEmpty && !core.isBusy) {
+            quit()
+        }
+    }
+
+    private func quit() {
+        flush(now: MonotonicClock.now())
+        if var webSocket, let socket, webSocket.isOpen {
+            webSocket.close()
+            try? socket.write(&webSocket.output)
+        }
+        socket?.close()
+        exitCode = .success
+    }
+
+    /// Prints the core's lines, sends its requests, writes the socket, redraws.
+    private func flush(now: Instant) {
+        for output in core.drainOutputs() {
+            switch output {
+            case .line(let line): frontEnd.deliver(line)
+            case .log(let text): Self.log(text)
+            case .send(let frame):
+                webSocket?.send(String(decoding: frame.encode(), as: UTF8.self))
+            }
+        }
+        if let socket, !connecting, var session = webSocket, !session.output.isEmpty {
+            do {
+                try socket.write(&session.output)
+                webSocket = session
+            } catch {
+                failedAttempt("write failed: \(error)", now: now)
+            }
+        }
+        frontEnd.render(core, now: now)
+    }
+
+    // MARK: - Connection
+
+    private func startConnect(now: Instant) {
+        reconnectAt = nil
+        do {
+            socket = try TCPSocket.connect(host: options.server.host, port: options.server.port)
+            connecting = true
+            handshakeDeadline = now + .seconds(5)
+        } catch {
+            failedAttempt("cannot reach \(options.server.host):\(options.server.port): \(error)", now: now)
+        }
+    }
+
+    private func socketReady(_ revents: Int16) {
+        let now = MonotonicClock.now()
+        guard let socket else { return }
+        if connecting {
+            if let error = socket.connectResult() {
+                return failedAttempt("cannot reach \(options.server.host):\(options.server.port): \(error)", now: now)
+            }
+            guard revents & Int16(POLLOUT) != 0 || revents & Int16(POLLIN) != 0 else { return }
+            connecting = false
+            webSocket = ClientWebSocket(address: options.server, token: options.token)
+            flush(now: now)
+            return
+        }
+        let count: Int?
+        do {
+            count = try socket.read(into: &readBuffer)
+        } catch {
+            return failedAttempt("connection error: \(error)", now: now)
+        }
+        guard let count else { return }
+        if count == 0 { return failedAttempt("the server closed the connection", now: now) }
+        guard var session = webSocket else { return }
+        let events = session.receive(readBuffer[0..<count])
+        webSocket = session
+        for event in events {
+            switch event {
+            case .opened:
+                everOpened = true
+                handshakeDeadline = nil
+                backoff.reset()
+                core.connectionOpened(now: now)
+            case .text(let text):
+                switch ServerFrame.decode(Array(text.utf8)) {
+                case .success(let frame): core.receive(frame, now: now)
+                case .failure(let error): Self.log("undecodable frame from the server: \(error.message)")
+                }
+            case .rejected(let status, let reason):
+                if status == 401 {
+                    Self.fail("the server refused the token (HTTP 401)")
+                    exitCode = .unauthorized
+                    return
+                }
+                return failedAttempt("the server refused the connection: \(reason)", now: now)
+            case .closed(let reason):
+                return lost(reason, now: now)
+            }
+            flush(now: now)
+        }
+    }
+
+    private func timers(now: Instant) {
+        if let handshakeDeadline, handshakeDeadline <= now {
+            self.handshakeDeadline = nil
+            failedAttempt("no handshake answer from \(options.server.host):\(options.server.port) within 5 s", now: now)
+        }
+        if let reconnectAt, reconnectAt <= now { startConnect(now: now) }
+    }
+
+    /// A connection attempt or a live connection failed: exit 4 if nothing ever got through, else back off and retry.
+    private func failedAttempt(_ reason: String, now: Instant) {
+        if !everOpened {
+            Self.fail(reason)
+            socket?.close()
+            socket = nil
+            exitCode = .unreachable
+            return
+        }
+        lost(reason, now: now)
+    }
+
+    private func lost(_ reason: String, now: Instant) {
+        socket?.close()
+        socket = nil
+        webSocket = nil
+        connecting = false
+        handshakeDeadline = nil
+        core.connectionLost(now: now, reason: reason)
+        let delay = backoff.nextDelay()
+        reconnectAt = now + delay
+        Self.log("\(reason); reconnecting in \(delay.value) ms")
+    }
+
+    // MARK: - stderr
+
+    static func log(_ text: String) {
+        writeAll(2, "herald: \(text)\n")
+    }
+
+    /// A one-line error naming the cause.
+    public static func fail(_ text: String) {
+        writeAll(2, "herald: error: \(text)\n")
+    }
+
+    static func writeAll(_ fd: Int32, _ text: String) {
+        var bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let count = bytes.withUnsafeMutableBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 { return }
+            offset += count
+        }
+    }
+}
+
+/// Script mode: command lines from stdin, one JSON object a line on stdout.
+final class ScriptFrontEnd: ClientFrontEnd {
+    private var partial: [UInt8] = []
+    private(set) var inputEnded = false
+
+    func input(_ bytes: ArraySlice<UInt8>) -> [String] {
+        if bytes.isEmpty {
+            inputEnded = true
+            let last = partial
+            partial = []
+            return last.isEmpty ? [] : [String(decoding: last, as: UTF8.self)]
+        }
+        var lines: [String] = []
+        for byte in bytes {
+            if byte == UInt8(ascii: "\n") {
+                lines.append(String(decoding: partial, as: UTF8.self))
+                partial.removeAll(keepingCapacity: true)
+            } else {
+                partial.append(byte)
+            }
+        }
+        return lines
+    }
+
+    func deliver(_ line: JSONValue) { ClientRunner.writeAll(1, line.text + "\n") }
+    func render(_ core: ClientCore, now: Instant) {}
+    func nextRedraw(now: Instant) -> Instant? { nil }
+    func finish() {}
+}
