@@ -36,16 +36,26 @@ public struct WebSocketConnection {
     private var utf8 = UTF8Validator()
     /// The header of the frame whose payload is arriving.
     private var currentHeader: FrameHeader?
+    /// The negotiated per-message compression extension (RFC 7692), if any; it alone makes RSV1 legal.
+    private let compression: (any PerMessageCompression)?
+    /// Whether the data message being received had RSV1 set on its first frame (RFC 7692 §6).
+    private var messageIsCompressed = false
+    /// Reused buffer for unmasked compressed input and for compressed output.
+    private var compressionScratch: [UInt8] = []
 
     /// Creates the state machine for a connection whose opening handshake has completed.
     ///
     /// - Parameters:
     ///   - role: `.server` requires masked frames in; `.client` masks every frame out (§5.1).
-    ///   - limits: frame and message size limits; exceeding them fails the connection with 1009.
-    public init(role: WebSocketRole, limits: WebSocketLimits = .default) {
+    ///   - limits: frame and message size limits; exceeding them fails the connection with 1009. With compression,
+    ///     `maxMessageSize` bounds the decompressed message.
+    ///   - compression: the per-message compression extension negotiated in the handshake (RFC 7692), or `nil`.
+    ///     Only with one is RSV1 accepted, and only on the first frame of a data message.
+    public init(role: WebSocketRole, limits: WebSocketLimits = .default, compression: (any PerMessageCompression)? = nil) {
         self.role = role
         self.limits = limits
-        self.parser = FrameParser(role: role, limits: limits)
+        self.compression = compression
+        self.parser = FrameParser(role: role, limits: limits, allowedReservedBits: compression == nil ? 0 : 0b100)
         controlBuffer.reserveCapacity(125)
     }
 
@@ -83,6 +93,12 @@ public struct WebSocketConnection {
 
     private mutating func beginFrame(_ header: FrameHeader) -> WebSocketProtocolError? {
         currentHeader = header
+        if header.reservedBits & 0b100 != 0 {
+            // RFC 7692 §6: RSV1 marks a compressed message on its first frame only; §6.1: control frames are never
+            // compressed. (Without a negotiated extension the parser has already failed the frame, RFC 6455 §5.2.)
+            if header.opcode.isControl { return .protocolError("RSV1 set on a \(header.opcode) frame") }
+            if header.opcode == .continuation { return .protocolError("RSV1 set on a continuation frame") }
+        }
         if header.opcode.isControl {
             controlBuffer.removeAll(keepingCapacity: true)
             return nil
@@ -93,6 +109,7 @@ public struct WebSocketConnection {
             messageOpcode = header.opcode
             messageBuffer.removeAll(keepingCapacity: true)
             utf8 = UTF8Validator()
+            messageIsCompressed = compression != nil && header.reservedBits & 0b100 != 0
         }
         // Reserve for a message's first frame only (later frames grow the array geometrically), and at most
         // 64 KiB: a peer that announces a large frame and trickles bytes must not pin the whole allowance up front.
@@ -109,9 +126,24 @@ public struct WebSocketConnection {
             return nil
         }
         let start = messageBuffer.count
+        if messageIsCompressed, let compression {
+            compressionScratch.removeAll(keepingCapacity: true)
+            compressionScratch.append(contentsOf: chunk)
+            if let key = header.maskKey { Masking.apply(key, to: &compressionScratch, range: 0..<compressionScratch.count, phase: offset) }
+            let failed = compressionScratch.withUnsafeBytes {
+                compression.decompress($0, appendingTo: &messageBuffer, limit: limits.maxMessageSize)
+            }
+            if let failed { return failed }
+            return validateText(from: start)
+        }
         messageBuffer.append(contentsOf: chunk)
         if let key = header.maskKey { Masking.apply(key, to: &messageBuffer, range: start..<messageBuffer.count, phase: offset) }
-        if messageOpcode == .text {
+        return validateText(from: start)
+    }
+
+    /// Runs the incremental UTF-8 check over the text message bytes appended since `start`.
+    private mutating func validateText(from start: Int) -> WebSocketProtocolError? {
+        if messageOpcode == .text, start < messageBuffer.count {
             let failed = messageBuffer.withUnsafeBytes { utf8.validate(UnsafeRawBufferPointer(rebasing: $0[start...])) }
             // §8.1: invalid UTF-8 in a text message MUST fail the connection (1007, §7.4.1).
             if failed != nil { return .invalidPayload("invalid UTF-8 in text message") }
@@ -132,6 +164,13 @@ public struct WebSocketConnection {
             return receivedClose(output: &output, onEvent: onEvent)
         default:
             guard header.fin, let opcode = messageOpcode else { return nil }
+            if messageIsCompressed, let compression {
+                // RFC 7692 §7.2.2: the compressed payload ends with an implied 00 00 FF FF, fed by the extension.
+                let start = messageBuffer.count
+                if let failed = compression.finishMessage(appendingTo: &messageBuffer, limit: limits.maxMessageSize) { return failed }
+                if let failed = validateText(from: start) { return failed }
+                messageIsCompressed = false
+            }
             messageOpcode = nil
             if opcode == .text {
                 // §8.1: a message that ends inside a UTF-8 sequence is invalid.
@@ -188,7 +227,9 @@ public struct WebSocketConnection {
     private mutating func releaseBuffers() {
         messageBuffer = []
         controlBuffer = []
+        compressionScratch = []
         messageOpcode = nil
+        messageIsCompressed = false
     }
 
     // MARK: - Sending
@@ -198,7 +239,7 @@ public struct WebSocketConnection {
     public mutating func sendText(_ text: String, into output: inout [UInt8]) -> Bool {
         guard state == .open else { return false }
         var text = text
-        text.withUTF8 { writeFrame(.text, UnsafeRawBufferPointer($0), fin: true, into: &output) }
+        text.withUTF8 { writeMessage(.text, UnsafeRawBufferPointer($0), into: &output) }
         return true
     }
 
@@ -206,7 +247,7 @@ public struct WebSocketConnection {
     @discardableResult
     public mutating func sendBinary(_ bytes: [UInt8], into output: inout [UInt8]) -> Bool {
         guard state == .open else { return false }
-        writeFrame(.binary, bytes, fin: true, into: &output)
+        bytes.withUnsafeBytes { writeMessage(.binary, $0, into: &output) }
         return true
     }
 
@@ -252,6 +293,17 @@ public struct WebSocketConnection {
     public mutating func abandon() {
         state = .closed
         releaseBuffers()
+    }
+
+    /// Writes a whole data message as one frame, compressed with RSV1 set when the extension chooses to (RFC 7692 §6).
+    private mutating func writeMessage(_ opcode: WebSocketOpcode, _ payload: UnsafeRawBufferPointer, into output: inout [UInt8]) {
+        guard let compression, compression.compress(payload, into: &compressionScratch) else {
+            return writeFrame(opcode, payload, fin: true, into: &output)
+        }
+        let start = output.count
+        compressionScratch.withUnsafeBytes { writeFrame(opcode, $0, fin: true, into: &output) }
+        output[start] |= 0x40  // RSV1: "Per-Message Compressed" (RFC 7692 §6)
+        if compressionScratch.capacity > 64 << 10 { compressionScratch = [] }  // a 1 MiB message must not pin 1 MiB
     }
 
     private func writeFrame(_ opcode: WebSocketOpcode, _ payload: [UInt8], fin: Bool, into output: inout [UInt8]) {
