@@ -93,7 +93,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HeraldClientTests",
-            dependencies: ["HeraldTestSupport", "HeraldProtocol"],
+            dependencies: ["HeraldTestSupport", "HeraldProtocol", "HeraldClient", "HeraldRules"],
             path: "Tests/HeraldClientTests",
             swiftSettings: swiftSettings
         ),

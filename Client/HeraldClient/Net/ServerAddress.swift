@@ -7,6 +7,13 @@ public struct ServerAddress: Sendable, Equatable {
     /// The request path; `/sync` when the URL gives none.
     public var path: String
 
+    public init(secure: Bool, host: String, port: Int, path: String) {
+        self.secure = secure
+        self.host = host
+        self.port = port
+        self.path = path
+    }
+
     /// The `Host` header value (with the port unless it is the scheme's default).
     public var hostHeader: String {
         let name = host.contains(":") ? "[\(host)]" : host

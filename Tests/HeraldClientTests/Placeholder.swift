@@ -1,3 +1,0 @@
-import Testing
-
-@Test func HeraldClientTestsPlaceholder() { #expect(Bool(true)) }
