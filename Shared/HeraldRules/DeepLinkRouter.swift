@@ -8,7 +8,8 @@
 /// ```swift
 /// var router = DeepLinkRouter()
 /// var events = router.handle(.open("herald://conversation/c1"), now: now)   // cold start: [.navigate(.list), .waiting(...)]
-/// events = router.handle(.conversationsLoaded(["c1", "c2"]), now: now)      // [.navigate(.list), .navigate(.thread("c1")), .showBottom("c1"), .completed(...)]
+/// events = router.handle(.conversationsLoaded(["c1", "c2"]), now: now)
+/// // [.navigate(.list), .navigate(.thread("c1")), .showBottom(conversation: "c1"), .completed(...)]
 /// ```
 public struct DeepLinkRouter: Sendable {
     /// Why a well-formed conversation link did not open.
@@ -158,3 +159,8 @@ public struct DeepLinkRouter: Sendable {
         return [.navigate(.list), .failed(link, failure), .raiseToast(Self.unavailableToast)]
     }
 }
+
+/// The router's input (`DeepLinkRouter.Input`), under a short name.
+public typealias RouterInput = DeepLinkRouter.Input
+/// The router's steps (`DeepLinkRouter.Event`), under the name the issue uses.
+public typealias RouterEvent = DeepLinkRouter.Event

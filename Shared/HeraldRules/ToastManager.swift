@@ -311,3 +311,6 @@ extension Toast {
         count += 1
     }
 }
+
+/// The toast manager's input (`ToastManager.Input`), under the name the issue uses.
+public typealias ToastInput = ToastManager.Input

@@ -26,7 +26,8 @@ struct PropertyTests {
                     let priority = ToastPriority(rawValue: a % 3) ?? .normal
                     let key: String? = b % 3 == 0 ? "k\(a % 2)" : nil
                     let about: String? = b % 5 == 0 ? conversations[b % 4] : nil
-                    harness.send(.raise(ToastRequest(kind: .warning, title: "t", text: "x\(b)", conversation: about, priority: priority, dedupeKey: key)))
+                    let request = ToastRequest(kind: .warning, title: "t", text: "x\(b)", conversation: about, priority: priority, dedupeKey: key)
+                    harness.send(.raise(request))
                 case 3: harness.send(.tap)
                 case 4: harness.send(.swipe)
                 case 5: harness.send(.triggerAction)
@@ -75,7 +76,9 @@ struct PropertyTests {
                         sequence: Int64(a + b))))
                 case 7:
                     _ = ledger.handle(.reload(
-                        [UnreadUpdate(conversation: conversation, unread: b % 5, unreadMessages: (0..<(b % 5)).map { "m\($0)" }, sequence: Int64(a + b))],
+                        [UnreadUpdate(
+                            conversation: conversation, unread: b % 5, unreadMessages: (0..<(b % 5)).map { "m\($0)" },
+                            sequence: Int64(a + b))],
                         sequence: Int64(a + b)))
                 default:
                     _ = ledger.handle(.serverUpdate(UnreadUpdate(conversation: conversation, unread: -b, sequence: Int64(a))))

@@ -74,6 +74,7 @@ struct SceneRulesTests {
         #expect(Anchor.message("m7") == "messages.thread.message(m7)")
         #expect(Anchor.threadBottom == "messages.thread.bottom")
         #expect(Anchor.scrollToBottomButton == "messages.thread.scrollToBottomButton")
-        #expect([Scene.list, .thread("c"), .tab("t"), .notifications, .background].map(\.name) == ["list", "thread", "tab", "notifications", "background"])
+        let names = [Scene.list, .thread("c"), .tab("t"), .notifications, .background].map(\.name)
+        #expect(names == ["list", "thread", "tab", "notifications", "background"])
     }
 }
