@@ -1,1 +1,0 @@
-// HeraldDeflate: module placeholder until its first real file lands; delete when adding sources.
