@@ -145,6 +145,7 @@ public final class EventLoop: @unchecked Sendable {
     /// The open connection `handle` names, or nil if it has closed (or its descriptor was reused).
     /// Call only on this loop's thread.
     public func connection(for handle: ConnectionHandle) -> Connection? {
+        assert(inEventLoop, "EventLoop.connection(for:) called off the loop thread")
         let fd = Int(handle.fd)
         guard handle.loopIndex == index, fd >= 0, fd < slots.count, slots[fd].generation == handle.generation,
             case .connection(let connection) = slots[fd].occupant, connection.state == .open
