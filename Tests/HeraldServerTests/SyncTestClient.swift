@@ -41,6 +41,14 @@ final class SyncTestClient {
         }
     }
 
+    /// Reads frames until a response whose id is `id` or one of `ids`.
+    func response(id: Int?, orAnyOf ids: Set<Int>) throws -> ResponseFrame {
+        while true {
+            let frame = try read()
+            if case .response(let response) = frame, response.id == id || response.id.map(ids.contains) == true { return response }
+        }
+    }
+
     /// Sends raw text without waiting.
     func sendRaw(_ text: String) throws { try raw.sendText(text) }
 
