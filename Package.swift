@@ -13,6 +13,7 @@ let package = Package(
     products: [
         .executable(name: "herald-server", targets: ["HeraldServerCLI"]),
         .executable(name: "herald", targets: ["HeraldCLI"]),
+        .executable(name: "herald-bench", targets: ["HeraldBench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
@@ -63,6 +64,13 @@ let package = Package(
             name: "HeraldCLI",
             dependencies: ["HeraldClient", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Client/HeraldCLI",
+            swiftSettings: swiftSettings
+        ),
+
+        .executableTarget(
+            name: "HeraldBench",
+            dependencies: ["HeraldWebSocket", "HeraldProtocol", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Client/HeraldBench",
             swiftSettings: swiftSettings
         ),
 

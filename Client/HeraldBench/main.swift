@@ -1,0 +1,1 @@
+print("herald-bench: not built yet")
