@@ -76,8 +76,14 @@ extension ClientCore {
     mutating func enqueueSend(conversation: String, kind: MessageKind, text: String?, imageURL: String?) {
         sendCounter += 1
         let clientMessageId = "\(user)-\(configuration.deviceTag)-\(sendCounter)"
-        request(.send(conversation: conversation, clientMessageId: clientMessageId, kind: kind, text: text, imageURL: imageURL),
-                purpose: .send(clientMessageId: clientMessageId))
+        let send = ClientRequest.send(conversation: conversation, clientMessageId: clientMessageId, kind: kind, text: text, imageURL: imageURL)
+        if connected || !everSynced {
+            request(send, purpose: .send(clientMessageId: clientMessageId, answers: true))
+        } else {
+            // Offline after having been live: queue it and answer now; the message event follows once stored.
+            request(send, purpose: .send(clientMessageId: clientMessageId, answers: false))
+            answerQueuedSend(send, clientMessageId: clientMessageId)
+        }
     }
 
     // MARK: - Toasts

@@ -31,7 +31,7 @@ extension ClientCore {
         case .history(let conversation, let mode): historyLoaded(response, conversation: conversation, mode: mode)
         case .reloadConversations:
             for info in response.conversations ?? [] where !directory.contains(info.id) { addConversation(info, sequence: response.latest) }
-        case .send: sendAnswered(response)
+        case .send(let clientMessageId, let answers): sendAnswered(response, clientMessageId: clientMessageId, answers: answers)
         case .command: commandAnswered(response)
         }
     }
@@ -71,7 +71,16 @@ extension ClientCore {
         applyRoute(router.handle(.conversationsLoaded(directory.ordered.map(\.id)), now: now), answers: false)
     }
 
-    mutating func sendAnswered(_ response: ResponseFrame) {
+    mutating func sendAnswered(_ response: ResponseFrame, clientMessageId: String, answers: Bool) {
+        guard answers else {
+            if let message = response.message {
+                arrive(message, sequence: nil)
+            } else {
+                let error = response.error ?? ErrorInfo(.internal, "no result")
+                event("send.failed", ["clientMessageId": .string(clientMessageId), "code": .string(error.code.rawValue), "message": .string(error.message)])
+            }
+            return
+        }
         if let message = response.message {
             arrive(message, sequence: nil)
             answerOK([JSONField("conversation", .string(message.conversation)), JSONField("message", .string(message.id)),

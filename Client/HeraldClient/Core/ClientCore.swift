@@ -31,7 +31,8 @@ public struct ClientCore: Sendable {
         case reloadConversations
         /// A request made by the active command, answered with its response.
         case command(retryable: Bool)
-        case send(clientMessageId: String)
+        /// `answers`: the active command waits for this response (false once it was answered as queued).
+        case send(clientMessageId: String, answers: Bool)
     }
 
     enum HistoryMode: Sendable, Equatable {
@@ -147,6 +148,11 @@ public struct ClientCore: Sendable {
             case .sync, .scene: continue
             case .command(retryable: false):
                 answerError(code: "connection_lost", message: "the connection dropped before the server answered; not retried")
+            case .send(let clientMessageId, true):
+                // The send stays queued and goes out again after the reconnect (same clientMessageId, R4);
+                // the command is answered now so the script is not held up while the server is away.
+                answerQueuedSend(request, clientMessageId: clientMessageId)
+                requeue.append((request, .send(clientMessageId: clientMessageId, answers: false)))
             default: requeue.append((request, purpose))
             }
         }
@@ -208,6 +214,14 @@ public struct ClientCore: Sendable {
         guard let command = active?.command else { return }
         active = nil
         emit(Self.errorLine(command: command.name, code: code, message: message))
+    }
+
+    /// Answers a send that waits in the outgoing queue: ok with `queued` and its clientMessageId.
+    mutating func answerQueuedSend(_ request: ClientRequest, clientMessageId: String) {
+        var conversation = ""
+        if case .send(let id, _, _, _, _) = request { conversation = id }
+        answerOK([JSONField("conversation", .string(conversation)), JSONField("queued", true),
+                  JSONField("clientMessageId", .string(clientMessageId))])
     }
 
     static func errorLine(command: String, code: String, message: String) -> JSONValue {

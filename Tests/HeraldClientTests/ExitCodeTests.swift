@@ -1,0 +1,53 @@
+import Foundation
+import Testing
+
+/// client-script.md "Exit codes": 0 quit/EOF, 2 bad flags, 3 token refused, 4 server unreachable at start.
+@Suite("herald exit codes", .serialized)
+struct ExitCodeTests {
+    @Test("exit 2: an unknown flag, a missing token, a bad server URL; one stderr line naming the cause", arguments: [
+        ["--bogus"],
+        ["--server", "ws://127.0.0.1:1", "--script"],
+        ["--server", "http://127.0.0.1:1", "--token", "a.eyJzdWIiOiJhIn0.b", "--script"],
+        ["--server", "ws://127.0.0.1:1", "--token", "a.eyJzdWIiOiJhIn0.b", "--viewport", "0", "--script"],
+    ])
+    func badFlags(_ arguments: [String]) throws {
+        let client = try ClientProcess.launch(arguments)
+        #expect(client.waitForExit() == 2)
+        let errors = client.stderr.lines.filter { !$0.isEmpty }
+        #expect(errors.count == 1, "one line: \(errors)")
+        #expect(errors.first?.hasPrefix("herald: error:") == true)
+    }
+
+    @Test("exit 4: nothing listens on the server's port at start")
+    func unreachable() throws {
+        let server = try TestServer()
+        let token = try server.token("alice")
+        let port = server.port
+        server.kill()
+        let client = try ClientProcess.start(port: port, token: token)
+        #expect(client.waitForExit() == 4)
+        #expect(client.stderr.lines.first?.contains("cannot reach") == true)
+    }
+
+    @Test("exit 3: the server refuses the token with 401")
+    func refusedToken() throws {
+        let server = try TestServer()
+        // Well-formed but signed with another key.
+        let forged = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJhbGljZSIsIm5hbWUiOiJBIiwiaWF0IjoxLCJleHAiOjk5OTk5OTk5OTl9.c2lnbmF0dXJl"
+        let client = try ClientProcess.start(port: server.port, token: forged)
+        #expect(client.waitForExit() == 3)
+        #expect(client.stderr.lines.first?.contains("401") == true)
+    }
+
+    @Test("exit 0 after quit and after end of input; HERALD_SERVER and HERALD_TOKEN stand in for the flags")
+    func cleanExit() throws {
+        let server = try TestServer()
+        let alice = try server.client("alice")
+        #expect(alice.quit() == 0)
+        let env = try ClientProcess.launch(["--script"], environment: ["HERALD_SERVER": "ws://127.0.0.1:\(server.port)", "HERALD_TOKEN": try server.token("bob")])
+        try env.waitEvent("connected")
+        #expect(try env.state().string("user") == "bob")
+        env.closeInput()
+        #expect(env.waitForExit() == 0)
+    }
+}
