@@ -6,15 +6,9 @@ protocol StoppableService {
     func shutdown()
 }
 
-/// Creates the /sync service (which registers its route on `server`).
-///
-/// TEMPORARY SWITCH: SyncService (owner "sync") did not exist when this was written, so this returns a no-op.
-/// Once `SyncService` lands, replace the body with:
-/// `return try SyncService(options: options, server: server, logger: logger)` and keep the conformance below.
-func startSyncService(options: HeraldServerOptions, server: HeraldHTTPServer, logger: Logger) throws -> any StoppableService {
-    NoSyncService()
-}
+extension SyncService: StoppableService {}
 
-private struct NoSyncService: StoppableService {
-    func shutdown() {}
+/// Creates the /sync service, which opens the database and registers its route on `server`.
+func startSyncService(options: HeraldServerOptions, server: HeraldHTTPServer, logger: Logger) throws -> any StoppableService {
+    try SyncService(options: options, server: server, logger: logger)
 }
