@@ -113,6 +113,13 @@ public final class TLSEngine {
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
+    /// The SNI host name: on a server, the one the client asked for (logging only: the server is SNI-agnostic);
+    /// on a client, the one sent.
+    public var serverName: String? {
+        guard let name = SSL_get_servername(ssl, Int32(TLSEXT_NAMETYPE_host_name)) else { return nil }
+        return String(cString: name)
+    }
+
     /// Starts the handshake. A client appends its ClientHello to `output`; a server does nothing until bytes arrive.
     public func start(into output: inout [UInt8]) throws(TLSError) {
         try checkUsable()
