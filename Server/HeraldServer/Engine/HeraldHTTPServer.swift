@@ -1,3 +1,4 @@
+import Glibc
 import HeraldNet
 import HeraldWebSocket
 import Logging
@@ -69,6 +70,7 @@ public final class HeraldHTTPServer: Sendable {
     /// Prints nothing.
     public func start() throws {
         try options.validate()
+        Self.unblockShutdownSignals()
         let routes = state.withLock { $0.routes }
         let context = EngineContext(routes: routes, options: options, logger: logger)
         let config = ServerConfig(host: options.host, port: UInt16(options.port), threads: options.threads,
@@ -139,6 +141,16 @@ public final class HeraldHTTPServer: Sendable {
     /// Begins shutdown from any thread; ``runUntilShutdown()`` returns once it is done.
     public func shutdown() {
         state.withLock { $0.shutdownRequested = true }
+    }
+
+    /// A parent may start us with SIGINT/SIGTERM blocked (the mask survives exec; test runners do this), which
+    /// would make graceful shutdown impossible. Unblock them before the loop threads inherit the mask.
+    private static func unblockShutdownSignals() {
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        sigaddset(&signals, SIGINT)
+        sigaddset(&signals, SIGTERM)
+        pthread_sigmask(SIG_UNBLOCK, &signals, nil)
     }
 
     // MARK: - Loop-side helpers

@@ -28,8 +28,14 @@ public final class WebSocketSession {
     private let logger: Logger
     /// Reused for every frame this session writes itself, so echoing allocates no output buffer per message.
     private var output: [UInt8] = []
-    /// Events of one read, delivered after the state machine returns (a delegate may send from its callback).
+    /// What the state machine writes while receiving (pongs, close replies), reused.
+    private var protocolOutput: [UInt8] = []
+    /// Events of one read, delivered after the state machine returns, because a delegate may send from its
+    /// callback (and the state machine may not be re-entered).
     private var pendingEvents: [WebSocketEvent] = []
+    /// We sent (or the state machine wrote) a close frame: no data frame may follow it (§5.5.1). Mirrors
+    /// `protocolState.state != .open`, but is readable while the state machine is busy receiving.
+    private var closeSent = false
     private var lastReadAt: Tick
     private var lastPingAt: Tick?
     private var closeSentAt: Tick?
@@ -52,7 +58,7 @@ public final class WebSocketSession {
     // MARK: - API
 
     /// Whether messages can still be sent: the close handshake has not started and the socket is open.
-    public var isOpen: Bool { protocolState.state == .open && connection.isOpen }
+    public var isOpen: Bool { !closeSent && connection.isOpen }
 
     /// The peer's address as "ip:port".
     public var remoteAddress: String { connection.remoteAddress }
@@ -66,14 +72,15 @@ public final class WebSocketSession {
     /// Queues a pre-encoded server frame (e.g. from `FrameEncoder.serverTextFrame`) by reference: no copy, so one
     /// encoding can go to many sessions. Dropped once the close handshake has started (§5.5.1).
     public func send(_ frame: SharedBytes) {
-        guard protocolState.state == .open else { return }
+        guard !closeSent else { return }
         connection.write(frame)
     }
 
     /// Starts the close handshake (§7.1.2): sends a close frame with `code` and `reason`; the TCP connection is
     /// closed when the peer answers or after the close timeout.
     public func close(code: CloseCode, reason: String) {
-        guard protocolState.state == .open else { return }
+        guard !closeSent, protocolState.state == .open else { return }
+        closeSent = true
         output.removeAll(keepingCapacity: true)
         protocolState.close(code: code, reason: reason, into: &output)
         connection.write(output)
@@ -82,8 +89,10 @@ public final class WebSocketSession {
     }
 
     private func sendMessage(_ opcode: WebSocketOpcode, _ bytes: [UInt8]) {
+        guard !closeSent else { return }
         output.removeAll(keepingCapacity: true)
-        guard protocolState.sendFrame(opcode: opcode, payload: bytes, fin: true, into: &output) else { return }
+        // Server frames are never masked (§5.1), so encoding needs nothing from the state machine.
+        FrameEncoder.encodeServerFrame(opcode: opcode, payload: bytes, into: &output)
         connection.write(output)
         shrinkOutputIfLarge()
     }
@@ -96,32 +105,60 @@ public final class WebSocketSession {
     // MARK: - Driven by the connection handler
 
     /// Bytes from the peer (after the upgrade).
+    ///
+    /// Events are delivered in wire order, interleaved with what the protocol obliges us to send: a message that
+    /// arrived before a bad frame is delivered (and may be echoed) before the close that the bad frame causes.
     func receive(_ bytes: UnsafeRawBufferPointer) {
         lastReadAt = connection.loop.now
-        output.removeAll(keepingCapacity: true)
+        protocolOutput.removeAll(keepingCapacity: true)
         pendingEvents.removeAll(keepingCapacity: true)
-        protocolState.receive(bytes, output: &output) { pendingEvents.append($0) }
-        // What the protocol obliges us to send (pong, close reply, failure close) goes out before any reply the
-        // delegate makes to the same bytes.
-        if !output.isEmpty { connection.write(output) }
+        protocolState.receive(bytes, output: &protocolOutput) { pendingEvents.append($0) }
+        // The state machine writes at most one frame per event, before reporting it: a pong for a ping, a close for
+        // .closed (the reply) or .failed. Walk both lists together so each frame goes out in its event's place.
+        var written = 0
         for event in pendingEvents {
+            switch event {
+            case .ping: writeProtocolFrame(ifOpcode: .pong, from: &written)
+            case .closed, .failed: writeProtocolFrame(ifOpcode: .close, from: &written)
+            default: break
+            }
             switch event {
             case .text(let text):
                 delegate?.sessionDidReceiveText(self, Array(text.utf8))
             case .binary(let bytes):
                 delegate?.sessionDidReceiveBinary(self, bytes)
             case .ping, .pong:
-                break  // the pong is already queued; any byte counts as liveness (lastReadAt).
+                break  // the pong is already written; any byte counts as liveness (lastReadAt).
             case .closed(let code, _):
+                closeSent = true
                 logger.debug("websocket closed by peer", metadata: ["conn": "\(handle)", "code": "\(code.map { "\($0)" } ?? "none")"])
             case .failed(let error):
+                closeSent = true
                 logger.debug("websocket failed", metadata: ["conn": "\(handle)", "error": "\(error)"])
             }
         }
+        if protocolOutput.count > written {
+            protocolOutput.withUnsafeBytes { connection.write(UnsafeRawBufferPointer(rebasing: $0[written...])) }
+        }
         pendingEvents.removeAll(keepingCapacity: true)
         shrinkOutputIfLarge()
+        if protocolOutput.capacity > 64 << 10 { protocolOutput = [] }
         // §7.1.1: after the close handshake (or a failure, §7.1.7) the server closes the TCP connection.
-        if protocolState.state == .closed { connection.close(afterFlush: true) }
+        if protocolState.state == .closed {
+            closeSent = true
+            connection.close(afterFlush: true)
+        }
+    }
+
+    /// Writes the server frame at `offset` in `protocolOutput` if it has `opcode`, and advances `offset` past it.
+    private func writeProtocolFrame(ifOpcode opcode: WebSocketOpcode, from offset: inout Int) {
+        let available = protocolOutput.count - offset
+        guard available >= 2, protocolOutput[offset] & 0x0F == opcode.rawValue else { return }
+        // Control frames carry at most 125 bytes (§5.5), so the 7-bit length is the whole story.
+        let end = offset + 2 + Int(protocolOutput[offset + 1] & 0x7F)
+        guard end <= protocolOutput.count else { return }
+        protocolOutput.withUnsafeBytes { connection.write(UnsafeRawBufferPointer(rebasing: $0[offset..<end])) }
+        offset = end
     }
 
     /// The loop's sweep reached this session's deadline.
@@ -143,7 +180,7 @@ public final class WebSocketSession {
             let quietSince = max(lastReadAt, lastPingAt ?? lastReadAt)
             if now.milliseconds(since: quietSince) >= Int64(timing.pingIntervalMs) {
                 output.removeAll(keepingCapacity: true)
-                if protocolState.sendPing([], into: &output) { connection.write(output) }
+                if !closeSent, protocolState.sendPing([], into: &output) { connection.write(output) }
                 lastPingAt = now
             }
         }
@@ -169,6 +206,7 @@ public final class WebSocketSession {
 
     /// The TCP connection is gone; tell the delegate once and let it go.
     func transportDidClose() {
+        closeSent = true
         protocolState.abandon()
         guard !hasReportedClose else { return }
         hasReportedClose = true
