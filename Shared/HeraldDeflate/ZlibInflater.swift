@@ -50,7 +50,9 @@ final class ZlibInflater {
         }
         var count = output.count
         while true {
-            let room = min(Self.chunkSize, limit + 1 - count)
+            // Small inputs get small steps (deflate expands ~1000x at most), so byte-at-a-time input does not
+            // zero-fill 16 KiB per call; the loop continues while zlib fills the space it was given.
+            let room = min(Self.chunkSize, limit + 1 - count, max(1024, input.count * 8))
             if room <= 0 { return .limitExceeded }
             output.append(contentsOf: repeatElement(0, count: room))
             let (result, left) = output.withUnsafeMutableBytes { buffer -> (Int32, Int) in
