@@ -1,0 +1,62 @@
+import Foundation
+import HeraldTestSupport
+import Testing
+
+/// `herald-server` as a user runs it (E11): the built binary, its help, flags and HERALD_* variables.
+@Suite("Engine: herald-server command line")
+struct EngineCLITests {
+    /// Runs the binary with `arguments` and returns its exit status and combined output.
+    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: ServerHarness.binaryPath())
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        for (name, value) in environment { env[name] = value }
+        process.environment = env
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, output)
+    }
+
+    @Test("`serve --help` lists every option with its HERALD_* variable; serve is the default subcommand")
+    func helpListsEveryOption() throws {
+        let (status, help) = try Self.run(["serve", "--help"])
+        #expect(status == 0)
+        for flag in ["--host", "--port", "--threads", "--echo", "--broadcast", "--db", "--secret", "--push-grace", "--handshake-timeout",
+                     "--ping-interval", "--idle-timeout", "--tick", "--max-frame-size", "--max-message-size", "--max-connections", "--log-level"] {
+            #expect(help.contains(flag), "missing \(flag)")
+            let variable = "HERALD_" + flag.dropFirst(2).uppercased().replacingOccurrences(of: "-", with: "_")
+            #expect(help.contains(variable), "missing \(variable)")
+        }
+        let (_, rootHelp) = try Self.run(["--help"])
+        #expect(rootHelp.contains("serve (default)") && rootHelp.contains("token"))
+    }
+
+    @Test("HERALD_ECHO=true enables /echo without the flag; --no-echo on the command line wins over it")
+    func environmentFallback() throws {
+        let server = try ServerHarness.start([], environment: ["HERALD_ECHO": "true"])
+        defer { server.stop() }
+        let client = try RawWebSocketClient.connect(port: server.port, path: "/echo")
+        try client.sendText("from env")
+        #expect(try client.readMessage().text == "from env")
+
+        let flagWins = try ServerHarness.start(["--no-echo"], environment: ["HERALD_ECHO": "true"])
+        defer { flagWins.stop() }
+        let refused = try RawWebSocketClient(port: flagWins.port)
+        try refused.send(RawWebSocketClient.upgradeRequest(path: "/echo").bytes)
+        #expect(try refused.readHTTPResponse().status == 404)
+    }
+
+    @Test("An unparsable HERALD_* value or flag stops the server at start with a non-zero status and names the variable")
+    func badValuesAreRefused() throws {
+        let (status, output) = try Self.run(["serve", "--port", "0"], environment: ["HERALD_IDLE_TIMEOUT": "soon"])
+        #expect(status != 0)
+        #expect(output.contains("HERALD_IDLE_TIMEOUT"))
+        let (tickStatus, _) = try Self.run(["serve", "--port", "0", "--tick", "0"])
+        #expect(tickStatus != 0)
+    }
+}
