@@ -1,0 +1,159 @@
+import Glibc
+import HeraldProtocol
+import HeraldWebSocket
+
+/// One client WebSocket to `/sync`: a non-blocking socket, the opening handshake with the token, and the
+/// RFC 6455 client state machine. Owned by a ``BenchLoop`` (single thread); scenarios call ``send(_:)``.
+final class BenchConnection {
+    enum Phase { case connecting, handshaking, open, closed }
+
+    /// Index of the device in its scenario (user/device tables are indexed by it).
+    let tag: Int
+    private(set) var fd: Int32 = -1
+    private(set) var phase: Phase = .connecting
+    private let key = WebSocketHandshake.randomClientKey()
+    private var headParser = HTTPResponseHeadParser()
+    private var socketProtocol = WebSocketConnection(role: .client)
+    /// Bytes not yet written, from `outputStart` on.
+    var output: [UInt8] = []
+    var outputStart = 0
+    /// Whether the loop has this connection on its flush list.
+    var queuedForFlush = false
+    /// Whether EPOLLOUT is armed.
+    var wantsWritable = false
+    /// Request ids: the next one to use.
+    var nextRequestId = 1
+    /// When the connection attempt began (connect scenario).
+    var startedAt: UInt64 = 0
+
+    init(tag: Int) { self.tag = tag }
+
+    /// Starts a non-blocking connect to 127.0.0.1:`port` and queues the upgrade request.
+    func open(port: Int, path: String, token: String) throws(BenchError) {
+        let socketFD = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard socketFD >= 0 else { throw BenchError("socket: \(String(cString: strerror(errno)))") }
+        var one: Int32 = 1
+        _ = setsockopt(socketFD, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian  // 127.0.0.1 only
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socketFD, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        if result != 0 && errno != EINPROGRESS {
+            let code = errno
+            close(socketFD)
+            throw BenchError("connect 127.0.0.1:\(port): \(String(cString: strerror(code)))")
+        }
+        fd = socketFD
+        phase = .connecting
+        output = WebSocketHandshake.clientRequest(
+            host: "127.0.0.1:\(port)", path: path, key: key, subprotocols: [HeraldProtocolVersion.subprotocol],
+            extraHeaders: [("Authorization", "Bearer \(token)")])
+        outputStart = 0
+    }
+
+    /// Queues one text message (a JSON request); the loop writes it at the end of this pass.
+    func send(_ text: String) {
+        socketProtocol.sendText(text, into: &output)
+    }
+
+    /// Queues a close frame (1000); the socket is closed by the loop once the server answers or drops.
+    func startClose() {
+        socketProtocol.close(code: .normal, reason: "", into: &output)
+    }
+
+    var hasPendingOutput: Bool { outputStart < output.count }
+
+    /// Writes what the socket takes. Returns false on a socket error.
+    func flush() -> Bool {
+        while outputStart < output.count {
+            let written = output.withUnsafeBytes { raw in
+                Glibc.send(fd, raw.baseAddress! + outputStart, raw.count - outputStart, Int32(MSG_NOSIGNAL))
+            }
+            if written > 0 {
+                outputStart += written
+                continue
+            }
+            if written < 0 && errno == EINTR { continue }
+            if written < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { break }
+            return false
+        }
+        if outputStart == output.count {
+            output.removeAll(keepingCapacity: output.capacity <= 1 << 20)
+            outputStart = 0
+        } else if outputStart > 1 << 16 {
+            output.removeFirst(outputStart)
+            outputStart = 0
+        }
+        return true
+    }
+
+    /// What one read produced.
+    enum Input {
+        case opened
+        case text(String)
+        case rejected(String)
+        case closed(String)
+    }
+
+    /// Feeds bytes read from the socket; appends what happened to `events`.
+    func receive(_ bytes: UnsafeRawBufferPointer, into events: inout [Input]) {
+        switch phase {
+        case .connecting, .handshaking:
+            phase = .handshaking
+            switch headParser.parse(bytes) {
+            case .needMore:
+                return
+            case .failed(let reason):
+                phase = .closed
+                events.append(.rejected("bad HTTP response: \(reason)"))
+            case .complete(let head, let consumed):
+                switch WebSocketHandshake.validateServerResponse(head, key: key, offeredSubprotocols: [HeraldProtocolVersion.subprotocol]) {
+                case .failure(let failure):
+                    phase = .closed
+                    events.append(.rejected(failure.description))
+                case .success:
+                    phase = .open
+                    events.append(.opened)
+                    if consumed < bytes.count { frames(UnsafeRawBufferPointer(rebasing: bytes[consumed...]), into: &events) }
+                }
+            }
+        case .open:
+            frames(bytes, into: &events)
+        case .closed:
+            return
+        }
+    }
+
+    private func frames(_ bytes: UnsafeRawBufferPointer, into events: inout [Input]) {
+        socketProtocol.receive(bytes, output: &output) { event in
+            switch event {
+            case .text(let text): events.append(.text(text))
+            case .binary, .ping, .pong: break
+            case .closed(let code, _): events.append(.closed("server closed (\(code.map { String($0.rawValue) } ?? "no code"))"))
+            case .failed(let error): events.append(.closed("protocol error: \(error)"))
+            }
+        }
+        if socketProtocol.state == .closed { phase = .closed }
+    }
+
+    /// Closes the socket (the loop has already removed it from epoll).
+    func closeSocket() {
+        if fd >= 0 { close(fd) }
+        fd = -1
+        phase = .closed
+        socketProtocol.abandon()
+        output = []
+        outputStart = 0
+    }
+
+    /// A fresh state machine for reconnecting the same device (connect scenario).
+    func reset() {
+        closeSocket()
+        headParser = HTTPResponseHeadParser()
+        socketProtocol = WebSocketConnection(role: .client)
+        nextRequestId = 1
+    }
+}

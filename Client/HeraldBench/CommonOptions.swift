@@ -1,0 +1,35 @@
+import ArgumentParser
+import Foundation
+
+/// Options every scenario takes: where the server is, how to get tokens, and the run's bounds.
+struct CommonOptions: ParsableArguments {
+    @Option(help: "The server, ws://127.0.0.1:PORT (loopback only).") var url = "ws://127.0.0.1:8080"
+    @Option(help: "The server's --secret: mint HS256 tokens here (fast; unknown users are created on connect).") var secret: String?
+    @Option(help: "Else: run `<server-bin> token <user> --db <db>` once per user (slow for many users).") var serverBin: String?
+    @Option(help: "The server's database, for --server-bin.") var db: String?
+    @Option(help: "Seconds of measured load.") var duration: Double = 10
+    @Option(help: "Seconds to wait after the load for outstanding acks and deliveries.") var drain: Double = 10
+    @Option(help: "Seconds allowed for connecting, syncing and creating conversations.") var setupTimeout: Double = 120
+    @Option(help: "PID of the server: report its CPU and RSS from /proc.") var serverPid: Int32?
+    @Option(help: "User-id prefix; the default is unique per run so runs on one database do not collide.") var prefix: String?
+    @Flag(help: "No progress lines on stderr.") var quiet = false
+
+    /// The port from `--url`; only 127.0.0.1 / localhost are accepted.
+    func port() throws -> Int {
+        guard let parsed = URL(string: url), parsed.scheme == "ws", let host = parsed.host, host == "127.0.0.1" || host == "localhost",
+              let port = parsed.port, (1...65535).contains(port)
+        else { throw ValidationError("--url must be ws://127.0.0.1:PORT (benchmarks stay on loopback)") }
+        return port
+    }
+
+    func tokenSource() throws -> TokenSource {
+        if let secret, !secret.isEmpty { return .secret(Array(secret.utf8)) }
+        if let serverBin, let db { return .serverBinary(path: serverBin, db: db) }
+        throw ValidationError("give --secret (the server's) or --server-bin and --db")
+    }
+
+    func userPrefix() -> String {
+        if let prefix { return prefix }
+        return "b\(getpid() % 100_000)x\(Int(Date().timeIntervalSince1970) % 100_000)"
+    }
+}

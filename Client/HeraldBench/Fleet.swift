@@ -1,0 +1,138 @@
+import Foundation
+
+/// Many devices on one ``BenchLoop``: connects them (a bounded number of handshakes at a time), syncs each,
+/// and runs setup requests whose responses are decoded with Foundation. During the measured phase it hands
+/// every frame to `onFrame`.
+final class Fleet: BenchLoopDelegate {
+    let loop: BenchLoop
+    let tokens: TokenSource
+    /// Device index → user id.
+    let deviceUsers: [String]
+    private(set) var connections: [BenchConnection]
+    /// Device index → its `latest` from the sync response.
+    private(set) var latest: [Int64]
+    private(set) var synced = 0
+    private(set) var failures: [String] = []
+    /// Setup requests awaiting a response, by device and request id.
+    private var pending: [Int: [Int: ([String: Any]) -> Void]] = [:]
+    private var pendingCount = 0
+    /// Measured phase: every frame of every device (device, scanned frame, receive time).
+    var onFrame: ((BenchConnection, SyncFrameScan, UInt64) -> Void)?
+    /// Connections that ended during the measured phase.
+    private(set) var dropped = 0
+    private let pathPrefix: String
+    /// Tokens minted or fetched so far, by user.
+    private(set) var tokenOf: [String: String] = [:]
+
+    init(loop: BenchLoop, tokens: TokenSource, deviceUsers: [String], devicePrefix: String) {
+        self.loop = loop
+        self.tokens = tokens
+        self.deviceUsers = deviceUsers
+        connections = deviceUsers.indices.map { BenchConnection(tag: $0) }
+        latest = [Int64](repeating: 0, count: deviceUsers.count)
+        pathPrefix = "/sync?device=\(devicePrefix)"
+        loop.delegate = self
+    }
+
+    /// Connects and syncs every device, at most `parallel` handshakes at a time, within `deadline` (ns).
+    func connectAll(parallel: Int = 200, deadline: UInt64, progress: Bool) throws(BenchError) {
+        var next = 0
+        var lastReport = MonotonicClock.nanoseconds()
+        while synced + failures.count < connections.count {
+            while next < connections.count && next - synced - failures.count < parallel {
+                let user = deviceUsers[next]
+                let token: String
+                if let cached = tokenOf[user] {
+                    token = cached
+                } else {
+                    token = try tokens.token(for: user)
+                    tokenOf[user] = token
+                }
+                try loop.connect(connections[next], path: pathPrefix + String(next), token: token)
+                next += 1
+            }
+            loop.runOnce(timeoutMs: 5)
+            let now = MonotonicClock.nanoseconds()
+            if let failure = failures.first { throw BenchError("device failed during setup: \(failure)") }
+            if now > deadline { throw BenchError("setup timed out: \(synced) of \(connections.count) devices synced") }
+            if progress && now - lastReport > 1_000_000_000 {
+                lastReport = now
+                Report.progress("setup: \(synced)/\(connections.count) devices connected and synced")
+            }
+        }
+    }
+
+    /// Sends a setup request built from its id; `handler` gets the decoded response.
+    func call(_ device: Int, _ make: (Int) -> String, handler: @escaping ([String: Any]) -> Void) {
+        let connection = connections[device]
+        let id = connection.nextRequestId
+        connection.nextRequestId += 1
+        pending[device, default: [:]][id] = handler
+        pendingCount += 1
+        connection.send(make(id))
+        loop.markDirty(connection)
+    }
+
+    /// Runs the loop until every setup call has been answered.
+    func waitForCalls(deadline: UInt64) throws(BenchError) {
+        while pendingCount > 0 {
+            loop.runOnce(timeoutMs: 5)
+            if let failure = failures.first { throw BenchError("setup failed: \(failure)") }
+            if MonotonicClock.nanoseconds() > deadline { throw BenchError("setup timed out waiting for \(pendingCount) responses") }
+        }
+    }
+
+    /// Sends a measured-phase request and marks the connection for writing.
+    func send(_ device: Int, _ text: String) {
+        let connection = connections[device]
+        connection.send(text)
+        loop.markDirty(connection)
+    }
+
+    /// Closes every device (close frame, then the socket).
+    func closeAll() {
+        for connection in connections where connection.fd >= 0 {
+            connection.startClose()
+            _ = connection.flush()
+            loop.drop(connection)
+        }
+    }
+
+    // MARK: - BenchLoopDelegate
+
+    func connectionOpened(_ connection: BenchConnection) {
+        connection.nextRequestId = 2
+        let tag = connection.tag
+        pending[tag, default: [:]][1] = { [weak self] response in
+            guard let self else { return }
+            if response["ok"] as? Bool == true {
+                self.latest[tag] = (response["latest"] as? NSNumber)?.int64Value ?? 0
+                self.synced += 1
+            } else {
+                self.failures.append("device \(tag): sync refused: \(response["error"] ?? "?")")
+            }
+        }
+        pendingCount += 1
+        connection.send(SyncRequest.sync(id: 1))
+        loop.markDirty(connection)
+    }
+
+    func connection(_ connection: BenchConnection, received text: String, at now: UInt64) {
+        let scan = SyncFrameScan.scan(text)
+        if scan.kind == .response, let id = scan.requestId, let handler = pending[connection.tag]?.removeValue(forKey: id) {
+            pendingCount -= 1
+            let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] ?? [:]
+            handler(object)
+            return
+        }
+        onFrame?(connection, scan, now)
+    }
+
+    func connectionEnded(_ connection: BenchConnection, reason: String) {
+        if onFrame != nil {
+            dropped += 1
+        } else {
+            failures.append("device \(connection.tag) (\(deviceUsers[connection.tag])): \(reason)")
+        }
+    }
+}

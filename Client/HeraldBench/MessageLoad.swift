@@ -1,0 +1,193 @@
+import Foundation
+
+/// The measured phase of `fanout`, `chat` and `insert`: senders send `send` requests whose text carries a key
+/// and a timestamp (``BenchText``), paced at a total rate or kept at a number in flight; every device counts what
+/// it receives per message key (``DeliveryLedger``). A message is in flight until it is acknowledged and has
+/// reached every device of its conversation.
+final class MessageLoad {
+    enum Pace {
+        /// Messages per second across all senders, round robin (each sender gets rate / senders).
+        case rate(Double)
+        /// As fast as possible with at most this many messages in flight.
+        case window(Int)
+    }
+
+    struct Sender {
+        var device: Int
+        var conversation: Int
+    }
+
+    struct Conversation {
+        var id: String
+        /// Devices that receive each of its messages (every connected device of every participant).
+        var receivers: Int
+    }
+
+    private let fleet: Fleet
+    private let conversations: [Conversation]
+    private let senders: [Sender]
+    private let pace: Pace
+    private let size: Int
+    private let prefix: String
+
+    private var sentAt: [UInt64] = []
+    private var expected: [Int32] = []
+    /// 0 waiting for the response, 1 acknowledged, 2 refused.
+    private var ackState: [UInt8] = []
+    private var finished: [Bool] = []
+    private var keyOfRequest: [[Int: Int]]
+    private var ledger: DeliveryLedger
+    private var deliveryLatency = LatencyHistogram()
+    private var ackLatency = LatencyHistogram()
+    private var inFlight = 0
+    private var acked = 0
+    private var refused = 0
+    private var refusals: [String: Int] = [:]
+    private var nextSender = 0
+
+    init(fleet: Fleet, conversations: [Conversation], senders: [Sender], pace: Pace, size: Int, prefix: String) {
+        self.fleet = fleet
+        self.conversations = conversations
+        self.senders = senders
+        self.pace = pace
+        self.size = size
+        self.prefix = prefix
+        keyOfRequest = [[Int: Int]](repeating: [:], count: fleet.connections.count)
+        ledger = DeliveryLedger(receivers: fleet.connections.count)
+    }
+
+    /// Runs the load for `duration` seconds, drains for at most `drain`, and returns the result fields.
+    func run(duration: Double, drain: Double, sampler: inout ServerSampler, progress: Bool) -> [String: Any] {
+        fleet.onFrame = { [unowned self] connection, scan, now in self.handle(connection, scan, now) }
+        let start = MonotonicClock.nanoseconds()
+        let stopAt = start + UInt64(duration * 1e9)
+        var nextReport = start + 1_000_000_000
+        var lastDeliveries = 0
+        var lastAcked = 0
+        var deliveriesInWindow = 0
+        var ackedInWindow = 0
+        var measuredEnd = stopAt
+        var measuring = true
+        let drainUntil = stopAt + UInt64(drain * 1e9)
+        sampler = ServerSampler(pid: sampler.stats?.pid)
+        var serverFieldsAtStop: [String: Any] = [:]
+        while true {
+            let now = MonotonicClock.nanoseconds()
+            if now < stopAt {
+                sendDue(now: now, elapsed: Double(now - start) / 1e9)
+            } else if measuring {
+                measuring = false
+                measuredEnd = now
+                deliveriesInWindow = ledger.unique
+                ackedInWindow = acked
+                serverFieldsAtStop = sampler.resultFields()
+            }
+            if now >= stopAt && (inFlight == 0 || now >= drainUntil) { break }
+            fleet.loop.runOnce(timeoutMs: 1)
+            if progress && now >= nextReport {
+                nextReport += 1_000_000_000
+                let cpu = sampler.intervalCPU()
+                let phase = now < stopAt ? "load" : "drain"
+                Report.progress(String(
+                    format: "[%@ %4.1fs] sent=%d acked=%d deliveries/s=%d acks/s=%d in_flight=%d p50=%.2fms p99=%.2fms dup=%d dropped=%d",
+                    phase, Double(now - start) / 1e9, sentAt.count, acked, ledger.unique - lastDeliveries, acked - lastAcked, inFlight,
+                    deliveryLatency.percentileMs(0.5), deliveryLatency.percentileMs(0.99), ledger.duplicates, fleet.dropped)
+                    + sampler.progressSuffix(cpu: cpu))
+                lastDeliveries = ledger.unique
+                lastAcked = acked
+            }
+        }
+        let seconds = Double(measuredEnd - start) / 1e9
+        var lost = 0
+        var unacked = 0
+        for key in sentAt.indices {
+            switch ackState[key] {
+            case 0: unacked += 1
+            case 1: lost += max(0, Int(expected[key]) - ledger.deliveries(of: key))
+            default: break
+            }
+        }
+        var fields: [String: Any] = [
+            "connections": fleet.connections.count, "senders": senders.count, "conversations": conversations.count,
+            "duration_s": Report.round(seconds, 3), "sent": sentAt.count, "acked": acked, "refused": refused, "unacked": unacked,
+            "deliveries": ledger.unique, "deliveries_per_s": Report.round(Double(deliveriesInWindow) / seconds, 0),
+            "acks_per_s": Report.round(Double(ackedInWindow) / seconds, 0),
+            "latency_ms": Self.percentiles(deliveryLatency), "ack_latency_ms": Self.percentiles(ackLatency),
+            "lost": lost, "duplicated": ledger.duplicates, "unknown_deliveries": ledger.unknown, "dropped_connections": fleet.dropped,
+        ]
+        if !refusals.isEmpty { fields["refusals"] = refusals }
+        for (name, value) in serverFieldsAtStop { fields[name] = value }
+        return fields
+    }
+
+    static func percentiles(_ histogram: LatencyHistogram) -> [String: Double] {
+        ["p50": Report.round(histogram.percentileMs(0.5), 3), "p99": Report.round(histogram.percentileMs(0.99), 3),
+         "p99.9": Report.round(histogram.percentileMs(0.999), 3), "max": Report.round(Double(histogram.maxMicros) / 1000, 3)]
+    }
+
+    private func sendDue(now: UInt64, elapsed: Double) {
+        guard !senders.isEmpty else { return }
+        switch pace {
+        case .rate(let perSecond):
+            let due = Int(elapsed * perSecond)
+            // A bound on in-flight messages keeps memory finite if the server stalls.
+            while sentAt.count < due && inFlight < 1_000_000 { sendOne(now: now) }
+        case .window(let window):
+            while inFlight < window { sendOne(now: now) }
+        }
+    }
+
+    private func sendOne(now: UInt64) {
+        let sender = senders[nextSender]
+        nextSender = (nextSender + 1) % senders.count
+        let connection = fleet.connections[sender.device]
+        guard connection.fd >= 0 else { return }
+        let key = sentAt.count
+        let conversation = conversations[sender.conversation]
+        sentAt.append(now)
+        expected.append(Int32(conversation.receivers))
+        ackState.append(0)
+        finished.append(false)
+        inFlight += 1
+        let id = connection.nextRequestId
+        connection.nextRequestId += 1
+        keyOfRequest[sender.device][id] = key
+        fleet.send(sender.device, SyncRequest.send(
+            id: id, conversation: conversation.id, clientMessageId: "\(prefix)-\(key)", text: BenchText.make(key: key, sentAt: now, size: size)))
+    }
+
+    private func handle(_ connection: BenchConnection, _ scan: SyncFrameScan, _ now: UInt64) {
+        switch scan.kind {
+        case .response:
+            guard let id = scan.requestId, let key = keyOfRequest[connection.tag].removeValue(forKey: id) else { return }
+            if scan.ok {
+                ackState[key] = 1
+                acked += 1
+                ackLatency.record(micros: (now &- sentAt[key]) / 1000)
+                finishIfDone(key)
+            } else {
+                ackState[key] = 2
+                refused += 1
+                refusals["refused", default: 0] += 1
+                if !finished[key] {
+                    finished[key] = true
+                    inFlight -= 1
+                }
+            }
+        case .messageEvent:
+            guard let key = scan.key else { return }
+            if ledger.record(receiver: connection.tag, key: key, sentKeys: sentAt.count) {
+                if let sent = scan.sentAt { deliveryLatency.record(micros: (now &- sent) / 1000) }
+                finishIfDone(key)
+            }
+        case .otherEvent, .unknown:
+            break
+        }
+    }
+
+    private func finishIfDone(_ key: Int) {
+        guard !finished[key], ackState[key] == 1, ledger.deliveries(of: key) >= Int(expected[key]) else { return }
+        finished[key] = true
+        inFlight -= 1
+    }
+}

@@ -1,0 +1,110 @@
+/// Reads the few fields the load generator needs straight from a herald.v1 frame's bytes, without decoding the
+/// JSON: responses (`"type":"response"`, the integer `"id"`, `"ok"`) and message events whose text is one of
+/// ours (`hb <key> <sent-at-ns> …`, see ``BenchText``). Setup-time frames are decoded properly with
+/// Foundation elsewhere; this is the per-delivery path.
+struct SyncFrameScan {
+    enum Kind: Equatable { case response, messageEvent, otherEvent, unknown }
+
+    var kind: Kind = .unknown
+    /// A response's request id.
+    var requestId: Int?
+    var ok = false
+    /// A message event's bench key and send time (ns, MonotonicClock), when the text is ours.
+    var key: Int?
+    var sentAt: UInt64?
+
+    init(_ bytes: UnsafeBufferPointer<UInt8>) {
+        if Self.find(Self.responseMark, in: bytes) != nil {
+            kind = .response
+            ok = Self.find(Self.okMark, in: bytes) != nil
+            var from = 0
+            // The top-level id is the only integer "id"; nested ids (message, conversation) are strings.
+            while let at = Self.find(Self.idMark, in: bytes, from: from) {
+                let next = at + Self.idMark.count
+                if next < bytes.count, bytes[next] >= 48, bytes[next] <= 57 {
+                    var cursor = next
+                    requestId = Self.integer(bytes, &cursor).map(Int.init)
+                    break
+                }
+                from = next
+            }
+        } else if Self.find(Self.messageEventMark, in: bytes) != nil {
+            kind = .messageEvent
+            if let at = Self.find(Self.textMark, in: bytes) {
+                var cursor = at + Self.textMark.count
+                if let key = Self.integer(bytes, &cursor), cursor < bytes.count, bytes[cursor] == 32 {
+                    cursor += 1
+                    self.key = Int(key)
+                    sentAt = Self.integer(bytes, &cursor)
+                }
+            }
+        } else if Self.find(Self.eventMark, in: bytes) != nil {
+            kind = .otherEvent
+        }
+    }
+
+    static func scan(_ text: String) -> SyncFrameScan {
+        var text = text
+        return text.withUTF8 { SyncFrameScan($0) }
+    }
+
+    private static let responseMark = Array(#""type":"response""#.utf8)
+    private static let okMark = Array(#""ok":true"#.utf8)
+    private static let idMark = Array(#""id":"#.utf8)
+    private static let messageEventMark = Array(#""event":"message""#.utf8)
+    private static let eventMark = Array(#""type":"event""#.utf8)
+    private static let textMark = Array(#""text":"hb "#.utf8)
+
+    private static func find(_ needle: [UInt8], in haystack: UnsafeBufferPointer<UInt8>, from start: Int = 0) -> Int? {
+        guard let first = needle.first, haystack.count >= needle.count else { return nil }
+        var index = start
+        let last = haystack.count - needle.count
+        while index <= last {
+            if haystack[index] == first {
+                var matched = 1
+                while matched < needle.count && haystack[index + matched] == needle[matched] { matched += 1 }
+                if matched == needle.count { return index }
+            }
+            index += 1
+        }
+        return nil
+    }
+
+    private static func integer(_ bytes: UnsafeBufferPointer<UInt8>, _ cursor: inout Int) -> UInt64? {
+        var value: UInt64 = 0
+        let start = cursor
+        while cursor < bytes.count, bytes[cursor] >= 48, bytes[cursor] <= 57, cursor - start < 20 {
+            value = value &* 10 &+ UInt64(bytes[cursor] - 48)
+            cursor += 1
+        }
+        return cursor > start ? value : nil
+    }
+}
+
+/// The text of a benchmark message: `hb <key> <sent-at-ns> ` padded with `x` to the requested size, so every
+/// receiver can tell which message it got (loss and duplicate counting) and when it was sent (latency).
+enum BenchText {
+    static func make(key: Int, sentAt: UInt64, size: Int) -> String {
+        var text = "hb \(key) \(sentAt) "
+        if text.utf8.count < size { text += String(repeating: "x", count: size - text.utf8.count) }
+        return text
+    }
+}
+
+/// Builds herald.v1 requests (PROTOCOL.md). Ids and texts here are ASCII without quotes or backslashes.
+enum SyncRequest {
+    static func sync(id: Int, after: Int64? = nil) -> String {
+        after.map { #"{"type":"sync","id":\#(id),"after":\#($0)}"# } ?? #"{"type":"sync","id":\#(id)}"#
+    }
+
+    static func group(id: Int, title: String, members: [String]) -> String {
+        let list = members.map { "\"\($0)\"" }.joined(separator: ",")
+        return #"{"type":"group","id":\#(id),"title":"\#(title)","members":[\#(list)]}"#
+    }
+
+    static func dm(id: Int, user: String) -> String { #"{"type":"dm","id":\#(id),"user":"\#(user)"}"# }
+
+    static func send(id: Int, conversation: String, clientMessageId: String, text: String) -> String {
+        #"{"type":"send","id":\#(id),"conversation":"\#(conversation)","clientMessageId":"\#(clientMessageId)","text":"\#(text)"}"#
+    }
+}

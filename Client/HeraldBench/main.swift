@@ -1,1 +1,0 @@
-print("herald-bench: not built yet")
