@@ -40,7 +40,7 @@ let package = Package(
         .target(
             name: "HeraldServer",
             dependencies: [
-                "HeraldNet", "HeraldWebSocket", "HeraldProtocol", "HeraldRules", "HeraldStore", "COpenSSL",
+                "HeraldNet", "HeraldWebSocket", "HeraldDeflate", "HeraldProtocol", "HeraldRules", "HeraldStore", "COpenSSL",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Server/HeraldServer",

@@ -18,6 +18,8 @@ struct ServeCommand: ParsableCommand {
     @Flag(inversion: .prefixedNo, help: "Serve GET /echo, a WebSocket echo endpoint. [env: HERALD_ECHO]") var echo: Bool?
     @Flag(inversion: .prefixedNo, help: "Serve the benchmark broadcast endpoint on unrouted paths. [env: HERALD_BROADCAST]")
     var broadcast: Bool?
+    @Flag(inversion: .prefixedNo, help: "Accept permessage-deflate (RFC 7692) from clients that offer it. [env: HERALD_COMPRESSION] (default: on)")
+    var compression: Bool?
     @Option(help: "SQLite database file. [env: HERALD_DB] (default: herald.db)") var db: String?
     @Option(help: "Token signing secret; default: the one stored in the database. [env: HERALD_SECRET]") var secret: String?
     @Option(help: "Push grace period in seconds (P4). [env: HERALD_PUSH_GRACE] (default: 2)") var pushGrace: Double?
@@ -45,6 +47,7 @@ struct ServeCommand: ParsableCommand {
         if let threads { options.threads = threads }
         if let echo { options.echo = echo }
         if let broadcast { options.broadcast = broadcast }
+        if let compression { options.compression = compression }
         if let db { options.dbPath = db }
         if let secret { options.secret = secret }
         if let pushGrace { options.pushGraceSeconds = pushGrace }

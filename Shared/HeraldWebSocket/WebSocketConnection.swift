@@ -251,6 +251,16 @@ public struct WebSocketConnection {
         return true
     }
 
+    /// Appends a whole text or binary message as one frame, compressed (RSV1) when an extension was negotiated and
+    /// chooses to. Returns `false` (and appends nothing) for other opcodes or once we have sent close (§5.5.1).
+    /// For text, `payload` must be UTF-8 (the peer fails the connection otherwise, §8.1).
+    @discardableResult
+    public mutating func sendMessage(_ opcode: WebSocketOpcode, payload: UnsafeRawBufferPointer, into output: inout [UInt8]) -> Bool {
+        guard state == .open, opcode == .text || opcode == .binary else { return false }
+        writeMessage(opcode, payload, into: &output)
+        return true
+    }
+
     /// Appends one data frame, for senders that fragment messages themselves (§5.4): the first frame has opcode
     /// `.text` or `.binary`, later ones `.continuation`, and the last has `fin` set.
     /// Returns `false` (and appends nothing) for a control opcode or once we have sent close.

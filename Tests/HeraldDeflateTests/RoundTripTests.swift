@@ -147,6 +147,17 @@ struct RoundTripTests {
         #expect(receivers[0].client.feed(own).events == [.text(compressibleText(500))])
     }
 
+    @Test("sendMessage(_:payload:into:) compresses whole text/binary messages and refuses other opcodes")
+    func sendMessageAPI() throws {
+        var pair = try DeflatePair()
+        let text = Array(compressibleText(2000).utf8)
+        var wire: [UInt8] = []
+        #expect(text.withUnsafeBytes { pair.server.sendMessage(.text, payload: $0, into: &wire) })
+        #expect(wire[0] == 0xC1 && wire.count < text.count / 2)
+        #expect(!text.withUnsafeBytes { pair.server.sendMessage(.ping, payload: $0, into: &wire) })
+        #expect(pair.client.feed(wire).events == [.text(String(decoding: text, as: UTF8.self))])
+    }
+
     @Test("With server context takeover a connection cannot share compressed frames")
     func takeoverHasNoSharedContext() throws {
         var takeover = PerMessageDeflateServerConfiguration()

@@ -1,3 +1,4 @@
+import HeraldDeflate
 import HeraldNet
 import HeraldWebSocket
 import Logging
@@ -110,9 +111,14 @@ final class EngineConnectionHandler: ConnectionHandler {
 
     private func upgradeConnection(_ connection: Connection, upgrade: UpgradeRequest, subprotocol: String?,
                                    makeDelegate: @Sendable (WebSocketSession) -> any WebSocketSessionDelegate) {
-        connection.write(WebSocketHandshake.serverResponse(for: upgrade, subprotocol: subprotocol, extensionsHeader: nil))
+        // RFC 7692: accept the client's first acceptable permessage-deflate offer, if compression is on.
+        let agreed = context.deflate?.negotiate(upgrade.offeredExtensions)
+        let compression = agreed.flatMap { try? PerMessageDeflate(parameters: $0, role: .server) }
+        connection.write(WebSocketHandshake.serverResponse(for: upgrade, subprotocol: subprotocol,
+                                                           extensionsHeader: compression == nil ? nil : agreed?.responseHeader))
         let session = WebSocketSession(connection: connection, request: upgrade.head, subprotocol: subprotocol,
-                                       limits: context.limits, timing: context.timing, logger: context.logger)
+                                       limits: context.limits, timing: context.timing, logger: context.logger,
+                                       compression: compression)
         self.session = session
         connection.userData = session
         session.attach(makeDelegate(session))

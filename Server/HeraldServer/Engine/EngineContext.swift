@@ -1,3 +1,4 @@
+import HeraldDeflate
 import HeraldNet
 import HeraldWebSocket
 import Logging
@@ -11,6 +12,8 @@ final class EngineContext: Sendable {
     let timing: SessionTiming
     let handshakeTimeoutMs: Int
     let maxConnections: Int
+    /// What permessage-deflate offers are accepted; nil when compression is off.
+    let deflate: PerMessageDeflateServerConfiguration?
     let logger: Logger
     let openConnections = Atomic<Int>(0)
 
@@ -21,6 +24,7 @@ final class EngineContext: Sendable {
         self.timing = SessionTiming(pingIntervalMs: options.pingIntervalMs, idleTimeoutMs: options.idleTimeoutMs, closeTimeoutMs: 2000)
         self.handshakeTimeoutMs = options.handshakeTimeoutMs
         self.maxConnections = options.maxConnections
+        self.deflate = options.compression ? PerMessageDeflateServerConfiguration() : nil
         self.logger = logger
     }
 }

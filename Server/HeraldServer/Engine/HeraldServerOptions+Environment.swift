@@ -11,6 +11,7 @@ extension HeraldServerOptions {
         "handshake-timeout": "HERALD_HANDSHAKE_TIMEOUT", "ping-interval": "HERALD_PING_INTERVAL",
         "idle-timeout": "HERALD_IDLE_TIMEOUT", "tick": "HERALD_TICK", "max-frame-size": "HERALD_MAX_FRAME_SIZE",
         "max-message-size": "HERALD_MAX_MESSAGE_SIZE", "max-connections": "HERALD_MAX_CONNECTIONS", "log-level": "HERALD_LOG_LEVEL",
+        "compression": "HERALD_COMPRESSION",
     ]
 
     /// The defaults, overridden by whichever `HERALD_*` variables are set in `environment`.
@@ -41,6 +42,7 @@ extension HeraldServerOptions {
         if let number = try integer("threads") { threads = number }
         if let flag = try boolean("echo") { echo = flag }
         if let flag = try boolean("broadcast") { broadcast = flag }
+        if let flag = try boolean("compression") { compression = flag }
         if let (_, text) = value("db") { dbPath = text }
         if let (_, text) = value("secret") { secret = text }
         if let (name, text) = value("push-grace") {

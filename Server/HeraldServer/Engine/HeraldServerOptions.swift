@@ -42,6 +42,8 @@ public struct HeraldServerOptions: Sendable {
     public var maxFrameSize = 1 << 20
     /// The largest reassembled WebSocket message accepted; beyond it the connection fails with 1009.
     public var maxMessageSize = 1 << 20
+    /// Accept permessage-deflate (RFC 7692) from clients that offer it; `--no-compression` turns it off.
+    public var compression = true
     /// Connections beyond this many at once are answered 503 and closed.
     public var maxConnections = 100_000
     /// The minimum level logged.

@@ -1,3 +1,4 @@
+import HeraldDeflate
 import HeraldNet
 import HeraldWebSocket
 import Logging
@@ -40,13 +41,19 @@ public final class WebSocketSession {
     private var lastPingAt: Tick?
     private var closeSentAt: Tick?
     private var hasReportedClose = false
+    /// permessage-deflate, when negotiated (RFC 7692): shared with the state machine, which inflates with it.
+    private let compression: PerMessageDeflate?
+    /// Reused buffer for a compressed outgoing payload.
+    private var compressed: [UInt8] = []
 
-    init(connection: Connection, request: HTTPRequestHead, subprotocol: String?, limits: WebSocketLimits, timing: SessionTiming, logger: Logger) {
+    init(connection: Connection, request: HTTPRequestHead, subprotocol: String?, limits: WebSocketLimits, timing: SessionTiming, logger: Logger,
+         compression: PerMessageDeflate? = nil) {
         self.connection = connection
         self.handle = SessionHandle(connection.handle)
         self.request = request
         self.subprotocol = subprotocol
-        self.protocolState = WebSocketConnection(role: .server, limits: limits)
+        self.protocolState = WebSocketConnection(role: .server, limits: limits, compression: compression)
+        self.compression = compression
         self.timing = timing
         self.logger = logger
         self.lastReadAt = connection.loop.now
@@ -92,7 +99,13 @@ public final class WebSocketSession {
         guard !closeSent else { return }
         output.removeAll(keepingCapacity: true)
         // Server frames are never masked (§5.1), so encoding needs nothing from the state machine.
-        FrameEncoder.encodeServerFrame(opcode: opcode, payload: bytes, into: &output)
+        if let compression, bytes.withUnsafeBytes({ compression.compress($0, into: &compressed) }) {
+            FrameEncoder.encodeServerFrame(opcode: opcode, payload: compressed, into: &output)
+            output[0] |= 0x40  // RSV1: "Per-Message Compressed" (RFC 7692 §6)
+            if compressed.capacity > 64 << 10 { compressed = [] }
+        } else {
+            FrameEncoder.encodeServerFrame(opcode: opcode, payload: bytes, into: &output)
+        }
         connection.write(output)
         shrinkOutputIfLarge()
     }
