@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# Herald against its peers, side by side, in ONE run on this machine; then herald-bench's /sync scenarios.
+#
+#   .bench/compare.sh [-r ROUNDS] [-o OUTDIR] [-s]     (run from anywhere; -s skips the peer comparison)
+#
+# 1. swift build -c release (herald-server, herald-bench); make -C ../shared/bench (wsbench).
+# 2. Peers: Node ws (apt-get install -y node-ws when missing), Python websockets (system module, else a venv
+#    in OUTDIR/venv), Hummingbird only if its release binary is already built (building it takes minutes).
+# 3. bench-peers.sh: for each round, each server, each test: a fresh server pinned to CPU 0, wsbench on CPU 1;
+#    rounds interleave servers so machine noise hits all alike. summarize.py: medians and ratios to Node ws.
+# 4. herald-bench fanout / fanout --rate 20 / chat / insert / connect against a fresh herald-server each
+#    (server on CPU 0 with --secret, herald-bench on CPU 1). One JSON line each in OUTDIR/sync.jsonl.
+# Everything is on 127.0.0.1 and bounded in time. Results: OUTDIR (default .bench/results/<timestamp>).
+# HERALD_BIN_DIR=/path/to/release skips step 1's swift build and uses herald-server/herald-bench from there.
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/.." && pwd)
+KIT=${KIT:-$(cd "$ROOT/../shared/bench" && pwd)}
+ROUNDS=3
+OUT="$HERE/results/$(date +%Y%m%d-%H%M%S)"
+SKIP_PEERS=0
+TESTS=${TESTS:-"fanout-max32 fanout-rate20 conns10k echo100"}
+while getopts "r:o:s" o; do
+  case $o in r) ROUNDS=$OPTARG ;; o) OUT=$OPTARG ;; s) SKIP_PEERS=1 ;; *) sed -n 2,14p "$0"; exit 2 ;; esac
+done
+mkdir -p "$OUT"
+SUMMARY="$OUT/summary.md"
+log() { echo "[compare] $*" | tee -a "$OUT/compare.log" >&2; }
+
+# --- 1. builds -------------------------------------------------------------------------------------------
+if [ -n "${HERALD_BIN_DIR:-}" ]; then
+  BIN=$HERALD_BIN_DIR  # prebuilt release binaries (e.g. a patched checkout); recorded in the summary
+  log "using prebuilt binaries in $BIN"
+else
+  log "building release (herald-server, herald-bench)"
+  (cd "$ROOT" && swift build -c release --product herald-server && swift build -c release --product herald-bench) \
+    >>"$OUT/build.log" 2>&1 || { log "release build failed, see $OUT/build.log"; exit 2; }
+  BIN=$(cd "$ROOT" && swift build -c release --show-bin-path)
+fi
+SERVER="$BIN/herald-server"
+BENCH="$BIN/herald-bench"
+make -C "$KIT" >>"$OUT/build.log" 2>&1 || { log "wsbench build failed"; exit 2; }
+
+{
+  echo "# Herald benchmark run $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo
+  echo "- machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), kernel $(uname -r)"
+  echo "- load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "- herald commit: $(cd "$ROOT" && git rev-parse --short HEAD); binaries: $BIN"
+  echo
+} >"$SUMMARY"
+
+# --- 2-3. peers ------------------------------------------------------------------------------------------
+if [ "$SKIP_PEERS" = 0 ]; then
+  SPECS=()
+  HDB="$OUT/herald-broadcast-db"
+  mkdir -p "$HDB"
+  SPECS+=("herald|9101|$SERVER serve --broadcast --echo --threads 1 --port 9101 --db $HDB/bench.db --secret bench --log-level error")
+  if ! [ -d /usr/share/nodejs/ws ]; then
+    log "installing node-ws"
+    apt-get install -y node-ws >>"$OUT/build.log" 2>&1 || log "node-ws install failed"
+  fi
+  [ -d /usr/share/nodejs/ws ] && SPECS+=("node-ws|9102|env NODE_PATH=/usr/share/nodejs node $KIT/peers/node-ws-broadcast.js 9102")
+  PY=python3
+  if ! python3 -c 'import websockets' 2>/dev/null; then
+    log "creating a venv with websockets"
+    python3 -m venv "$OUT/venv" >>"$OUT/build.log" 2>&1 && "$OUT/venv/bin/pip" install -q websockets >>"$OUT/build.log" 2>&1
+    PY="$OUT/venv/bin/python"
+  fi
+  "$PY" -c 'import websockets' 2>/dev/null && SPECS+=("python-websockets|9103|$PY $KIT/peers/py-broadcast.py 9103")
+  HB="$KIT/peers/hummingbird-broadcast/.build/release/HBBroadcast"
+  [ -x "$HB" ] && SPECS+=("hummingbird|9104|$HB 9104")
+  log "peers: ${SPECS[*]%%|*}; $ROUNDS rounds of: $TESTS"
+  TESTS="$TESTS" "$KIT/bench-peers.sh" -r "$ROUNDS" -t "$TESTS" -o "$OUT/peers.jsonl" "${SPECS[@]}" >>"$OUT/peers.out" 2>&1
+  {
+    echo "## wsbench: Herald and peers (medians of $ROUNDS interleaved rounds; ratios to Node ws per round)"
+    echo
+    echo "Commands: see the kit README; each test as in bench-peers.sh (server on CPU 0, wsbench on CPU 1)."
+    echo
+    python3 "$KIT/summarize.py" "$OUT/peers.jsonl" node-ws
+    echo
+  } >>"$SUMMARY" 2>&1
+fi
+
+# --- 4. herald-bench /sync scenarios -----------------------------------------------------------------------
+SPID=
+stop_server() {
+  [ -n "$SPID" ] || return 0
+  kill "$SPID" 2>/dev/null
+  for _ in $(seq 1 50); do kill -0 "$SPID" 2>/dev/null || break; sleep 0.1; done
+  kill -0 "$SPID" 2>/dev/null && kill -9 "$SPID" 2>/dev/null
+  wait "$SPID" 2>/dev/null
+  SPID=
+}
+trap 'stop_server; exit 130' INT TERM
+
+sync_run() { # name port herald-bench-args...
+  local name=$1 port=$2; shift 2
+  local db="$OUT/sync-$name"
+  rm -rf "$db"; mkdir -p "$db"
+  taskset -c 0 "$SERVER" serve --threads 1 --port "$port" --db "$db/herald.db" --secret bench --log-level error \
+    --push-grace 2 >>"$OUT/sync-server.log" 2>&1 &
+  SPID=$!
+  for _ in $(seq 1 100); do [ -n "$(ss -Hltn "sport = :$port" 2>/dev/null)" ] && break; sleep 0.1; done
+  echo "== $name: taskset -c 1 herald-bench $* --url ws://127.0.0.1:$port --secret bench --server-pid PID" >>"$OUT/sync.log"
+  local line
+  line=$(taskset -c 1 "$BENCH" "$@" --url "ws://127.0.0.1:$port" --secret bench --server-pid "$SPID" 2>>"$OUT/sync.log")
+  echo "{\"name\":\"$name\",\"r\":${line:-null}}" >>"$OUT/sync.jsonl"
+  log "$name: $line"
+  stop_server
+  sleep 1
+}
+
+sync_run fanout-1000-max32 9201 fanout -n 250 --devices 4 -s 1 --inflight 32 --duration 10
+sync_run fanout-1000-rate20 9202 fanout -n 250 --devices 4 -s 1 --rate 20 --duration 10
+sync_run chat-5000x1 9203 chat -u 5000 --per-user 1 --duration 10
+sync_run insert-16x256 9204 insert -c 16 --inflight 256 --duration 10
+sync_run connect-1000 9205 connect -d 1000 --parallel 64 --duration 10
+
+{
+  echo "## herald-bench: /sync scenarios against Herald (one run each; server on CPU 0, herald-bench on CPU 1)"
+  echo
+  python3 "$HERE/sync_table.py" "$OUT/sync.jsonl"
+  echo
+  echo "- load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
+} >>"$SUMMARY" 2>&1
+log "summary: $SUMMARY"
+cat "$SUMMARY"
