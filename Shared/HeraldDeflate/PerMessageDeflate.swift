@@ -24,7 +24,9 @@ public struct PerMessageDeflateOptions: Sendable, Hashable {
 /// `maxMessageSize` while it is produced, so a compression bomb fails with 1009 having cost at most about that much.
 ///
 /// zlib streams are created on first use, so a connection that never sends (or never receives) a compressed
-/// message holds no zlib memory for that direction. Loop-confined like the connection.
+/// message holds no zlib memory for that direction. Without context takeover on the sending side (the server's
+/// default) the compressor is borrowed from a per-thread cache, since nothing of it outlives a message.
+/// Loop-confined like the connection.
 ///
 /// ```swift
 /// let compression = try PerMessageDeflate(parameters: agreed, role: .server)
@@ -73,6 +75,13 @@ public final class PerMessageDeflate: PerMessageCompression {
 
     public func compress(_ payload: UnsafeRawBufferPointer, into compressed: inout [UInt8]) -> Bool {
         guard payload.count > 0, payload.count >= options.minimumSizeToCompress else { return false }
+        // Nothing of this connection survives the message without context takeover: borrow the thread's compressor
+        // (reset after every message) instead of keeping ~256 KiB of zlib state per connection.
+        if parameters.sendsWithoutContextTakeover(for: role),
+           let shared = ThreadDeflaterCache.deflater(windowBits: parameters.sendingWindowBits(for: role),
+                                                     level: options.compressionLevel, memoryLevel: options.memoryLevel) {
+            return shared.compressMessage(payload, into: &compressed, resetAfter: true)
+        }
         if deflater == nil {
             // Out of memory is not fatal here: RSV1 is optional, so the message goes uncompressed.
             deflater = try? ZlibDeflater(windowBits: parameters.sendingWindowBits(for: role), level: options.compressionLevel,

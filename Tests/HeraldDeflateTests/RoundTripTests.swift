@@ -166,3 +166,20 @@ struct RoundTripTests {
         #expect(pair.serverDeflate.sharedCompressionWindowBits == nil)
     }
 }
+
+@Suite("permessage-deflate memory")
+struct DeflateMemoryTests {
+    @Test("Without context takeover, connections interleaving sends on one thread still produce independent messages")
+    func sharedThreadCompressorInterleaved() throws {
+        var pairs = try (0..<4).map { _ in try DeflatePair() }  // server default: server_no_context_takeover
+        for round in 0..<3 {
+            for index in pairs.indices {
+                let text = compressibleText(500 + 300 * index + round)
+                var frame: [UInt8] = []
+                pairs[index].server.sendText(text, into: &frame)
+                #expect(frame[0] == 0xC1)
+                #expect(pairs[index].client.feed(frame).events == [.text(text)], "pair \(index) round \(round)")
+            }
+        }
+    }
+}
