@@ -35,7 +35,7 @@ let package = Package(
         .target(name: "HeraldTLS", dependencies: ["COpenSSL"], path: "Shared/HeraldTLS", swiftSettings: swiftSettings),
 
         // MARK: - Server
-        .target(name: "HeraldNet", dependencies: ["CLinux"], path: "Server/HeraldNet", swiftSettings: swiftSettings),
+        .target(name: "HeraldNet", dependencies: ["CLinux", "HeraldTLS"], path: "Server/HeraldNet", swiftSettings: swiftSettings),
         .target(name: "HeraldStore", dependencies: ["CSQLite"], path: "Server/HeraldStore", exclude: ["README.md"], swiftSettings: swiftSettings),
         .target(
             name: "HeraldServer",

@@ -23,6 +23,8 @@ public final class Connection {
 
     let fd: Int32
     let binding: ServerBinding
+    /// The TLS filter between socket and handler on a TLS listener; nil for plain TCP (style E8).
+    let tls: TLSTransport?
     var handler: (any ConnectionHandler)?
     var state = State.open
     var output = WriteQueue()
@@ -34,13 +36,17 @@ public final class Connection {
     /// Position in the loop's dense list of live connections (for O(1) removal).
     var liveIndex = 0
 
-    init(loop: EventLoop, handle: ConnectionHandle, remoteAddress: String, binding: ServerBinding) {
+    init(loop: EventLoop, handle: ConnectionHandle, remoteAddress: String, binding: ServerBinding, tls: TLSTransport? = nil) {
         self.loop = loop
         self.handle = handle
         self.fd = handle.fd
         self.remoteAddress = remoteAddress
         self.binding = binding
+        self.tls = tls
     }
+
+    /// Whether the connection is TLS (the handler still reads and writes plaintext).
+    public var isTLS: Bool { tls != nil }
 
     /// Bytes queued and not yet accepted by the kernel.
     public var queuedBytes: Int { output.count }
@@ -53,26 +59,37 @@ public final class Connection {
         bytes.withUnsafeBytes { write($0) }
     }
 
-    /// Queues a copy of `bytes`.
+    /// Queues a copy of `bytes` (on TLS, their encryption).
     public func write(_ bytes: UnsafeRawBufferPointer) {
         guard state == .open, bytes.count > 0, admit(bytes.count) else { return }
+        if let tls {
+            loop.encrypt(bytes, on: self, tls)
+            return
+        }
         output.append(bytes)
         loop.scheduleWrite(self)
     }
 
-    /// Queues a reference to `frame`: no copy, however many connections it goes to.
+    /// Queues a reference to `frame`: no copy, however many connections it goes to. On TLS the frame is
+    /// encrypted into this connection's queue instead (each connection has its own keys).
     public func write(_ frame: SharedBytes) {
         guard state == .open, frame.count > 0, admit(frame.count) else { return }
+        if let tls {
+            frame.withUnsafeBytes { loop.encrypt($0, on: self, tls) }
+            return
+        }
         output.append(frame)
         loop.scheduleWrite(self)
     }
 
     /// Closes the connection. With `afterFlush`, queued output is sent first (reads stop at once);
     /// otherwise queued output is dropped. Either way the descriptor is closed after the current batch
-    /// and the handler then sees `connectionDidClose`. Calling it again is harmless.
+    /// and the handler then sees `connectionDidClose`. Calling it again is harmless. A graceful close of a TLS
+    /// connection sends close_notify first.
     public func close(afterFlush: Bool) {
         switch state {
         case .open, .closingAfterFlush:
+            if afterFlush, state == .open, let tls { loop.sendCloseNotify(on: self, tls) }
             if afterFlush, !output.isEmpty {
                 if state == .open {
                     state = .closingAfterFlush

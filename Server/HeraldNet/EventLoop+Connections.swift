@@ -1,5 +1,6 @@
 import CLinux
 import Glibc
+import HeraldTLS
 
 /// Accepting, reading and closing connections. All loop-confined.
 extension EventLoop {
@@ -45,7 +46,16 @@ extension EventLoop {
         let position = Int(fd)
         let nextGeneration = (position < slots.count ? slots[position].generation : 0) &+ 1
         let handle = ConnectionHandle(loopIndex: index, fd: fd, generation: nextGeneration)
-        let connection = Connection(loop: self, handle: handle, remoteAddress: remoteAddress, binding: binding)
+        var tls: TLSTransport?
+        if let context = binding.config.tls {
+            // The context current at accept: a certificate reload affects new connections only.
+            guard let engine = try? TLSEngine(context: context.current) else {
+                closeDescriptor(fd)
+                return
+            }
+            tls = TLSTransport(engine: engine)
+        }
+        let connection = Connection(loop: self, handle: handle, remoteAddress: remoteAddress, binding: binding, tls: tls)
         do {
             try register(fd, as: .connection(connection), events: CLINUX_EPOLLIN)
         } catch {
@@ -111,7 +121,12 @@ extension EventLoop {
             // Peer finished sending: deliver what we still owe it, then close.
             connection.close(afterFlush: true)
         case .processed(let count):
-            connection.handler?.connectionDidRead(connection, UnsafeRawBufferPointer(start: readBuffer, count: count))
+            let bytes = UnsafeRawBufferPointer(start: readBuffer, count: count)
+            if let tls = connection.tls {
+                receiveTLS(bytes, on: connection, tls)
+            } else {
+                connection.handler?.connectionDidRead(connection, bytes)
+            }
         }
     }
 

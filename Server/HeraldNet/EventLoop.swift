@@ -11,7 +11,8 @@ import Synchronization
 ///
 /// Each pass of the loop:
 /// 1. runs tasks posted from other threads (`execute`): a `Mutex`-protected inbox plus an eventfd;
-/// 2. writes every connection with queued output, one `sendmsg` each (E7);
+/// 2. decrypts what TLS engines still hold from earlier reads (E8), then writes every connection with queued
+///    output, one `sendmsg` each (E7);
 /// 3. closes connections marked for close, then calls `connectionDidClose`;
 /// 4. waits in `epoll_wait` (without timeout unless writes are still pending) and handles the ready batch;
 /// 5. closes connections marked during the batch. Descriptors are never closed inside a batch, so no
@@ -65,6 +66,11 @@ public final class EventLoop: @unchecked Sendable {
     var live = ContiguousArray<Connection>()
     var pendingWrites = ContiguousArray<Connection>()
     var pendingCloses = ContiguousArray<Connection>()
+    /// TLS connections whose engine still holds decrypted bytes epoll cannot report (style E8).
+    var pendingReads = ContiguousArray<Connection>()
+    /// Scratch for TLS: plaintext of one receive, and ciphertext of one receive or write. Reused, never shared.
+    var tlsPlaintext: [UInt8] = []
+    var tlsCiphertext: [UInt8] = []
     var bindings: [ServerBinding] = []
     private var spareTasks = ContiguousArray<@Sendable () -> Void>()
     var isStopping = false
@@ -165,9 +171,10 @@ public final class EventLoop: @unchecked Sendable {
         while !isStopping {
             runInbox()
             if isStopping { break }
+            drainPendingReads()
             flushPendingWrites()
             closePendingConnections()
-            let timeout: Int32 = pendingWrites.isEmpty ? -1 : 0
+            let timeout: Int32 = pendingWrites.isEmpty && pendingReads.isEmpty ? -1 : 0
             let ready: Int32
             do {
                 switch try syscall("epoll_wait", { epoll_wait(epollFD, events, Int32(eventCapacity), timeout) }) {

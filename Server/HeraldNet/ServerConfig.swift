@@ -1,4 +1,5 @@
 import Glibc
+import HeraldTLS
 
 /// Settings for a `TCPServer`. Every limit has a production default; tests lower the timings.
 public struct ServerConfig: Sendable {
@@ -18,6 +19,9 @@ public struct ServerConfig: Sendable {
     public var maxBytesPerWritePass: Int
     /// How long shutdown waits for handlers' goodbyes to flush before closing what is left. Default 2 s.
     public var shutdownGraceMilliseconds: Int
+    /// Serve TLS with this certificate (style E8): handlers still read and write plaintext. Each accepted connection
+    /// uses the context current at accept, so `reload()` changes the certificate for new connections only. nil: plain TCP.
+    public var tls: ReloadableTLSContext?
 
     /// Creates a configuration; every argument has a default.
     public init(
@@ -28,7 +32,8 @@ public struct ServerConfig: Sendable {
         tickMilliseconds: Int = 100,
         maxQueuedBytesPerConnection: Int = 4 << 20,
         maxBytesPerWritePass: Int = 256 << 10,
-        shutdownGraceMilliseconds: Int = 2000
+        shutdownGraceMilliseconds: Int = 2000,
+        tls: ReloadableTLSContext? = nil
     ) {
         self.host = host
         self.port = port
@@ -38,5 +43,6 @@ public struct ServerConfig: Sendable {
         self.maxQueuedBytesPerConnection = maxQueuedBytesPerConnection
         self.maxBytesPerWritePass = maxBytesPerWritePass
         self.shutdownGraceMilliseconds = shutdownGraceMilliseconds
+        self.tls = tls
     }
 }
