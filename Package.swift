@@ -24,6 +24,7 @@ let package = Package(
         // MARK: - C shims and system libraries
         .target(name: "CLinux", path: "Server/CLinux", cSettings: [.define("_GNU_SOURCE")]),
         .systemLibrary(name: "CSQLite", path: "Server/CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CLibPQ", path: "Server/CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CZlib", path: "Shared/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "COpenSSL", path: "Shared/COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
 
@@ -36,6 +37,7 @@ let package = Package(
 
         // MARK: - Server
         .target(name: "HeraldNet", dependencies: ["CLinux", "HeraldTLS"], path: "Server/HeraldNet", swiftSettings: swiftSettings),
+        .target(name: "HeraldStorePostgres", dependencies: ["CLibPQ", "HeraldStore"], path: "Server/HeraldStorePostgres", swiftSettings: swiftSettings),
         .target(name: "HeraldStore", dependencies: ["CSQLite"], path: "Server/HeraldStore", exclude: ["README.md"], swiftSettings: swiftSettings),
         .target(
             name: "HeraldServer",
@@ -92,6 +94,12 @@ let package = Package(
         .testTarget(name: "HeraldTLSTests", dependencies: ["HeraldTLS"], path: "Tests/HeraldTLSTests", swiftSettings: swiftSettings),
         .testTarget(name: "HeraldProtocolTests", dependencies: ["HeraldProtocol"], path: "Tests/HeraldProtocolTests", swiftSettings: swiftSettings),
         .testTarget(name: "HeraldStoreTests", dependencies: ["HeraldStore"], path: "Tests/HeraldStoreTests", swiftSettings: swiftSettings),
+        .testTarget(
+            name: "HeraldStorePostgresTests",
+            dependencies: ["HeraldStorePostgres", "HeraldStore"],
+            path: "Tests/HeraldStorePostgresTests",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "HeraldNetTests", dependencies: ["HeraldNet"], path: "Tests/HeraldNetTests", swiftSettings: swiftSettings),
         .testTarget(
             name: "HeraldServerTests",

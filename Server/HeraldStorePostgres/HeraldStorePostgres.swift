@@ -1,0 +1,1 @@
+// HeraldStorePostgres: module placeholder until its first real file lands; delete when adding sources.
