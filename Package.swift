@@ -46,6 +46,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Server/HeraldServer",
+            exclude: ["API/openapi.json", "API/embed-openapi.sh"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(

@@ -7,7 +7,7 @@ struct HeraldServerCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "herald-server",
         abstract: "The Herald realtime sync server.",
-        subcommands: [ServeCommand.self, TokenCommand.self],
+        subcommands: [ServeCommand.self, TokenCommand.self, APIKeyCommand.self],
         defaultSubcommand: ServeCommand.self
     )
 }

@@ -21,6 +21,9 @@ struct ServeCommand: ParsableCommand {
     @Flag(inversion: .prefixedNo, help: "Accept permessage-deflate (RFC 7692) from clients that offer it. [env: HERALD_COMPRESSION] (default: on)")
     var compression: Bool?
     @Option(help: "SQLite database file. [env: HERALD_DB] (default: herald.db)") var db: String?
+    @Option(help: "Requests per second each /api/v1 key may make (burst: twice that); 0 = unlimited. [env: HERALD_API_RATE_LIMIT] (default: 100)")
+    var apiRateLimit: Double?
+    @Option(help: "Largest /api/v1 request body in bytes. [env: HERALD_API_MAX_BODY] (default: 65536)") var apiMaxBody: Int?
     @Option(help: "Token signing secret; default: the one stored in the database. [env: HERALD_SECRET]") var secret: String?
     @Option(help: "Push grace period in seconds (P4). [env: HERALD_PUSH_GRACE] (default: 2)") var pushGrace: Double?
     @Option(help: "Close connections whose HTTP request head is incomplete after this many ms. [env: HERALD_HANDSHAKE_TIMEOUT] (default: 10000)")
@@ -81,7 +84,8 @@ struct ServeCommand: ParsableCommand {
         let logger = Logger(label: "herald-server")
         HeraldHTTPServer.raiseOpenFileLimit()
         let server = HeraldHTTPServer(options: options, logger: logger)
-        let sync = try startSyncService(options: options, server: server, logger: logger)
+        let sync = try startSyncService(options: options, api: try makeAPIOptions(environment: ProcessInfo.processInfo.environment),
+                                        server: server, logger: logger)
         try server.start()
         // Written unbuffered: tests and scripts wait for this exact line to learn the port.
         FileHandle.standardOutput.write(Data("herald-server listening on \(options.host):\(server.boundPort)\n".utf8))

@@ -111,6 +111,16 @@ enum Schema {
         );
         CREATE INDEX pushes_by_message ON pushes (message_id, user_id);
         CREATE INDEX pushes_by_user ON pushes (user_id, id);
+        """,
+        // 2: API keys of the backend HTTP API. Only a SHA-256 of each key is kept; `id` is the key's public
+        // part, so a lookup never compares secrets in SQL.
         """
+        CREATE TABLE api_keys (
+            id TEXT PRIMARY KEY,
+            name TEXT NOT NULL,
+            hash BLOB NOT NULL,
+            created_at INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        """,
     ]
 }

@@ -7,14 +7,22 @@ import Synchronization
 /// Drives one accepted connection: first as HTTP (read a request head within the handshake timeout, route it,
 /// answer or upgrade), then, once upgraded, as a ``WebSocketSession``.
 ///
-/// Plain HTTP answers carry `Connection: close` and the connection closes after them; nothing here keeps an
-/// HTTP connection alive. Bad input gets its status (400, 404, 426, 431, 505) and a close, never a crash.
+/// Requests to a plain-HTTP prefix route (the backend API) are read with their bodies and kept alive (HTTP/1.1
+/// default; `Connection: close` and HTTP/1.0 honoured); pipelined requests wait in the reader and are answered
+/// in order, one at a time. Every other answer (health, 404, refused upgrades) carries `Connection: close` and
+/// the connection closes after it. Bad input gets its status (400, 404, 413, 426, 431, 505) and a close, never a crash.
 final class EngineConnectionHandler: ConnectionHandler {
     private let context: EngineContext
-    private var headParser = HTTPRequestHeadParser(maxHeadSize: 8192)
+    private var reader = HTTPRequestReader(maxHeadSize: 8192)
     private var session: WebSocketSession?
     /// The request was answered (or refused); whatever else the peer sends is ignored.
     private var isDone = false
+    /// A plain-HTTP request whose body is being read: its head and handler.
+    private var pendingRequest: (head: HTTPRequestHead, handler: any HTTPRequestHandler)?
+    /// A handler is working on a request; later requests wait in `reader` until it answers.
+    private var awaitingResponse = false
+    /// How many bytes of later requests may wait behind one being answered.
+    static let maxPipelinedBytes = 4 << 20
     /// This connection counts against `maxConnections`.
     private let isCounted: Bool
 
@@ -37,19 +45,83 @@ final class EngineConnectionHandler: ConnectionHandler {
             return
         }
         guard !isDone else { return }
-        switch headParser.parse(bytes) {
-        case .needMore:
-            return
-        case .failed(let status, let reason):
-            context.logger.debug("bad HTTP request", metadata: ["conn": "\(connection.handle)", "status": "\(status)", "reason": "\(reason)"])
-            respond(connection, status: status, reason: reason)
-        case .complete(let head, let consumed):
-            route(head, on: connection)
-            // Bytes after the head (a client may send its first frame right behind the request) belong to the session.
-            if let session, consumed < bytes.count {
-                session.receive(UnsafeRawBufferPointer(rebasing: bytes[consumed...]))
+        reader.append(bytes)
+        // Pipelined requests wait while one is answered, but not without bound.
+        if awaitingResponse && reader.bufferedCount > Self.maxPipelinedBytes {
+            isDone = true
+            return connection.close(afterFlush: false)
+        }
+        readRequests(connection)
+    }
+
+    /// Handles every complete request the buffered bytes make, until one is in flight, the connection upgraded or
+    /// it is done.
+    private func readRequests(_ connection: Connection) {
+        while !isDone && session == nil && !awaitingResponse {
+            switch reader.next() {
+            case .needMore:
+                return
+            case .failed(let failure):
+                context.logger.debug("bad HTTP request", metadata: ["conn": "\(connection.handle)", "status": "\(failure.status)", "reason": "\(failure.message)"])
+                finish(connection, response: HTTPResponse.error(failure.status, code: failure.code, failure.message).serialized(keepAlive: false))
+            case .head(let head):
+                if let handler = context.routes.httpHandler(for: head.path) {
+                    pendingRequest = (head, handler)
+                    if let failure = reader.beginBody(of: head, maxBodySize: handler.maxBodySize) {
+                        finish(connection, response: HTTPResponse.error(failure.status, code: failure.code, failure.message).serialized(keepAlive: false))
+                    }
+                } else {
+                    reader.skipBody()
+                    route(head, on: connection)
+                    // Bytes after the head (a client may send its first frame right behind the request) belong to the session.
+                    if let session, reader.bufferedCount > 0 {
+                        let rest = reader.takeBuffered()
+                        rest.withUnsafeBytes { session.receive($0) }
+                    }
+                }
+            case .body(let body):
+                guard let (head, handler) = pendingRequest else { continue }
+                pendingRequest = nil
+                dispatch(HTTPRequest(head: head, body: body), to: handler, on: connection)
             }
         }
+    }
+
+    /// Hands a request to its handler; the answer comes back to this loop, is written, and reading goes on.
+    private func dispatch(_ request: HTTPRequest, to handler: any HTTPRequestHandler, on connection: Connection) {
+        awaitingResponse = true
+        // The handler may take a while (it goes through the sync thread): no deadline while it works.
+        connection.nextDeadline = nil
+        connection.userData = self
+        let loop = connection.loop, handle = connection.handle
+        let keepAlive = Self.keepsAlive(request.head)
+        let omitBody = request.head.method == "HEAD"
+        let info = HTTPConnectionInfo(remoteAddress: connection.remoteAddress, openConnections: context.openConnections.load(ordering: .relaxed))
+        handler.handle(request, connection: info) { response in
+            let bytes = response.serialized(keepAlive: keepAlive, omitBody: omitBody)
+            loop.execute {
+                guard let connection = loop.connection(for: handle), let me = connection.userData as? EngineConnectionHandler else { return }
+                me.didRespond(connection, bytes: bytes, keepAlive: keepAlive)
+            }
+        }
+    }
+
+    private func didRespond(_ connection: Connection, bytes: [UInt8], keepAlive: Bool) {
+        guard awaitingResponse else { return }
+        awaitingResponse = false
+        // Closing: after `Connection: close`, HTTP/1.0, or when the server shuts down meanwhile.
+        guard keepAlive, !isDone else { return finish(connection, response: bytes) }
+        connection.write(bytes)
+        // The next request gets as long as the first one had.
+        connection.nextDeadline = connection.loop.now.adding(milliseconds: Int64(context.handshakeTimeoutMs))
+        readRequests(connection)
+    }
+
+    /// RFC 9112 §9.3: HTTP/1.1 persists unless `Connection: close`; HTTP/1.0 only with `Connection: keep-alive`.
+    static func keepsAlive(_ head: HTTPRequestHead) -> Bool {
+        if head.headers.listContainsToken("Connection", "close") { return false }
+        if head.version == .http10 { return head.headers.listContainsToken("Connection", "keep-alive") }
+        return true
     }
 
     func connectionTimerTick(_ connection: Connection, now: Tick) {
@@ -57,9 +129,9 @@ final class EngineConnectionHandler: ConnectionHandler {
             session.timerTick(now: now)
             return
         }
-        // The request head did not arrive in time (slowloris), or our answer could not be delivered in time:
-        // drop the connection without (further) answer.
-        if !isDone { context.logger.debug("handshake timeout", metadata: ["conn": "\(connection.handle)"]) }
+        // The request did not arrive in time (slowloris, or an idle keep-alive connection), or our answer could not
+        // be delivered in time: drop the connection without (further) answer.
+        if !isDone { context.logger.debug("request timeout", metadata: ["conn": "\(connection.handle)"]) }
         connection.nextDeadline = nil
         connection.close(afterFlush: false)
     }
@@ -74,6 +146,10 @@ final class EngineConnectionHandler: ConnectionHandler {
     func connectionShouldShutDown(_ connection: Connection) {
         if let session {
             session.shutDown()
+        } else if awaitingResponse {
+            // Let the answer in flight go out, then close.
+            isDone = true
+            connection.nextDeadline = connection.loop.now.adding(milliseconds: 2000)
         } else {
             connection.close(afterFlush: true)
         }

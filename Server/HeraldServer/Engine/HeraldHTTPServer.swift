@@ -66,6 +66,12 @@ public final class HeraldHTTPServer: Sendable {
         state.withLock { $0.routes.exact[path] = .webSocket(decide) }
     }
 
+    /// Registers a plain-HTTP handler for every path starting with `prefix` (e.g. `/api/v1/`); call before ``start()``.
+    /// Its connections are kept alive between requests and may pipeline them.
+    public func addHTTPRoute(prefix: String, handler: any HTTPRequestHandler) {
+        state.withLock { $0.routes.prefixHandlers.append((prefix, handler)) }
+    }
+
     /// Binds and starts accepting connections; installs the SIGINT/SIGTERM handlers ``runUntilShutdown()`` waits on.
     /// Prints nothing.
     public func start() throws {

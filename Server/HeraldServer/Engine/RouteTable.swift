@@ -15,4 +15,12 @@ struct RouteTable: Sendable {
     var fallback: Endpoint?
 
     func endpoint(for path: String) -> Endpoint? { exact[path] ?? fallback }
+
+    /// Plain-HTTP handlers by path prefix (the backend API under `/api/v1/`), tried before `exact` and `fallback`.
+    var prefixHandlers: [(prefix: String, handler: any HTTPRequestHandler)] = []
+
+    /// The handler whose prefix `path` starts with, if any.
+    func httpHandler(for path: String) -> (any HTTPRequestHandler)? {
+        prefixHandlers.first { path.hasPrefix($0.prefix) }?.handler
+    }
 }

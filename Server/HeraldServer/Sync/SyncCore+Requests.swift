@@ -138,7 +138,7 @@ extension SyncCore {
 
     // MARK: - send (R1, R2, R4, P1-P4)
 
-    private func send(
+    func send(
         conversation: String, clientMessageId: String, kind: MessageKind, text: String?, imageURL: String?, user: String,
         now: Int64, into response: inout ResponseFrame, step: inout SyncStep<Device>
     ) throws {
@@ -228,15 +228,15 @@ extension SyncCore {
     }
 
     /// Tells every participant of a new conversation about it.
-    private func announce(_ conversation: ConversationRecord, now: Int64, step: inout SyncStep<Device>) throws {
+    func announce(_ conversation: ConversationRecord, now: Int64, step: inout SyncStep<Device>) throws {
         var event = EventFrame(event: .conversation)
         event.conversation = try conversationInfo(conversation, unread: 0, lastMessage: nil)
         try appendEvent(event.encodeBody(), to: conversation.participants, now: now, step: &step)
     }
 
     /// Creates a bell notification for `user` and streams it to them (B1-B3).
-    private func notify(
-        _ user: String, kind: NotificationKind, actor: String, text: String, url: String?, now: Int64, step: inout SyncStep<Device>
+    func notify(
+        _ user: String, kind: NotificationKind, actor: String?, text: String, url: String?, now: Int64, step: inout SyncStep<Device>
     ) throws -> NotificationInfo {
         let record = try store.createNotification(user: user, kind: kind.rawValue, actor: actor, text: text, url: url, now: now)
         var event = EventFrame(event: .bell)

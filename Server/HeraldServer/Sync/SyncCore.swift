@@ -115,6 +115,8 @@ public final class SyncCore<Device: Hashable> {
             guard devices[device] != nil else { return }
             let failure = ResponseFrame.failure(id: nil, ErrorInfo(.badJSON, "herald.v1 frames are JSON text; binary frames are not used"))
             step.effects.append(.reply(device, failure.encode()))
+        case .backend(let call):
+            perform(call, now: now, standalone: standalone, step: &step)
         case .text(let device, let bytes):
             guard let state = devices[device] else { return }
             switch RequestFrame.decode(bytes, limits: configuration.limits) {
@@ -221,6 +223,8 @@ public final class SyncCore<Device: Hashable> {
                 if !online.isEmpty { deliveries.append(SyncDelivery(payload: payload, devices: online)) }
             case .live(let device, let cursor):
                 devices[device]?.cursor = cursor
+            case .backendReply(let call, let result):
+                call.reply(result)
             case .schedulePush(let push):
                 // Deadlines mostly arrive in order, so search from the back.
                 let index = pendingPushes.lastIndex { $0.deadline <= push.deadline }.map { $0 + 1 } ?? 0

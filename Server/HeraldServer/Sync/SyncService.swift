@@ -15,6 +15,10 @@ public final class SyncService: Sendable {
     private let inbox: SyncInbox<SessionHandle>
     private let finished = DispatchSemaphore(value: 0)
     private let runner: SyncThreadRunner
+    /// The JWT signing secret the service verifies with (the API mints tokens with it).
+    let signingSecret: [UInt8]
+    /// The database file (the API opens its own connection to it for key lookups).
+    let databasePath: String
 
     /// Opens (creating and migrating) the database, resolves the signing secret, registers `/sync` and
     /// starts the sync thread. Call before `server.start()`.
@@ -27,6 +31,8 @@ public final class SyncService: Sendable {
             store.close()
             throw error
         }
+        signingSecret = secret
+        databasePath = options.dbPath
         let configuration = SyncConfiguration(pushGraceMilliseconds: Int64((max(options.pushGraceSeconds, 0) * 1000).rounded()))
         let inbox = SyncInbox<SessionHandle>()
         self.inbox = inbox
@@ -50,6 +56,11 @@ public final class SyncService: Sendable {
         let thread = Thread { runner.run() }
         thread.name = "herald-sync"
         thread.start()
+    }
+
+    /// Queues a backend operation (the HTTP API's) on the sync thread; `call.reply` runs there after its commit.
+    public func perform(_ call: BackendCall) {
+        inbox.post(.backend(call))
     }
 
     /// Stops the sync thread after it handled what is queued, and closes the store. Idempotent.

@@ -35,6 +35,8 @@ public enum SyncInput<Device: Hashable> {
     case binary(Device)
     /// The device's connection closed.
     case disconnect(Device)
+    /// An operation of the app's backend (HTTP API), run in the batch like a client request.
+    case backend(BackendCall)
 }
 
 /// One frame (JSON text) to write to some devices: the same bytes for every one of them, so the
@@ -81,6 +83,8 @@ enum SyncEffect<Device: Hashable> {
     case live(Device, cursor: Int64)
     /// A push to deliver after its grace period.
     case schedulePush(PendingPush)
+    /// The answer to a backend call, released after the commit like a client's response.
+    case backendReply(BackendCall, Result<BackendValue, BackendFailure>)
 }
 
 /// The effects of one batch, buffered until its commit.

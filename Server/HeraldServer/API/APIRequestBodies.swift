@@ -1,0 +1,163 @@
+import HeraldProtocol
+
+/// The rules of request fields, one place, mirrored exactly by `openapi.json` (lengths count Unicode scalars,
+/// as JSON Schema's maxLength does).
+enum APIFieldRules {
+    static let maxNameLength = 100
+    static let maxTitleLength = 200
+    static let maxTextLength = 4096
+    static let maxNotificationTextLength = 1000
+    static let maxURLLength = 2048
+    static let maxClientMessageIdLength = 128
+    static let maxGroupMembers = 256
+    static let defaultTokenTTL = 30 * 24 * 3600
+    static let maxTokenTTL = 365 * 24 * 3600
+
+    /// User ids the API accepts: 1-128 of `A-Z a-z 0-9 . _ @ -`, not starting with `.` or `@`
+    /// (openapi.json: `^[A-Za-z0-9_-][A-Za-z0-9._@-]{0,127}$`). They are safe in paths and within the
+    /// protocol's 128-byte id limit.
+    static func isUserId(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard let first = bytes.first, bytes.count <= 128 else { return false }
+        func base(_ byte: UInt8) -> Bool {
+            (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+                || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+        }
+        return base(first) && bytes.dropFirst().allSatisfy { base($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "@") }
+    }
+
+    static func userId(_ text: String, field: String) throws(APIError) -> String {
+        guard isUserId(text) else { throw .badRequest("\(field) must be 1-128 characters of A-Z a-z 0-9 . _ @ - (not starting with . or @)") }
+        return text
+    }
+}
+
+/// Typed reads of one JSON object's fields; every failure is a 400 `bad_request` naming the field.
+struct JSONFields {
+    let object: [String: JSONValue]
+
+    init(_ body: [UInt8]) throws(APIError) {
+        object = try JSONValue.object(from: body)
+    }
+
+    /// A string of `minLength...maxLength` Unicode scalars; nil when absent and not `required`.
+    func string(_ name: String, required: Bool = true, minLength: Int = 1, maxLength: Int) throws(APIError) -> String? {
+        switch object[name] {
+        case nil:
+            if required { throw .badRequest("\(name) is required") }
+            return nil
+        case .string(let value)?:
+            let length = value.unicodeScalars.count
+            guard length >= minLength, length <= maxLength else {
+                throw .badRequest("\(name) must be \(minLength)-\(maxLength) characters")
+            }
+            return value
+        default:
+            throw .badRequest("\(name) must be a string")
+        }
+    }
+
+    func requiredString(_ name: String, maxLength: Int) throws(APIError) -> String {
+        guard let value = try string(name, maxLength: maxLength) else { throw .badRequest("\(name) is required") }
+        return value
+    }
+
+    func userId(_ name: String, required: Bool = true) throws(APIError) -> String? {
+        guard let value = try string(name, required: required, maxLength: 128) else { return nil }
+        return try APIFieldRules.userId(value, field: name)
+    }
+
+    /// An integer (a JSON number without fraction) in `range`; nil when absent.
+    func integer(_ name: String, in range: ClosedRange<Int>) throws(APIError) -> Int? {
+        switch object[name] {
+        case nil:
+            return nil
+        case .number(let value)?:
+            guard value.rounded() == value, value >= Double(range.lowerBound), value <= Double(range.upperBound) else {
+                throw .badRequest("\(name) must be an integer from \(range.lowerBound) to \(range.upperBound)")
+            }
+            return Int(value)
+        default:
+            throw .badRequest("\(name) must be an integer")
+        }
+    }
+
+    /// An array of user ids with `minItems...maxItems` elements.
+    func userIds(_ name: String, minItems: Int, maxItems: Int) throws(APIError) -> [String] {
+        guard case .array(let items)? = object[name] else {
+            throw .badRequest(object[name] == nil ? "\(name) is required" : "\(name) must be an array of user ids")
+        }
+        guard items.count >= minItems, items.count <= maxItems else { throw .badRequest("\(name) must have \(minItems)-\(maxItems) items") }
+        var ids: [String] = []
+        for item in items {
+            guard case .string(let id) = item else { throw .badRequest("\(name) must be an array of user ids") }
+            ids.append(try APIFieldRules.userId(id, field: name))
+        }
+        return ids
+    }
+}
+
+/// Request bodies of the endpoints that take one, turned into sync operations.
+enum APIRequestBodies {
+    /// POST /users `{id, name}`.
+    static func createUser(_ body: [UInt8]) throws(APIError) -> BackendOperation {
+        let fields = try JSONFields(body)
+        let id = try fields.userId("id") ?? ""
+        return .createUser(id: id, name: try fields.requiredString("name", maxLength: APIFieldRules.maxNameLength))
+    }
+
+    /// POST /users/{id}/tokens `{ttlSeconds?}` (an empty body means the default).
+    static func tokenTTL(_ body: [UInt8]) throws(APIError) -> Int {
+        if body.isEmpty { return APIFieldRules.defaultTokenTTL }
+        let fields = try JSONFields(body)
+        return try fields.integer("ttlSeconds", in: 1...APIFieldRules.maxTokenTTL) ?? APIFieldRules.defaultTokenTTL
+    }
+
+    /// POST /conversations `{kind:"direct", members:[a,b]}` or `{kind:"group", title, creator, members}`.
+    static func createConversation(_ body: [UInt8]) throws(APIError) -> BackendOperation {
+        let fields = try JSONFields(body)
+        switch fields.object["kind"] {
+        case .string("direct")?:
+            let members = try fields.userIds("members", minItems: 2, maxItems: 2)
+            return .createDirect(members[0], members[1])
+        case .string("group")?:
+            let title = try fields.requiredString("title", maxLength: APIFieldRules.maxTitleLength)
+            let creator = try fields.userId("creator") ?? ""
+            let members = try fields.userIds("members", minItems: 1, maxItems: APIFieldRules.maxGroupMembers)
+            return .createGroup(title: title, creator: creator, members: members)
+        case nil:
+            throw .badRequest("kind is required")
+        default:
+            throw .badRequest("kind must be \"direct\" or \"group\"")
+        }
+    }
+
+    /// POST /conversations/{id}/messages `{sender, clientMessageId, text?, imageURL?}` (text or imageURL or both).
+    static func postMessage(_ body: [UInt8], conversation: String) throws(APIError) -> BackendOperation {
+        let fields = try JSONFields(body)
+        let sender = try fields.userId("sender") ?? ""
+        let clientMessageId = try fields.requiredString("clientMessageId", maxLength: APIFieldRules.maxClientMessageIdLength)
+        let text = try fields.string("text", required: false, maxLength: APIFieldRules.maxTextLength)
+        let imageURL = try fields.string("imageURL", required: false, maxLength: APIFieldRules.maxURLLength)
+        guard text != nil || imageURL != nil else { throw .badRequest("text or imageURL is required") }
+        if let imageURL, !(imageURL.hasPrefix("https://") || imageURL.hasPrefix("http://")) {
+            throw .badRequest("imageURL must start with https:// or http://")
+        }
+        return .postMessage(
+            conversation: conversation, sender: sender, clientMessageId: clientMessageId, kind: imageURL == nil ? .text : .image, text: text,
+            imageURL: imageURL)
+    }
+
+    /// POST /users/{id}/notifications `{kind, text, url?, actor?}`.
+    static func createNotification(_ body: [UInt8], user: String) throws(APIError) -> BackendOperation {
+        let fields = try JSONFields(body)
+        guard case .string(let rawKind)? = fields.object["kind"], let kind = NotificationKind(rawValue: rawKind) else {
+            let kinds = NotificationKind.allCases.map(\.rawValue).joined(separator: ", ")
+            throw .badRequest(fields.object["kind"] == nil ? "kind is required" : "kind must be one of \(kinds)")
+        }
+        let text = try fields.requiredString("text", maxLength: APIFieldRules.maxNotificationTextLength)
+        let url = try fields.string("url", required: false, maxLength: APIFieldRules.maxURLLength)
+        let actor = try fields.userId("actor", required: false)
+        return .notify(user: user, kind: kind, text: text, url: url, actor: actor)
+    }
+}

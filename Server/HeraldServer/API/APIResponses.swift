@@ -1,0 +1,79 @@
+import HeraldProtocol
+import HeraldRules
+import HeraldStore
+
+/// The JSON bodies the API answers with (schemas in openapi.json).
+enum APIResponses {
+    struct User: Codable, Equatable {
+        var id: String
+        var name: String
+    }
+
+    struct Token: Codable, Equatable {
+        var token: String
+        var user: User
+        /// Unix seconds.
+        var expiresAt: Int64
+    }
+
+    struct Conversation: Codable, Equatable {
+        var id: String
+        var kind: ConversationKind
+        var title: String?
+        var participants: [ParticipantInfo]
+        var lastActivity: Int64
+    }
+
+    struct PostedMessage: Codable, Equatable {
+        var message: MessageInfo
+        /// True when this was a retry of an already stored (sender, clientMessageId) (R4): nothing new was sent.
+        var duplicate: Bool
+    }
+
+    struct CreatedNotification: Codable, Equatable {
+        var notification: NotificationInfo
+        var bellUnread: Int
+        var bellBadgeText: String
+    }
+
+    struct ConversationUnread: Codable, Equatable {
+        var conversation: String
+        var unread: Int
+    }
+
+    struct Unread: Codable, Equatable {
+        var user: String
+        var conversations: [ConversationUnread]
+        var badge: Int
+        var badgeText: String
+        var bellUnread: Int
+        var bellBadgeText: String
+        /// The user's stream position these counts reflect (U7).
+        var latest: Int64
+    }
+
+    struct Health: Codable, Equatable {
+        var status: String
+        var connections: Int
+        var uptimeSeconds: Int64
+        var version: String
+    }
+
+    static func conversation(_ info: ConversationInfo) -> Conversation {
+        Conversation(id: info.id, kind: info.kind, title: info.title, participants: info.participants, lastActivity: info.lastActivity)
+    }
+
+    static func unread(user: String, perConversation: [String: Int], badge: Int, bellUnread: Int, latest: Int64) -> Unread {
+        // Ordered by conversation number, so the same state gives the same bytes.
+        let rows = perConversation.map { ConversationUnread(conversation: $0.key, unread: $0.value) }
+            .sorted { ($0.conversation.count, $0.conversation) < ($1.conversation.count, $1.conversation) }
+        return Unread(
+            user: user, conversations: rows, badge: badge, badgeText: BadgeText.text(for: badge), bellUnread: bellUnread,
+            bellBadgeText: BadgeText.text(for: bellUnread), latest: latest)
+    }
+}
+
+/// The version `GET /api/v1/health` reports.
+public enum HeraldServerVersion {
+    public static let current = "0.1.0"
+}

@@ -1,0 +1,88 @@
+/// The endpoints of `/api/v1`, matched from a method and path, sans-IO.
+enum APIRoute: Equatable {
+    case health
+    case openAPI
+    case createUser
+    case user(id: String)
+    case mintToken(user: String)
+    case createNotification(user: String)
+    case unread(user: String)
+    case createConversation
+    case postMessage(conversation: String)
+
+    static let prefix = "/api/v1/"
+
+    /// Why a request matched no endpoint.
+    enum Miss: Error, Equatable {
+        /// No such path (404).
+        case notFound
+        /// The path exists but not for this method (405 with `Allow`).
+        case methodNotAllowed(allow: String)
+        /// A path segment is not valid percent-encoded UTF-8 (400).
+        case badPath
+    }
+
+    /// Matches `method` and the (still percent-encoded) `path`. HEAD is served wherever GET is.
+    static func match(method: String, path: String) -> Result<APIRoute, Miss> {
+        guard path.hasPrefix(prefix) else { return .failure(.notFound) }
+        var segments: [String] = []
+        for raw in path.dropFirst(prefix.count).split(separator: "/", omittingEmptySubsequences: false) {
+            guard let segment = percentDecoded(raw), !segment.isEmpty else { return .failure(raw.isEmpty ? .notFound : .badPath) }
+            segments.append(segment)
+        }
+        let isGet = method == "GET" || method == "HEAD"
+        func get(_ route: APIRoute) -> Result<APIRoute, Miss> { isGet ? .success(route) : .failure(.methodNotAllowed(allow: "GET, HEAD")) }
+        func post(_ route: APIRoute) -> Result<APIRoute, Miss> { method == "POST" ? .success(route) : .failure(.methodNotAllowed(allow: "POST")) }
+        switch segments.count {
+        case 1:
+            switch segments[0] {
+            case "health": return get(.health)
+            case "openapi.json": return get(.openAPI)
+            case "users": return post(.createUser)
+            case "conversations": return post(.createConversation)
+            default: return .failure(.notFound)
+            }
+        case 2 where segments[0] == "users":
+            return get(.user(id: segments[1]))
+        case 3 where segments[0] == "users":
+            switch segments[2] {
+            case "tokens": return post(.mintToken(user: segments[1]))
+            case "notifications": return post(.createNotification(user: segments[1]))
+            case "unread": return get(.unread(user: segments[1]))
+            default: return .failure(.notFound)
+            }
+        case 3 where segments[0] == "conversations" && segments[2] == "messages":
+            return post(.postMessage(conversation: segments[1]))
+        default:
+            return .failure(.notFound)
+        }
+    }
+
+    /// RFC 3986 §2.1 percent-decoding of one path segment (`+` stays `+`); nil for a malformed escape or bad UTF-8.
+    static func percentDecoded(_ segment: Substring) -> String? {
+        let bytes = Array(segment.utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == UInt8(ascii: "%") {
+                guard index + 2 < bytes.count, let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2]) else { return nil }
+                out.append(high << 4 | low)
+                index += 3
+            } else {
+                out.append(bytes[index])
+                index += 1
+            }
+        }
+        return String(validating: out, as: UTF8.self)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}

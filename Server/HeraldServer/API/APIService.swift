@@ -1,0 +1,160 @@
+import Foundation
+import HeraldProtocol
+import HeraldRules
+import HeraldStore
+import HeraldWebSocket
+import Logging
+
+/// The backend HTTP API under `/api/v1/`: an app's own server creates users and tokens, conversations, messages
+/// and bell notifications, and reads unread counts. Described by `openapi.json` (served at `/api/v1/openapi.json`).
+///
+/// Every endpoint but `health` and `openapi.json` needs `Authorization: Bearer <API key>` (keys from
+/// `herald-server apikey create`). Writes go through the sync thread exactly like a client's request (same
+/// transaction batching, idempotency and fan-out), and each answer is sent only after its commit.
+///
+/// ```swift
+/// let sync = try SyncService(options: options, server: server, logger: logger)
+/// let api = try APIService(sync: sync, server: server, options: APIOptions(), logger: logger)   // before server.start()
+/// ```
+public final class APIService: HTTPRequestHandler {
+    public let maxBodySize: Int
+    private let sync: SyncService
+    private let keys: APIKeyVerifier
+    private let limiter: APIRateLimiter
+    private let started = Date()
+    private let logger: Logger
+
+    /// Opens its key-lookup connection to the sync service's database and registers `/api/v1/` on `server`.
+    public init(sync: SyncService, server: HeraldHTTPServer, options: APIOptions = APIOptions(), logger: Logger) throws {
+        self.sync = sync
+        self.keys = try APIKeyVerifier(dbPath: sync.databasePath)
+        self.limiter = APIRateLimiter(ratePerSecond: options.rateLimitPerSecond, burst: options.rateLimitBurst)
+        self.maxBodySize = options.maxBodySize
+        self.logger = logger
+        server.addHTTPRoute(prefix: APIRoute.prefix, handler: self)
+    }
+
+    /// Closes the key-lookup connection.
+    public func shutdown() {
+        keys.close()
+    }
+
+    public func handle(_ request: HTTPRequest, connection: HTTPConnectionInfo, respond: @escaping @Sendable (HTTPResponse) -> Void) {
+        let route: APIRoute
+        switch APIRoute.match(method: request.head.method, path: request.head.path) {
+        case .success(let matched):
+            route = matched
+        case .failure(.notFound):
+            return respond(APIError(404, "not_found", "no such endpoint").response)
+        case .failure(.badPath):
+            return respond(APIError.badRequest("malformed path").response)
+        case .failure(.methodNotAllowed(let allow)):
+            return respond(APIError(405, "method_not_allowed", "use \(allow)", headers: ["Allow": allow]).response)
+        }
+        switch route {
+        case .health:
+            let health = APIResponses.Health(
+                status: "ok", connections: connection.openConnections, uptimeSeconds: Int64(Date().timeIntervalSince(started)),
+                version: HeraldServerVersion.current)
+            return respond(.json(200, health))
+        case .openAPI:
+            return respond(HTTPResponse(status: 200, headers: [("Content-Type", "application/json")], body: Array(OpenAPIDocument.json.utf8)))
+        default:
+            break
+        }
+        do throws(APIError) {
+            let keyId = try authenticate(request.head.headers["Authorization"])
+            if let retryAfter = limiter.take(key: keyId, now: Date().timeIntervalSince1970) {
+                throw APIError(429, "rate_limited", "too many requests for this API key; retry later", headers: ["Retry-After": "\(retryAfter)"])
+            }
+            try perform(route, body: request.body, respond: respond)
+        } catch {
+            respond(error.response)
+        }
+    }
+
+    /// `Bearer <key>` with a valid key → the key's id; anything else is 401 (the same answer for every reason).
+    private func authenticate(_ authorization: String?) throws(APIError) -> String {
+        let unauthorized = APIError(401, "unauthorized", "a valid API key is required: Authorization: Bearer <key>", headers: ["WWW-Authenticate": "Bearer"])
+        guard let authorization, authorization.count > 7, authorization.prefix(7).lowercased() == "bearer " else { throw unauthorized }
+        let key = authorization.dropFirst(7).trimmingCharacters(in: .whitespaces)
+        guard let id = keys.verify(key) else { throw unauthorized }
+        return id
+    }
+
+    private func perform(_ route: APIRoute, body: [UInt8], respond: @escaping @Sendable (HTTPResponse) -> Void) throws(APIError) {
+        switch route {
+        case .health, .openAPI:
+            return
+        case .createUser:
+            call(try APIRequestBodies.createUser(body), respond: respond) { value in
+                guard case .user(let user, let created) = value else { return nil }
+                return .json(created ? 201 : 200, APIResponses.User(id: user.id, name: user.name))
+            }
+        case .user(let id):
+            call(.user(id: try APIFieldRules.userId(id, field: "user id")), respond: respond) { value in
+                guard case .user(let user, _) = value else { return nil }
+                return .json(200, APIResponses.User(id: user.id, name: user.name))
+            }
+        case .mintToken(let id):
+            let ttl = try APIRequestBodies.tokenTTL(body)
+            let secret = sync.signingSecret
+            call(.user(id: try APIFieldRules.userId(id, field: "user id")), respond: respond) { value in
+                guard case .user(let user, _) = value else { return nil }
+                let now = Int64(Date().timeIntervalSince1970)
+                let claims = TokenClaims(sub: user.id, name: user.name, iat: now, exp: now + Int64(ttl))
+                let token = APIResponses.Token(
+                    token: JSONWebToken.sign(claims, secret: secret), user: .init(id: user.id, name: user.name), expiresAt: claims.exp)
+                return .json(201, token)
+            }
+        case .createNotification(let user):
+            let operation = try APIRequestBodies.createNotification(body, user: try APIFieldRules.userId(user, field: "user id"))
+            call(operation, respond: respond) { value in
+                guard case .notification(let info, let bellUnread) = value else { return nil }
+                return .json(201, APIResponses.CreatedNotification(notification: info, bellUnread: bellUnread, bellBadgeText: BadgeText.text(for: bellUnread)))
+            }
+        case .unread(let user):
+            let id = try APIFieldRules.userId(user, field: "user id")
+            call(.unread(user: id), respond: respond) { value in
+                guard case .unread(let counts, let badge, let bellUnread, let latest) = value else { return nil }
+                return .json(200, APIResponses.unread(user: id, perConversation: counts, badge: badge, bellUnread: bellUnread, latest: latest))
+            }
+        case .createConversation:
+            call(try APIRequestBodies.createConversation(body), respond: respond) { value in
+                guard case .conversation(let info, let created) = value else { return nil }
+                return .json(created ? 201 : 200, APIResponses.conversation(info))
+            }
+        case .postMessage(let conversation):
+            call(try APIRequestBodies.postMessage(body, conversation: conversation), respond: respond) { value in
+                guard case .message(let info, let duplicate) = value else { return nil }
+                return .json(duplicate ? 200 : 201, APIResponses.PostedMessage(message: info, duplicate: duplicate))
+            }
+        }
+    }
+
+    /// Runs `operation` on the sync thread and answers with `render` of its value, or the failure's error.
+    private func call(
+        _ operation: BackendOperation, respond: @escaping @Sendable (HTTPResponse) -> Void,
+        render: @escaping @Sendable (BackendValue) -> HTTPResponse?
+    ) {
+        sync.perform(BackendCall(operation) { result in
+            switch result {
+            case .success(let value):
+                respond(render(value) ?? APIError(500, "internal", "unexpected result").response)
+            case .failure(let failure):
+                respond(Self.error(for: failure).response)
+            }
+        })
+    }
+
+    static func error(for failure: BackendFailure) -> APIError {
+        switch failure.kind {
+        case .notFound: APIError(404, "not_found", failure.message)
+        case .forbidden: APIError(403, "forbidden", failure.message)
+        case .conflict: APIError(409, "conflict", failure.message)
+        case .badRequest: APIError(400, "bad_request", failure.message)
+        case .unavailable: APIError(503, "unavailable", failure.message)
+        case .internal: APIError(500, "internal", failure.message)
+        }
+    }
+}
