@@ -36,6 +36,9 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Largest WebSocket message in bytes. [env: HERALD_MAX_MESSAGE_SIZE] (default: 1048576)") var maxMessageSize: Int?
     @Option(help: "Most simultaneous connections. [env: HERALD_MAX_CONNECTIONS] (default: 100000)") var maxConnections: Int?
     @Option(help: "trace, debug, info, notice, warning, error or critical. [env: HERALD_LOG_LEVEL] (default: info)") var logLevel: String?
+    @Option(help: "PEM certificate chain: serve wss:// (TLS 1.2+); re-read on SIGHUP. [env: HERALD_TLS_CERT]") var tlsCert: String?
+    @Option(help: "PEM private key for --tls-cert. [env: HERALD_TLS_KEY]") var tlsKey: String?
+    @Option(help: "Serve TLS on this port and plain ws:// on --port; without it --port is TLS. [env: HERALD_TLS_PORT]") var tlsPort: Int?
 
     /// Defaults, then environment, then flags.
     func makeOptions(environment: [String: String]) throws -> HeraldServerOptions {
@@ -61,6 +64,9 @@ struct ServeCommand: ParsableCommand {
         if let maxFrameSize { options.maxFrameSize = maxFrameSize }
         if let maxMessageSize { options.maxMessageSize = maxMessageSize }
         if let maxConnections { options.maxConnections = maxConnections }
+        if let tlsCert { options.tlsCertificateFile = tlsCert }
+        if let tlsKey { options.tlsKeyFile = tlsKey }
+        if let tlsPort { options.tlsPort = tlsPort }
         if let logLevel {
             guard let level = Logger.Level(rawValue: logLevel.lowercased()) else { throw ValidationError("unknown log level \(logLevel)") }
             options.logLevel = level
@@ -87,8 +93,9 @@ struct ServeCommand: ParsableCommand {
         let sync = try startSyncService(options: options, api: try makeAPIOptions(environment: ProcessInfo.processInfo.environment),
                                         server: server, logger: logger)
         try server.start()
-        // Written unbuffered: tests and scripts wait for this exact line to learn the port.
-        FileHandle.standardOutput.write(Data("herald-server listening on \(options.host):\(server.boundPort)\n".utf8))
+        // Written unbuffered: tests and scripts wait for this exact line to learn the port (the TLS line comes first).
+        let tlsLine = server.tlsBoundPort.map { "herald-server tls listening on \(options.host):\($0)\n" } ?? ""
+        FileHandle.standardOutput.write(Data("\(tlsLine)herald-server listening on \(options.host):\(server.boundPort)\n".utf8))
         server.runUntilShutdown()
         sync.shutdown()
     }

@@ -1,5 +1,6 @@
 import Glibc
 import HeraldNet
+import HeraldTLS
 import HeraldWebSocket
 import Logging
 import Synchronization
@@ -27,6 +28,9 @@ public final class HeraldHTTPServer: Sendable {
     private struct State {
         var routes = RouteTable()
         var tcpServer: TCPServer?
+        /// The second listener, for `--tls-port`, on the same loops.
+        var tlsServer: TCPServer?
+        var tls: ReloadableTLSContext?
         var signals: ShutdownSignals?
         var shutdownRequested = false
     }
@@ -79,18 +83,40 @@ public final class HeraldHTTPServer: Sendable {
         Self.unblockShutdownSignals()
         let routes = state.withLock { $0.routes }
         let context = EngineContext(routes: routes, options: options, logger: logger)
-        let config = ServerConfig(host: options.host, port: UInt16(options.port), threads: options.threads,
+        var tls: ReloadableTLSContext?
+        if let certificate = options.tlsCertificateFile, let key = options.tlsKeyFile {
+            tls = try ReloadableTLSContext(certificateChainFile: certificate, privateKeyFile: key)
+            HangUpSignal.install()
+        }
+        var config = ServerConfig(host: options.host, port: UInt16(options.port), threads: options.threads,
                                   tickMilliseconds: options.tickMs,
                                   // A queue must hold at least one maximal message plus its header.
                                   maxQueuedBytesPerConnection: max(4 << 20, 2 * options.maxMessageSize + 64))
-        let server = try TCPServer(config: config) { connection in
-            EngineConnectionHandler(connection: connection, context: context)
+        // With --tls-port the main port stays plain and a second listener serves TLS; otherwise the main port is TLS.
+        config.tls = options.tlsPort == nil ? tls : nil
+        let makeHandler: @Sendable (Connection) -> any ConnectionHandler = { EngineConnectionHandler(connection: $0, context: context) }
+        let server = try TCPServer(config: config, handlerFactory: makeHandler)
+        var tlsServer: TCPServer?
+        if let tlsPort = options.tlsPort, let tls {
+            var tlsConfig = config
+            tlsConfig.port = UInt16(tlsPort)
+            tlsConfig.tls = tls
+            tlsServer = TCPServer(config: tlsConfig, group: server.group, handlerFactory: makeHandler)
         }
         let signals = try ShutdownSignals()
         broadcastHub.attach(loops: server.group.loops)
         try server.start()
+        do {
+            try tlsServer?.start()
+        } catch {
+            server.shutdown()
+            server.waitUntilStopped()
+            throw error
+        }
         state.withLock { state in
             state.tcpServer = server
+            state.tlsServer = tlsServer
+            state.tls = tls
             state.signals = signals
         }
     }
@@ -98,6 +124,12 @@ public final class HeraldHTTPServer: Sendable {
     /// The port the server listens on (the kernel's choice when `options.port` is 0); 0 before ``start()``.
     public var boundPort: Int {
         state.withLock { $0.tcpServer?.boundPort.map(Int.init) ?? 0 }
+    }
+
+    /// The port of the separate TLS listener (`options.tlsPort`), once started; nil without one (also when
+    /// ``boundPort`` itself is TLS).
+    public var tlsBoundPort: Int? {
+        state.withLock { $0.tlsServer?.boundPort.map(Int.init) }
     }
 
     /// From any thread: queues a pre-encoded server frame (e.g. `SharedBytes(FrameEncoder.serverTextFrame(json))`)
@@ -133,15 +165,33 @@ public final class HeraldHTTPServer: Sendable {
     public func runUntilShutdown() {
         guard let (server, signals) = state.withLock({ state in state.tcpServer.flatMap { server in state.signals.map { (server, $0) } } })
         else { return }
+        let (tlsServer, tls) = state.withLock { ($0.tlsServer, $0.tls) }
+        var hangUpsSeen = HangUpSignal.count
         // The signal handler only wakes an eventfd (E9); a 100 ms poll also notices shutdown() from another thread.
         while !state.withLock({ $0.shutdownRequested }) {
             if let signal = signals.wait(timeoutMilliseconds: 100) {
                 logger.info("shutting down on signal \(signal)")
                 break
             }
+            if let tls, HangUpSignal.count != hangUpsSeen {
+                hangUpsSeen = HangUpSignal.count
+                reloadCertificate(tls)
+            }
         }
+        tlsServer?.shutdown()
         server.shutdown()
+        tlsServer?.waitUntilStopped()
         server.waitUntilStopped()
+    }
+
+    /// SIGHUP: re-read the certificate and key; new connections use them, open ones keep theirs.
+    private func reloadCertificate(_ tls: ReloadableTLSContext) {
+        do {
+            try tls.reload()
+            logger.info("TLS certificate reloaded", metadata: ["cert": "\(tls.certificateChainFile)"])
+        } catch {
+            logger.error("TLS certificate reload failed; keeping the previous one", metadata: ["error": "\(error)"])
+        }
     }
 
     /// Begins shutdown from any thread; ``runUntilShutdown()`` returns once it is done.

@@ -11,7 +11,7 @@ extension HeraldServerOptions {
         "handshake-timeout": "HERALD_HANDSHAKE_TIMEOUT", "ping-interval": "HERALD_PING_INTERVAL",
         "idle-timeout": "HERALD_IDLE_TIMEOUT", "tick": "HERALD_TICK", "max-frame-size": "HERALD_MAX_FRAME_SIZE",
         "max-message-size": "HERALD_MAX_MESSAGE_SIZE", "max-connections": "HERALD_MAX_CONNECTIONS", "log-level": "HERALD_LOG_LEVEL",
-        "compression": "HERALD_COMPRESSION",
+        "compression": "HERALD_COMPRESSION", "tls-cert": "HERALD_TLS_CERT", "tls-key": "HERALD_TLS_KEY", "tls-port": "HERALD_TLS_PORT",
     ]
 
     /// The defaults, overridden by whichever `HERALD_*` variables are set in `environment`.
@@ -56,6 +56,9 @@ extension HeraldServerOptions {
         if let number = try integer("max-frame-size") { maxFrameSize = number }
         if let number = try integer("max-message-size") { maxMessageSize = number }
         if let number = try integer("max-connections") { maxConnections = number }
+        if let (_, text) = value("tls-cert") { tlsCertificateFile = text }
+        if let (_, text) = value("tls-key") { tlsKeyFile = text }
+        if let number = try integer("tls-port") { tlsPort = number }
         if let (name, text) = value("log-level") {
             guard let level = Logger.Level(rawValue: text.lowercased()) else {
                 throw OptionsError(name: name, value: text, expected: "trace, debug, info, notice, warning, error or critical")
@@ -69,6 +72,13 @@ extension HeraldServerOptions {
         if port > 65535 { throw OptionsError(name: "port", value: String(port), expected: "0...65535") }
         if threads < 1 { throw OptionsError(name: "threads", value: String(threads), expected: "at least 1") }
         if tickMs < 1 { throw OptionsError(name: "tick", value: String(tickMs), expected: "at least 1 ms") }
+        if (tlsCertificateFile == nil) != (tlsKeyFile == nil) {
+            throw OptionsError(name: "tls-cert/tls-key", value: tlsCertificateFile ?? tlsKeyFile ?? "", expected: "both files, or neither")
+        }
+        if let tlsPort {
+            if tlsCertificateFile == nil { throw OptionsError(name: "tls-port", value: String(tlsPort), expected: "--tls-cert and --tls-key as well") }
+            if tlsPort > 65535 { throw OptionsError(name: "tls-port", value: String(tlsPort), expected: "0...65535") }
+        }
         if handshakeTimeoutMs < 1 { throw OptionsError(name: "handshake-timeout", value: String(handshakeTimeoutMs), expected: "at least 1 ms") }
     }
 }

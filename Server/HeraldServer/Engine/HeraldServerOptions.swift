@@ -48,6 +48,12 @@ public struct HeraldServerOptions: Sendable {
     public var maxConnections = 100_000
     /// The minimum level logged.
     public var logLevel: Logger.Level = .info
+    /// PEM certificate chain for `wss://` (with ``tlsKeyFile``); re-read on SIGHUP. nil: no TLS.
+    public var tlsCertificateFile: String? = nil
+    /// PEM private key matching ``tlsCertificateFile``.
+    public var tlsKeyFile: String? = nil
+    /// With a certificate: serve TLS on this port and plain WebSocket on ``port``. nil: ``port`` itself is TLS.
+    public var tlsPort: Int? = nil
 
     /// The defaults.
     public init() {}
