@@ -58,7 +58,8 @@ if [ "$SKIP_PEERS" = 0 ]; then
   SPECS+=("herald|9101|$SERVER serve --broadcast --echo --threads 1 --port 9101 --db $HDB/bench.db --secret bench --log-level error")
   if ! [ -d /usr/share/nodejs/ws ]; then
     log "installing node-ws"
-    apt-get install -y node-ws >>"$OUT/build.log" 2>&1 || log "node-ws install failed"
+    { apt-get install -y node-ws || { apt-get update && apt-get install -y node-ws; }; } >>"$OUT/build.log" 2>&1 \
+      || log "node-ws install failed"
   fi
   [ -d /usr/share/nodejs/ws ] && SPECS+=("node-ws|9102|env NODE_PATH=/usr/share/nodejs node $KIT/peers/node-ws-broadcast.js 9102")
   PY=python3
@@ -108,6 +109,8 @@ sync_run() { # name port herald-bench-args...
   echo "{\"name\":\"$name\",\"r\":${line:-null}}" >>"$OUT/sync.jsonl"
   log "$name: $line"
   stop_server
+  # The store's size shows what each message costs on disk (per-recipient stream rows).
+  log "$name: database after the run: $(du -sk "$db" | cut -f1) KiB"
   sleep 1
 }
 
