@@ -16,10 +16,15 @@ import Synchronization
 public enum HangUpSignal {
     private static let received = Atomic<Int>(0)
 
-    /// Installs the handler (idempotent).
+    /// Installs the handler (idempotent) and unblocks SIGHUP on the calling thread, so threads started afterwards
+    /// (the loops) can take it: a parent may have started us with it blocked (the mask survives exec).
     public static func install() {
         _ = received.load(ordering: .relaxed)  // initialise the global before a signal can touch it
         signal(SIGHUP) { _ in HangUpSignal.received.wrappingAdd(1, ordering: .relaxed) }
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        sigaddset(&signals, SIGHUP)
+        pthread_sigmask(SIG_UNBLOCK, &signals, nil)
     }
 
     /// How many SIGHUPs arrived since ``install()``.
