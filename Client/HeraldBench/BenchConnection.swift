@@ -69,8 +69,9 @@ final class BenchConnection {
     /// Writes what the socket takes. Returns false on a socket error.
     func flush() -> Bool {
         while outputStart < output.count {
-            let written = output.withUnsafeBytes { raw in
-                Glibc.send(fd, raw.baseAddress! + outputStart, raw.count - outputStart, Int32(MSG_NOSIGNAL))
+            let written = output.withUnsafeBytes { raw -> Int in
+                guard let base = raw.baseAddress else { return 0 }
+                return Glibc.send(fd, base + outputStart, raw.count - outputStart, Int32(MSG_NOSIGNAL))
             }
             if written > 0 {
                 outputStart += written

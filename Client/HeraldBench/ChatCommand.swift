@@ -32,6 +32,7 @@ struct ChatCommand: ParsableCommand {
                 fleet: fleet, conversations: dms.map { .init(id: $0, receivers: 2) },
                 senders: (0..<users).map { .init(device: $0, conversation: $0 / 2) }, pace: .rate(Double(users) * perUser),
                 size: size, prefix: prefix)
+            load.limit = common.count ?? Int.max
             var sampler = ServerSampler(pid: common.serverPid)
             var fields = load.run(duration: common.duration, drain: common.drain, sampler: &sampler, progress: !common.quiet)
             fields["scenario"] = "chat"

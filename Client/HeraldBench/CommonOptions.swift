@@ -8,6 +8,8 @@ struct CommonOptions: ParsableArguments {
     @Option(help: "Else: run `<server-bin> token <user> --db <db>` once per user (slow for many users).") var serverBin: String?
     @Option(help: "The server's database, for --server-bin.") var db: String?
     @Option(help: "Seconds of measured load.") var duration: Double = 10
+    @Option(help: "Messages (fanout, chat, insert) or connects (connect) at most; the run also ends after --duration.")
+    var count: Int?
     @Option(help: "Seconds to wait after the load for outstanding acks and deliveries.") var drain: Double = 10
     @Option(help: "Seconds allowed for connecting, syncing and creating conversations.") var setupTimeout: Double = 120
     @Option(help: "PID of the server: report its CPU and RSS from /proc.") var serverPid: Int32?

@@ -11,7 +11,6 @@ struct ConnectCommand: ParsableCommand {
     @OptionGroup var common: CommonOptions
     @Option(name: [.customShort("d"), .long], help: "Devices (one user each).") var devices = 1000
     @Option(help: "Connection attempts in progress at once.") var parallel = 64
-    @Option(help: "Stop after this many connects (default: only --duration bounds the run).") var count: Int?
 
     func run() throws {
         guard devices >= 1, parallel >= 1 else { throw ValidationError("bad --devices/--parallel") }
@@ -26,7 +25,7 @@ struct ConnectCommand: ParsableCommand {
             let tokens = names.map { fleet.tokenOf[$0] ?? "" }
             let reconnector = Reconnector(loop: loop, tokens: tokens, latest: fleet.latest, devicePrefix: "\(prefix)d")
             var sampler = ServerSampler(pid: common.serverPid)
-            var fields = reconnector.run(parallel: min(parallel, devices), duration: common.duration, limit: count, sampler: &sampler, progress: !common.quiet)
+            var fields = reconnector.run(parallel: min(parallel, devices), duration: common.duration, limit: common.count, sampler: &sampler, progress: !common.quiet)
             fields["scenario"] = "connect"
             fields["devices"] = devices
             fields["parallel"] = parallel

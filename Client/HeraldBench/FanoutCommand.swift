@@ -41,6 +41,7 @@ struct FanoutCommand: ParsableCommand {
                 fleet: fleet, conversations: [.init(id: conversation, receivers: deviceUsers.count)],
                 senders: (0..<senders).map { .init(device: $0, conversation: 0) }, pace: rate.map { .rate($0) } ?? .window(inflight),
                 size: size, prefix: prefix)
+            load.limit = common.count ?? Int.max
             var sampler = ServerSampler(pid: common.serverPid)
             var fields = load.run(duration: common.duration, drain: common.drain, sampler: &sampler, progress: !common.quiet)
             fields["scenario"] = "fanout"

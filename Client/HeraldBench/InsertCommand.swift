@@ -32,6 +32,7 @@ struct InsertCommand: ParsableCommand {
             let load = MessageLoad(
                 fleet: fleet, conversations: dms.map { .init(id: $0, receivers: 2) },
                 senders: (0..<connections).map { .init(device: 2 * $0, conversation: $0) }, pace: .window(inflight), size: size, prefix: prefix)
+            load.limit = common.count ?? Int.max
             var sampler = ServerSampler(pid: common.serverPid)
             var fields = load.run(duration: common.duration, drain: common.drain, sampler: &sampler, progress: !common.quiet)
             fields["scenario"] = "insert"

@@ -29,6 +29,8 @@ final class MessageLoad {
     private let pace: Pace
     private let size: Int
     private let prefix: String
+    /// The most messages to send (`--count`).
+    var limit = Int.max
 
     private var sentAt: [UInt64] = []
     private var expected: [Int32] = []
@@ -60,7 +62,7 @@ final class MessageLoad {
     func run(duration: Double, drain: Double, sampler: inout ServerSampler, progress: Bool) -> [String: Any] {
         fleet.onFrame = { [unowned self] connection, scan, now in self.handle(connection, scan, now) }
         let start = MonotonicClock.nanoseconds()
-        let stopAt = start + UInt64(duration * 1e9)
+        var stopAt = start + UInt64(duration * 1e9)
         var nextReport = start + 1_000_000_000
         var lastDeliveries = 0
         var lastAcked = 0
@@ -68,11 +70,16 @@ final class MessageLoad {
         var ackedInWindow = 0
         var measuredEnd = stopAt
         var measuring = true
-        let drainUntil = stopAt + UInt64(drain * 1e9)
+        var drainUntil = stopAt + UInt64(drain * 1e9)
         sampler = ServerSampler(pid: sampler.stats?.pid)
         var serverFieldsAtStop: [String: Any] = [:]
         while true {
             let now = MonotonicClock.nanoseconds()
+            if now < stopAt && sentAt.count >= limit {
+                // --count reached: the load phase ends here and the drain starts.
+                stopAt = now
+                drainUntil = now + UInt64(drain * 1e9)
+            }
             if now < stopAt {
                 sendDue(now: now, elapsed: Double(now - start) / 1e9)
             } else if measuring {
@@ -131,17 +138,23 @@ final class MessageLoad {
         case .rate(let perSecond):
             let due = Int(elapsed * perSecond)
             // A bound on in-flight messages keeps memory finite if the server stalls.
-            while sentAt.count < due && inFlight < 1_000_000 { sendOne(now: now) }
+            while sentAt.count < min(due, limit) && inFlight < 1_000_000 {
+                if !sendOne(now: now) { break }
+            }
         case .window(let window):
-            while inFlight < window { sendOne(now: now) }
+            while inFlight < window && sentAt.count < limit {
+                if !sendOne(now: now) { break }
+            }
         }
     }
 
-    private func sendOne(now: UInt64) {
+    /// Sends the next sender's message; false when that sender's connection is gone.
+    private func sendOne(now: UInt64) -> Bool {
+        guard sentAt.count < limit else { return false }
         let sender = senders[nextSender]
         nextSender = (nextSender + 1) % senders.count
         let connection = fleet.connections[sender.device]
-        guard connection.fd >= 0 else { return }
+        guard connection.fd >= 0 else { return false }
         let key = sentAt.count
         let conversation = conversations[sender.conversation]
         sentAt.append(now)
@@ -154,6 +167,7 @@ final class MessageLoad {
         keyOfRequest[sender.device][id] = key
         fleet.send(sender.device, SyncRequest.send(
             id: id, conversation: conversation.id, clientMessageId: "\(prefix)-\(key)", text: BenchText.make(key: key, sentAt: now, size: size)))
+        return true
     }
 
     private func handle(_ connection: BenchConnection, _ scan: SyncFrameScan, _ now: UInt64) {
