@@ -1,0 +1,56 @@
+@testable import HeraldServer
+import HeraldWebSocket
+import Testing
+
+/// The sans-IO request reader on real request bytes, whole and split at every offset.
+@Suite("API: HTTPRequestReader")
+struct APIHTTPReaderTests {
+    static let pipeline = Array((
+        "POST /a HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello"
+        + "POST /b HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2;x=y\r\nde\r\n0\r\nT: 1\r\n\r\n"
+        + "GET /c HTTP/1.1\r\nHost: x\r\n\r\n").utf8)
+
+    /// Feeds `chunks` and collects (path, body) pairs.
+    static func read(_ chunks: [[UInt8]]) -> [String] {
+        var reader = HTTPRequestReader(maxHeadSize: 8192)
+        var out: [String] = []
+        var path = ""
+        for chunk in chunks {
+            chunk.withUnsafeBytes { reader.append($0) }
+            loop: while true {
+                switch reader.next() {
+                case .needMore: break loop
+                case .head(let head):
+                    path = head.path
+                    if let failure = reader.beginBody(of: head, maxBodySize: 100) { out.append("fail \(failure.status)"); break loop }
+                case .body(let body): out.append(path + " " + String(decoding: body, as: UTF8.self))
+                case .failed(let failure): out.append("fail \(failure.status)"); break loop
+                }
+            }
+        }
+        return out
+    }
+
+    @Test("RFC 9112 §6, §7.1: Content-Length, chunked and bodiless requests in one stream, split at every offset")
+    func everySplit() {
+        let expected = ["/a hello", "/b abcde", "/c "]
+        #expect(Self.read([Self.pipeline]) == expected)
+        for split in 1..<Self.pipeline.count {
+            #expect(Self.read([Array(Self.pipeline[..<split]), Array(Self.pipeline[split...])]) == expected, "split at \(split)")
+        }
+        #expect(Self.read(Self.pipeline.map { [$0] }) == expected)
+    }
+
+    @Test("Refusals: differing Content-Lengths 400, unknown coding 501, oversize 413, bad chunk size 400, long trailer 431")
+    func refusals() {
+        #expect(Self.read([Array("POST / HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n".utf8)]) == ["fail 400"])
+        #expect(Self.read([Array("POST / HTTP/1.1\r\nContent-Length: -1\r\n\r\n".utf8)]) == ["fail 400"])
+        #expect(Self.read([Array("POST / HTTP/1.1\r\nTransfer-Encoding: gzip, chunked\r\n\r\n".utf8)]) == ["fail 501"])
+        #expect(Self.read([Array("POST / HTTP/1.1\r\nContent-Length: 101\r\n\r\n".utf8)]) == ["fail 413"])
+        #expect(Self.read([Array("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nfffffffffffffffffffff\r\n".utf8)]) == ["fail 413"])
+        #expect(Self.read([Array("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n".utf8)]) == ["fail 400"])
+        #expect(Self.read([Array("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nab\r\n".utf8)]) == ["fail 400"])
+        let trailer = "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nT: \(String(repeating: "t", count: 9000))\r\n\r\n"
+        #expect(Self.read([Array(trailer.utf8)]) == ["fail 431"])
+    }
+}
