@@ -1,0 +1,3 @@
+import Testing
+
+@Test func HeraldServerTestsPlaceholder() { #expect(Bool(true)) }
