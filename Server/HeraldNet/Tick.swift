@@ -1,3 +1,4 @@
+import CLinux
 import Glibc
 
 /// A point on the monotonic clock in milliseconds (CLOCK_MONOTONIC, so wall-clock jumps never fire

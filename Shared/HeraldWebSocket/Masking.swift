@@ -55,8 +55,10 @@ public enum Masking {
         let k0 = key.byte(at: phase), k1 = key.byte(at: phase + 1), k2 = key.byte(at: phase + 2), k3 = key.byte(at: phase + 3)
         var index = 0
         if count >= 8 {
-            var pattern: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (k0, k1, k2, k3, k0, k1, k2, k3)
-            let wide = withUnsafeBytes(of: &pattern) { $0.loadUnaligned(as: UInt64.self) }
+            // The key pattern k0 k1 k2 k3 k0 k1 k2 k3 as it lies in memory. Built with shifts: reading it back through
+            // withUnsafeBytes(of:) of a tuple was miscompiled under -O (the XOR left bytes unchanged in release builds).
+            let quad = UInt64(k0) | UInt64(k1) << 8 | UInt64(k2) << 16 | UInt64(k3) << 24
+            let wide = UInt64(littleEndian: quad | quad << 32)
             while index + 8 <= count {
                 let word = base.loadUnaligned(fromByteOffset: index, as: UInt64.self)
                 base.storeBytes(of: word ^ wide, toByteOffset: index, as: UInt64.self)
