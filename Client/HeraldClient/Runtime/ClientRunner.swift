@@ -59,6 +59,10 @@ public final class ClientRunner {
     /// Runs until `quit`, end of input, or a fatal start error; returns the exit code.
     public func run() -> Int32 {
         signal(SIGPIPE, SIG_IGN)
+        // A parent may start us with signals blocked (Foundation's Process does); SIGTERM/SIGINT must work.
+        var none = sigset_t()
+        sigemptyset(&none)
+        sigprocmask(SIG_SETMASK, &none, nil)
         if options.server.secure {
             Self.fail("wss:// is not supported by this build yet (TLS comes later); use ws://")
             frontEnd.finish()
@@ -267,6 +271,7 @@ public final class ClientRunner {
 
     /// A one-line error naming the cause.
     public static func fail(_ text: String) {
+        RawTerminal.restore()  // so the line is not lost on the alternate screen
         writeAll(2, "herald: error: \(text)\n")
     }
 
