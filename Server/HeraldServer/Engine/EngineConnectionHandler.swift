@@ -23,6 +23,7 @@ final class EngineConnectionHandler: ConnectionHandler {
     private var awaitingResponse = false
     /// How many bytes of later requests may wait behind one being answered.
     static let maxPipelinedBytes = 4 << 20
+    static let continueResponse = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
     /// This connection counts against `maxConnections`.
     private let isCounted: Bool
 
@@ -69,6 +70,9 @@ final class EngineConnectionHandler: ConnectionHandler {
                     pendingRequest = (head, handler)
                     if let failure = reader.beginBody(of: head, maxBodySize: handler.maxBodySize) {
                         finish(connection, response: HTTPResponse.error(failure.status, code: failure.code, failure.message).serialized(keepAlive: false))
+                    } else if head.version == .http11, reader.bufferedCount == 0, head.headers.listContainsToken("Expect", "100-continue") {
+                        // RFC 9110 §10.1.1: the client (curl, for bodies over 1 KiB) waits for this before sending the body.
+                        connection.write(Self.continueResponse)
                     }
                 } else {
                     reader.skipBody()
