@@ -1,1 +1,0 @@
-// HeraldStorePostgres: module placeholder until its first real file lands; delete when adding sources.

@@ -1,0 +1,271 @@
+import CLibPQ
+import HeraldStore
+
+/// One libpq connection with a cache of server-side prepared statements.
+///
+/// Parameters and results travel in binary format (no number parsing or bytea hex on either side).
+/// Every call returns errors as `StoreError`; nothing here traps on a failing statement or a lost server.
+/// Not thread-safe: it belongs to the single thread that owns its store.
+///
+/// A lost connection is re-established only between transactions (``transactionDepth`` is 0): inside one,
+/// reconnecting would silently run the rest of the body in autocommit mode, so the call fails instead
+/// and the caller's transaction rolls back as a whole.
+final class PGConnection {
+    private var handle: OpaquePointer?
+    /// SQL text to server-side statement name ("h1", "h2", …); forgotten when the connection is re-established.
+    private var statements: [String: String] = [:]
+    private var statementCounter = 0
+    private let conninfo: String
+    /// Session settings (SET …) applied after every (re)connect.
+    private let sessionSetup: String
+    /// Savepoint nesting depth the owning store keeps; 0 means no transaction is open.
+    var transactionDepth = 0
+    /// Rows changed by the most recent statement (INSERT/UPDATE/DELETE) or returned (SELECT).
+    private(set) var changes = 0
+
+    /// Connects to `conninfo` (a `postgres://` URI or `key=value` pairs) and runs `sessionSetup`.
+    init(conninfo: String, sessionSetup: String) throws(StoreError) {
+        self.conninfo = conninfo
+        self.sessionSetup = sessionSetup
+        try connect()
+    }
+
+    deinit { close() }
+
+    /// Closes the connection; later calls throw `.other`.
+    func close() {
+        if let handle { PQfinish(handle) }
+        handle = nil
+        statements = [:]
+        closed = true
+    }
+
+    private var closed = false
+
+    /// The server's process id for this session (what `pg_terminate_backend` takes).
+    var backendPID: Int32 {
+        guard let handle else { return 0 }
+        return PQbackendPID(handle)
+    }
+
+    /// Runs one or more statements without parameters (schema, BEGIN/COMMIT, SET) and returns the
+    /// command tag of the last one ("COMMIT", "ROLLBACK", "SELECT 1", …).
+    @discardableResult
+    func executeScript(_ sql: String) throws(StoreError) -> String {
+        let connection = try open()
+        guard let result = PQexec(connection, sql) else { throw lostConnection(connection, sql: sql) }
+        defer { PQclear(result) }
+        try check(result, connection, sql: sql)
+        return String(cString: PQcmdStatus(result))
+    }
+
+    /// Whether the server considers the current transaction failed (a statement errored outside a savepoint).
+    var transactionFailed: Bool {
+        guard let handle else { return true }
+        return PQtransactionStatus(handle) == PQTRANS_INERROR
+    }
+
+    /// Runs a prepared statement that returns no rows; returns the number of rows it changed.
+    @discardableResult
+    func execute(_ sql: String, _ bindings: PGValue...) throws(StoreError) -> Int {
+        try withResult(sql, bindings) { (_: PGRow) throws(StoreError) -> Void in }
+        return changes
+    }
+
+    /// Runs a prepared statement and maps every row.
+    func query<T>(_ sql: String, _ bindings: PGValue..., row map: (PGRow) throws(StoreError) -> T) throws(StoreError) -> [T] {
+        var results: [T] = []
+        try withResult(sql, bindings) { (row: PGRow) throws(StoreError) in results.append(try map(row)) }
+        return results
+    }
+
+    /// Runs a prepared statement and maps its first row, if any.
+    func queryFirst<T>(_ sql: String, _ bindings: PGValue..., row map: (PGRow) throws(StoreError) -> T) throws(StoreError) -> T? {
+        var result: T?
+        try withResult(sql, bindings) { (row: PGRow) throws(StoreError) in
+            if result == nil { result = try map(row) }
+        }
+        return result
+    }
+
+    /// Runs a prepared statement whose first row's first column is an integer (NULL gives nil).
+    func scalar(_ sql: String, _ bindings: PGValue...) throws(StoreError) -> Int64? {
+        var result: Int64?
+        try withResult(sql, bindings) { (row: PGRow) throws(StoreError) in
+            if result == nil, !row.isNull(0) { result = row.int(0) }
+        }
+        return result
+    }
+
+    // MARK: - Internals
+
+    private func connect() throws(StoreError) {
+        guard let connection = PQconnectdb(conninfo) else {
+            throw StoreError(kind: .io, message: "libpq could not allocate a connection")
+        }
+        guard PQstatus(connection) == CONNECTION_OK else {
+            let message = Self.trimmed(PQerrorMessage(connection))
+            PQfinish(connection)
+            throw StoreError(kind: .io, message: "connect to PostgreSQL: \(message)")
+        }
+        handle = connection
+        statements = [:]
+        if !sessionSetup.isEmpty {
+            do {
+                try executeScript(sessionSetup)
+            } catch {
+                PQfinish(connection)
+                handle = nil
+                throw error
+            }
+        }
+    }
+
+    /// The live connection, re-established first when it was lost and no transaction is open.
+    private func open() throws(StoreError) -> OpaquePointer {
+        guard !closed else { throw StoreError(kind: .other, message: "the store is closed") }
+        if let handle, PQstatus(handle) == CONNECTION_OK { return handle }
+        guard transactionDepth == 0 else {
+            throw StoreError(kind: .io, message: "the connection to PostgreSQL was lost inside a transaction")
+        }
+        if let handle { PQfinish(handle) }
+        handle = nil
+        try connect()
+        guard let handle else { throw StoreError(kind: .io, message: "no connection to PostgreSQL") }
+        return handle
+    }
+
+    private func prepared(_ sql: String, _ bindings: [PGValue], _ connection: OpaquePointer) throws(StoreError) -> String {
+        if let name = statements[sql] { return name }
+        statementCounter += 1
+        let name = "h\(statementCounter)"
+        let types = bindings.map { $0.type.rawValue }
+        let result = types.withUnsafeBufferPointer { types in
+            PQprepare(connection, name, sql, Int32(types.count), types.baseAddress)
+        }
+        guard let result else { throw lostConnection(connection, sql: sql) }
+        defer { PQclear(result) }
+        try check(result, connection, sql: sql)
+        statements[sql] = name
+        return name
+    }
+
+    private func withResult(_ sql: String, _ bindings: [PGValue], _ each: (PGRow) throws(StoreError) -> Void) throws(StoreError) {
+        let connection = try open()
+        let name = try prepared(sql, bindings, connection)
+        // One buffer for every parameter's bytes; NULLs have offset -1. The trailing 0 keeps the base
+        // address non-nil (empty strings are real, empty values) and terminates text-format arrays.
+        var bytes: [UInt8] = []
+        var offsets: [Int] = []
+        var lengths: [Int32] = []
+        var formats: [Int32] = []
+        for value in bindings {
+            let start = bytes.count
+            var format: Int32 = 1
+            switch value {
+            case .int(let number):
+                withUnsafeBytes(of: number.bigEndian) { bytes.append(contentsOf: $0) }
+            case .text(let string):
+                bytes.append(contentsOf: string.utf8)
+            case .blob(let blob):
+                bytes.append(contentsOf: blob)
+            case .intArray(let numbers):
+                format = 0
+                bytes.append(contentsOf: ("{" + numbers.map(String.init).joined(separator: ",") + "}").utf8)
+                bytes.append(0)
+            case .null:
+                offsets.append(-1)
+                lengths.append(0)
+                formats.append(1)
+                continue
+            }
+            offsets.append(start)
+            lengths.append(Int32(bytes.count - start))
+            formats.append(format)
+        }
+        bytes.append(0)
+        let result: OpaquePointer? = bytes.withUnsafeBufferPointer { buffer in
+            let base = UnsafeRawPointer(buffer.baseAddress!)
+            let values: [UnsafePointer<CChar>?] = offsets.map { offset in
+                offset < 0 ? nil : (base + offset).assumingMemoryBound(to: CChar.self)
+            }
+            return PQexecPrepared(connection, name, Int32(values.count), values, lengths, formats, 1)
+        }
+        guard let result else { throw lostConnection(connection, sql: sql) }
+        defer { PQclear(result) }
+        try check(result, connection, sql: sql)
+        let rows = PQntuples(result)
+        if PQresultStatus(result) == PGRES_TUPLES_OK {
+            changes = Int(rows)
+            for row in 0..<rows { try each(PGRow(result: result, row: row)) }
+        } else {
+            changes = Int(String(cString: PQcmdTuples(result))) ?? 0
+        }
+    }
+
+    private func check(_ result: OpaquePointer, _ connection: OpaquePointer, sql: String) throws(StoreError) {
+        let status = PQresultStatus(result)
+        if status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK || status == PGRES_EMPTY_QUERY { return }
+        let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
+        let message = Self.trimmed(PQresultErrorMessage(result))
+        throw PGError.storeError(sqlState: state, message: "\(message) [\(sql.prefix(80))]")
+    }
+
+    private func lostConnection(_ connection: OpaquePointer, sql: String) -> StoreError {
+        StoreError(kind: .io, message: "\(Self.trimmed(PQerrorMessage(connection))) [\(sql.prefix(80))]")
+    }
+
+    private static func trimmed(_ message: UnsafePointer<CChar>?) -> String {
+        guard let message else { return "unknown error" }
+        var text = String(cString: message)
+        while text.last?.isWhitespace == true { text.removeLast() }
+        return text
+    }
+}
+
+/// The current row of a binary-format result; valid only inside the row callback.
+struct PGRow {
+    let result: OpaquePointer
+    let row: Int32
+
+    func isNull(_ column: Int32) -> Bool {
+        PQgetisnull(result, row, column) == 1
+    }
+
+    /// A bigint, integer, smallint or boolean column (big-endian on the wire); 0 for NULL.
+    func int(_ column: Int32) -> Int64 {
+        let length = Int(PQgetlength(result, row, column))
+        guard !isNull(column), let value = PQgetvalue(result, row, column) else { return 0 }
+        let bytes = UnsafeRawBufferPointer(start: value, count: length)
+        var number: Int64 = 0
+        for byte in bytes { number = number << 8 | Int64(byte) }
+        // Sign-extend narrower integers (int4, int2).
+        if length > 0, length < 8 {
+            let shift = Int64(64 - length * 8)
+            number = (number << shift) >> shift
+        }
+        return number
+    }
+
+    func text(_ column: Int32) -> String {
+        String(decoding: bytes(column), as: UTF8.self)
+    }
+
+    func optionalText(_ column: Int32) -> String? {
+        isNull(column) ? nil : text(column)
+    }
+
+    func optionalInt(_ column: Int32) -> Int64? {
+        isNull(column) ? nil : int(column)
+    }
+
+    func blob(_ column: Int32) -> [UInt8] {
+        Array(bytes(column))
+    }
+
+    private func bytes(_ column: Int32) -> UnsafeRawBufferPointer {
+        let length = Int(PQgetlength(result, row, column))
+        guard length > 0, let value = PQgetvalue(result, row, column) else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        return UnsafeRawBufferPointer(start: value, count: length)
+    }
+}

@@ -1,0 +1,132 @@
+import HeraldStore
+
+extension PostgresStore {
+    // MARK: - Conversations
+
+    public func findOrCreateDirect(between a: String, and b: String, now: Int64) throws -> (conversation: ConversationRecord, created: Bool) {
+        let (low, high) = a <= b ? (a, b) : (b, a)
+        return try transaction {
+            if let existing = try directConversation(low, high) { return (existing, false) }
+            try requireUsers([low, high])
+            // Another node may create the same pair meanwhile: the unique pair makes one insert win, and
+            // the other waits for its commit, inserts nothing and returns the winner's conversation.
+            guard
+                let key = try connection.scalar(
+                    """
+                    INSERT INTO conversations (kind, title, direct_low, direct_high, created_at, last_activity)
+                    VALUES ($1, NULL, $2, $3, $4, $4) ON CONFLICT (direct_low, direct_high) DO NOTHING RETURNING id
+                    """, .int(ConversationRecord.Kind.direct.rawValue), .text(low), .text(high), .int(now))
+            else {
+                guard let existing = try directConversation(low, high) else {
+                    throw StoreError(kind: .notFound, message: "direct conversation \(low)/\(high) vanished")
+                }
+                return (existing, false)
+            }
+            let participants = low == high ? [low] : [low, high]
+            try addParticipants(key, participants)
+            return (ConversationRecord(
+                id: PGRecordID.format(PGRecordID.conversation, key), kind: .direct, title: nil,
+                participants: participants, createdAt: now, lastActivity: now), true)
+        }
+    }
+
+    public func createGroup(title: String, creator: String, members: [String], now: Int64) throws -> ConversationRecord {
+        let participants = Array(Set(members + [creator])).sorted()
+        return try transaction {
+            try requireUsers(participants)
+            guard
+                let key = try connection.scalar(
+                    "INSERT INTO conversations (kind, title, created_at, last_activity) VALUES ($1, $2, $3, $3) RETURNING id",
+                    .int(ConversationRecord.Kind.group.rawValue), .text(title), .int(now))
+            else { throw StoreError(kind: .other, message: "INSERT … RETURNING returned no row") }
+            try addParticipants(key, participants)
+            return ConversationRecord(
+                id: PGRecordID.format(PGRecordID.conversation, key), kind: .group, title: title,
+                participants: participants, createdAt: now, lastActivity: now)
+        }
+    }
+
+    public func conversation(id: String) throws -> ConversationRecord? {
+        guard let key = PGRecordID.parse(PGRecordID.conversation, id) else { return nil }
+        // Participants never change after creation, so the two reads need no snapshot.
+        return try conversation(key: key)
+    }
+
+    public func isParticipant(user: String, conversation: String) throws -> Bool {
+        guard let key = PGRecordID.parse(PGRecordID.conversation, conversation) else { return false }
+        return try isParticipant(user: user, key: key)
+    }
+
+    public func conversations(for user: String) throws -> [ConversationSummary] {
+        // Two statements (rows with counts and last messages, then every participant) in one snapshot,
+        // instead of a round trip per conversation.
+        try snapshot {
+            var participants: [Int64: [String]] = [:]
+            for (key, member) in try connection.query(
+                """
+                SELECT o.conversation_id, o.user_id FROM participants p JOIN participants o ON o.conversation_id = p.conversation_id
+                WHERE p.user_id = $1 ORDER BY o.conversation_id, o.user_id
+                """, .text(user), row: { row in (row.int(0), row.text(1)) })
+            {
+                participants[key, default: []].append(member)
+            }
+            return try connection.query(
+                """
+                SELECT c.id, c.kind, c.title, c.created_at, c.last_activity,
+                       (SELECT count(*) FROM unread u WHERE u.user_id = $1 AND u.conversation_id = c.id),
+                       m.id, m.conversation_id, m.sender_id, m.client_message_id, m.kind, m.text, m.image_url, m.created_at
+                FROM participants p JOIN conversations c ON c.id = p.conversation_id
+                LEFT JOIN LATERAL (
+                    SELECT * FROM messages x WHERE x.conversation_id = c.id ORDER BY x.id DESC LIMIT 1
+                ) m ON true
+                WHERE p.user_id = $1 ORDER BY c.last_activity DESC, c.id DESC
+                """, .text(user)
+            ) { row in
+                let key = row.int(0)
+                let record = ConversationRecord(
+                    id: PGRecordID.format(PGRecordID.conversation, key), kind: ConversationRecord.Kind(rawValue: row.int(1)) ?? .group,
+                    title: row.optionalText(2), participants: participants[key] ?? [], createdAt: row.int(3), lastActivity: row.int(4))
+                let last = row.isNull(6) ? nil : Self.messageRecord(row, from: 6)
+                return ConversationSummary(conversation: record, unreadCount: Int(row.int(5)), lastMessage: last)
+            }
+        }
+    }
+
+    // MARK: - Internals
+
+    func conversation(key: Int64) throws(StoreError) -> ConversationRecord? {
+        guard
+            let base = try connection.queryFirst(
+                "SELECT kind, title, created_at, last_activity FROM conversations WHERE id = $1", .int(key),
+                row: { row in (kind: row.int(0), title: row.optionalText(1), createdAt: row.int(2), lastActivity: row.int(3)) })
+        else { return nil }
+        let participants = try connection.query(
+            "SELECT user_id FROM participants WHERE conversation_id = $1 ORDER BY user_id", .int(key)
+        ) { row in row.text(0) }
+        return ConversationRecord(
+            id: PGRecordID.format(PGRecordID.conversation, key), kind: ConversationRecord.Kind(rawValue: base.kind) ?? .group,
+            title: base.title, participants: participants, createdAt: base.createdAt, lastActivity: base.lastActivity)
+    }
+
+    func isParticipant(user: String, key: Int64) throws(StoreError) -> Bool {
+        try connection.scalar("SELECT 1::bigint FROM participants WHERE conversation_id = $1 AND user_id = $2", .int(key), .text(user)) != nil
+    }
+
+    private func directConversation(_ low: String, _ high: String) throws -> ConversationRecord? {
+        guard let key = try connection.scalar("SELECT id FROM conversations WHERE direct_low = $1 AND direct_high = $2", .text(low), .text(high))
+        else { return nil }
+        return try conversation(key: key)
+    }
+
+    private func requireUsers(_ ids: [String]) throws(StoreError) {
+        for id in ids where try connection.scalar("SELECT 1::bigint FROM users WHERE id = $1", .text(id)) == nil {
+            throw StoreError(kind: .notFound, message: "unknown user \(id)")
+        }
+    }
+
+    private func addParticipants(_ key: Int64, _ users: [String]) throws(StoreError) {
+        for user in users {
+            try connection.execute("INSERT INTO participants (conversation_id, user_id) VALUES ($1, $2)", .int(key), .text(user))
+        }
+    }
+}

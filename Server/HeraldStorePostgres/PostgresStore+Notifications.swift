@@ -1,0 +1,53 @@
+import HeraldStore
+
+extension PostgresStore {
+    // MARK: - Bell (B1-B4)
+
+    /// B4: the feed keeps this many notifications per user (the same number as the SQLite store).
+    public static var notificationsKept: Int { SQLiteStore.notificationsKept }
+
+    public func createNotification(user: String, kind: String, actor: String?, text: String, url: String?, now: Int64) throws -> NotificationRecord {
+        try transaction {
+            guard
+                let key = try connection.scalar(
+                    "INSERT INTO notifications (user_id, kind, actor, text, url, created_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
+                    .text(user), .text(kind), .optionalText(actor), .text(text), .optionalText(url), .int(now))
+            else { throw StoreError(kind: .other, message: "INSERT … RETURNING returned no row") }
+            try connection.execute(
+                """
+                DELETE FROM notifications WHERE user_id = $1 AND id <= (
+                    SELECT id FROM notifications WHERE user_id = $1 ORDER BY id DESC LIMIT 1 OFFSET $2)
+                """, .text(user), .int(Int64(Self.notificationsKept)))
+            return NotificationRecord(
+                id: PGRecordID.format(PGRecordID.notification, key), user: user, kind: kind, actor: actor, text: text, url: url,
+                createdAt: now, read: false)
+        }
+    }
+
+    public func notifications(user: String, limit: Int) throws -> [NotificationRecord] {
+        guard limit > 0 else { return [] }
+        return try connection.query(
+            "SELECT id, user_id, kind, actor, text, url, created_at, read FROM notifications WHERE user_id = $1 ORDER BY id DESC LIMIT $2",
+            .text(user), .int(Int64(limit))
+        ) { row in
+            NotificationRecord(
+                id: PGRecordID.format(PGRecordID.notification, row.int(0)), user: row.text(1), kind: row.text(2), actor: row.optionalText(3),
+                text: row.text(4), url: row.optionalText(5), createdAt: row.int(6), read: row.int(7) != 0)
+        }
+    }
+
+    public func markNotificationRead(user: String, id: String) throws -> Bool {
+        guard let key = PGRecordID.parse(PGRecordID.notification, id) else { return false }
+        return try connection.execute(
+            "UPDATE notifications SET read = true WHERE id = $1 AND user_id = $2 AND NOT read", .int(key), .text(user)) == 1
+    }
+
+    @discardableResult
+    public func markAllNotificationsRead(user: String) throws -> Int {
+        try connection.execute("UPDATE notifications SET read = true WHERE user_id = $1 AND NOT read", .text(user))
+    }
+
+    public func unreadNotificationCount(user: String) throws -> Int {
+        Int(try connection.scalar("SELECT count(*) FROM notifications WHERE user_id = $1 AND NOT read", .text(user)) ?? 0)
+    }
+}

@@ -1,0 +1,56 @@
+import HeraldStore
+
+extension PostgresStore {
+    // MARK: - Push outbox (P)
+
+    public func enqueuePush(
+        user: String, device: String, conversation: String, message: String, sender: String,
+        preview: String, url: String, now: Int64
+    ) throws -> Int64 {
+        guard let conversationKey = PGRecordID.parse(PGRecordID.conversation, conversation) else {
+            throw StoreError(kind: .notFound, message: "unknown conversation \(conversation)")
+        }
+        guard let messageKey = PGRecordID.parse(PGRecordID.message, message) else {
+            throw StoreError(kind: .notFound, message: "unknown message \(message)")
+        }
+        guard
+            let key = try connection.scalar(
+                """
+                INSERT INTO pushes (user_id, device, conversation_id, message_id, sender_id, preview, url, created_at)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id
+                """,
+                .text(user), .text(device), .int(conversationKey), .int(messageKey), .text(sender), .text(preview), .text(url), .int(now))
+        else { throw StoreError(kind: .other, message: "INSERT … RETURNING returned no row") }
+        return key
+    }
+
+    public func withdrawPushes(message: String, user: String, now: Int64) throws -> [PushRecord] {
+        guard let messageKey = PGRecordID.parse(PGRecordID.message, message) else { return [] }
+        // One statement: the rows it changes are exactly the ones withdrawn now (a second call finds none).
+        let withdrawn = try connection.query(
+            """
+            UPDATE pushes SET withdrawn_at = $3 WHERE message_id = $1 AND user_id = $2 AND withdrawn_at IS NULL
+            RETURNING \(Self.pushColumns)
+            """, .int(messageKey), .text(user), .int(now), row: Self.pushRecord)
+        return withdrawn.sorted { $0.id < $1.id }
+    }
+
+    public func pushes(user: String) throws -> [PushRecord] {
+        try connection.query(
+            "SELECT \(Self.pushColumns) FROM pushes WHERE user_id = $1 AND withdrawn_at IS NULL ORDER BY id", .text(user), row: Self.pushRecord)
+    }
+
+    @discardableResult
+    public func prunePushes(olderThan cutoff: Int64) throws -> Int {
+        try connection.execute("DELETE FROM pushes WHERE created_at < $1", .int(cutoff))
+    }
+
+    static let pushColumns = "id, user_id, device, conversation_id, message_id, sender_id, preview, url, created_at, withdrawn_at"
+
+    static func pushRecord(_ row: PGRow) -> PushRecord {
+        PushRecord(
+            id: row.int(0), user: row.text(1), device: row.text(2), conversation: PGRecordID.format(PGRecordID.conversation, row.int(3)),
+            message: PGRecordID.format(PGRecordID.message, row.int(4)), sender: row.text(5), preview: row.text(6), url: row.text(7),
+            createdAt: row.int(8), withdrawnAt: row.optionalInt(9))
+    }
+}

@@ -1,0 +1,250 @@
+import HeraldStore
+
+/// The PostgreSQL backend of ``SyncStore`` (through libpq): what lets several `herald-server` nodes share
+/// one database (issue 9).
+///
+/// - **One connection per store**, confined to one thread at a time (the server's sync thread, which runs
+///   every request and commit in order). A pool would buy nothing there: the sync thread does one thing at
+///   a time, and group commit already puts a whole batch in one transaction. Each other user of the
+///   database (`herald-server token`, the HTTP API's key lookups, another node) opens its own store, i.e.
+///   its own connection. `@unchecked Sendable` for the same reason as `SQLiteStore`: it may be created on
+///   one thread and handed to another, but calls must never overlap.
+/// - **Migrations on open**, all pending ones in one transaction under an advisory lock.
+/// - **Prepared statements**, prepared on first use per connection, parameters and results in binary.
+/// - **Transactions with the SQLite store's guarantees**: ``transaction(_:)`` is `BEGIN … COMMIT` with
+///   savepoints for nested calls; a commit that PostgreSQL turned into a rollback throws, so nothing is
+///   acknowledged that was not committed. Sends are idempotent by (sender, client message id) through a
+///   unique constraint and `ON CONFLICT DO NOTHING`, also when two nodes race with the same retry. The
+///   per-user stream counter row is bumped with `INSERT … ON CONFLICT DO UPDATE … RETURNING`, whose row
+///   lock is held to commit: writers of one user are serialised across nodes, so sequences are 1, 2, 3, …
+///   with no gap or duplicate. A message first locks its conversation row, so message ids, commit order
+///   and stream order agree within a conversation (R2) even with writers on several nodes.
+/// - **Stream notifications**: every appended event also runs `pg_notify(streamChannel, "<seq> <user>")`
+///   in the same transaction. PostgreSQL delivers it only if that transaction commits, to every node
+///   listening (``PostgresStreamListener``), which then reads the events from the store.
+///
+/// Under READ COMMITTED two batches on different nodes can still deadlock (each holds a row the other
+/// wants); PostgreSQL aborts one, which surfaces as `.busy`, and the caller redoes its requests one by one.
+public final class PostgresStore: SyncStore, APIKeyStore, @unchecked Sendable {
+    let connection: PGConnection
+
+    /// The LISTEN/NOTIFY channel that carries "user X's stream advanced to N".
+    public static let streamChannel = "herald_stream"
+
+    /// The schema version this build writes.
+    public static var schemaVersion: Int { PostgresSchema.migrations.count }
+
+    /// Connects to the database and migrates it to the current schema.
+    ///
+    /// - Parameters:
+    ///   - url: A libpq connection string: `postgres://user@host:port/db` or `host=… dbname=…`.
+    ///   - readOnly: Every transaction is read-only (`default_transaction_read_only`): reads work, writes
+    ///     throw `.readOnly`. The schema must already be current.
+    ///   - lockTimeoutMilliseconds: How long a statement waits for a row lock another connection holds
+    ///     before it fails with `.busy` (the counterpart of SQLite's busy timeout).
+    public init(url: String, readOnly: Bool = false, lockTimeoutMilliseconds: Int32 = 5_000) throws {
+        var setup = ["SET client_min_messages = error", "SET lock_timeout = \(max(lockTimeoutMilliseconds, 1))"]
+        if readOnly { setup.append("SET default_transaction_read_only = on") }
+        connection = try PGConnection(conninfo: url, sessionSetup: setup.joined(separator: "; "))
+        do {
+            try migrate(readOnly: readOnly)
+        } catch {
+            connection.close()
+            throw error
+        }
+    }
+
+    /// Whether `location` names a PostgreSQL database (`postgres://` or `postgresql://`) rather than a file.
+    public static func isPostgresURL(_ location: String) -> Bool {
+        location.hasPrefix("postgres://") || location.hasPrefix("postgresql://")
+    }
+
+    private func migrate(readOnly: Bool) throws {
+        let latest = Int64(PostgresSchema.migrations.count)
+        if readOnly {
+            let version = try schemaVersionStored()
+            if version > latest {
+                throw StoreError(kind: .other, message: "database schema version \(version) is newer than this build (\(latest))")
+            }
+            if version < latest {
+                throw StoreError(kind: .readOnly, message: "database needs migration from \(version) to \(latest) but is read-only")
+            }
+            return
+        }
+        try connection.executeScript("BEGIN")
+        connection.transactionDepth = 1
+        defer { connection.transactionDepth = 0 }
+        do {
+            // The advisory lock makes a second node wait here, then see the version the first one wrote.
+            try connection.executeScript(
+                "SELECT pg_advisory_xact_lock(\(PostgresSchema.migrationLock)); CREATE TABLE IF NOT EXISTS herald_schema (version bigint NOT NULL)")
+            var version = try connection.scalar("SELECT max(version) FROM herald_schema") ?? -1
+            if version < 0 {
+                try connection.execute("INSERT INTO herald_schema (version) VALUES (0)")
+                version = 0
+            }
+            if version > latest {
+                throw StoreError(kind: .other, message: "database schema version \(version) is newer than this build (\(latest))")
+            }
+            while version < latest {
+                try connection.executeScript(PostgresSchema.migrations[Int(version)])
+                version += 1
+            }
+            try connection.execute("UPDATE herald_schema SET version = $1", .int(version))
+            try commit()
+        } catch {
+            _ = try? connection.executeScript("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// The applied schema version (0 on an empty database).
+    func schemaVersionStored() throws(StoreError) -> Int64 {
+        guard try connection.scalar("SELECT CASE WHEN to_regclass('herald_schema') IS NULL THEN 0::bigint ELSE 1::bigint END") == 1 else { return 0 }
+        return try connection.scalar("SELECT max(version) FROM herald_schema") ?? 0
+    }
+
+    // MARK: - Transactions and maintenance
+
+    public func transaction<T>(_ body: () throws -> T) throws -> T {
+        let depth = connection.transactionDepth
+        let savepoint = "s\(depth)"
+        try connection.executeScript(depth == 0 ? "BEGIN" : "SAVEPOINT \(savepoint)")
+        connection.transactionDepth = depth + 1
+        let result: T
+        do {
+            result = try body()
+        } catch {
+            connection.transactionDepth = depth
+            rollback(to: depth == 0 ? nil : savepoint)
+            throw error
+        }
+        connection.transactionDepth = depth
+        if depth == 0 {
+            try commit()
+        } else {
+            do {
+                // A statement that failed inside the body (and was caught there) aborted this savepoint:
+                // RELEASE then fails, and the nested call fails as a whole, like a throwing body.
+                try connection.executeScript("RELEASE SAVEPOINT \(savepoint)")
+            } catch {
+                rollback(to: savepoint)
+                throw error
+            }
+        }
+        return result
+    }
+
+    /// Runs reads as one consistent snapshot (REPEATABLE READ, READ ONLY): takes no row locks, works on a
+    /// read-only store. Inside a ``transaction(_:)`` it simply joins it.
+    public func snapshot<T>(_ body: () throws -> T) throws -> T {
+        if connection.transactionDepth > 0 { return try body() }
+        try connection.executeScript("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        connection.transactionDepth = 1
+        defer {
+            connection.transactionDepth = 0
+            // A read transaction has nothing to lose; ending it cannot fail in a way that matters.
+            _ = try? connection.executeScript("COMMIT")
+        }
+        return try body()
+    }
+
+    /// PostgreSQL checks its own pages; this checks that the server answers and the schema is this build's.
+    public func integrityCheck() throws -> Bool {
+        try schemaVersionStored() == Int64(PostgresSchema.migrations.count)
+    }
+
+    public func close() {
+        connection.close()
+    }
+
+    /// Commits the open top-level transaction, or throws when PostgreSQL did not commit it.
+    private func commit() throws(StoreError) {
+        let tag: String
+        do {
+            tag = try connection.executeScript("COMMIT")
+        } catch {
+            // A lost connection leaves the outcome unknown; the caller reports failure and the client's
+            // retry is idempotent (R4). Any other failure ended the transaction already.
+            _ = try? connection.executeScript("ROLLBACK")
+            throw error
+        }
+        // PostgreSQL answers COMMIT of a failed transaction (a statement errored outside any savepoint)
+        // with ROLLBACK and no error: never report that as committed.
+        guard tag == "COMMIT" else {
+            throw StoreError(kind: .other, message: "the transaction was rolled back because a statement inside it failed")
+        }
+    }
+
+    private func rollback(to savepoint: String?) {
+        if let savepoint {
+            _ = try? connection.executeScript("ROLLBACK TO SAVEPOINT \(savepoint); RELEASE SAVEPOINT \(savepoint)")
+        } else {
+            _ = try? connection.executeScript("ROLLBACK")
+        }
+    }
+
+    // MARK: - Meta
+
+    private static let secretKey = "jwt.secret"
+
+    public func secret() throws -> [UInt8]? {
+        try connection.queryFirst("SELECT value FROM meta WHERE key = $1", .text(Self.secretKey)) { row in row.blob(0) }
+    }
+
+    public func setSecret(_ secret: [UInt8]) throws {
+        try connection.execute(
+            "INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            .text(Self.secretKey), .blob(secret))
+    }
+
+    public func secret(orCreate make: () -> [UInt8]) throws -> [UInt8] {
+        if let existing = try secret() { return existing }
+        // Two nodes starting at once: the second insert does nothing and both read the first one's secret.
+        try connection.execute(
+            "INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING", .text(Self.secretKey), .blob(make()))
+        guard let stored = try secret() else { throw StoreError(kind: .notFound, message: "the signing secret vanished") }
+        return stored
+    }
+
+    public func meta(_ key: String) throws -> String? {
+        try connection.queryFirst("SELECT value FROM meta WHERE key = $1", .text(key)) { row in row.text(0) }
+    }
+
+    public func setMeta(_ key: String, _ value: String?) throws {
+        if let value {
+            try connection.execute(
+                "INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                .text(key), .blob(Array(value.utf8)))
+        } else {
+            try connection.execute("DELETE FROM meta WHERE key = $1", .text(key))
+        }
+    }
+
+    // MARK: - Users
+
+    public func upsertUser(id: String, name: String) throws {
+        try connection.execute(
+            "INSERT INTO users (id, name) VALUES ($1, $2) ON CONFLICT (id) DO UPDATE SET name = excluded.name", .text(id), .text(name))
+    }
+
+    public func user(id: String) throws -> UserRecord? {
+        try connection.queryFirst("SELECT id, name FROM users WHERE id = $1", .text(id)) { row in
+            UserRecord(id: row.text(0), name: row.text(1))
+        }
+    }
+
+    // MARK: - API keys
+
+    public func insertAPIKey(_ key: APIKeyRecord) throws {
+        try connection.execute(
+            "INSERT INTO api_keys (id, name, hash, created_at) VALUES ($1, $2, $3, $4)", .text(key.id), .text(key.name), .blob(key.hash),
+            .int(key.createdAt))
+    }
+
+    public func apiKey(id: String) throws -> APIKeyRecord? {
+        try connection.queryFirst("SELECT id, name, hash, created_at FROM api_keys WHERE id = $1", .text(id)) { row in
+            APIKeyRecord(id: row.text(0), name: row.text(1), hash: row.blob(2), createdAt: row.int(3))
+        }
+    }
+}

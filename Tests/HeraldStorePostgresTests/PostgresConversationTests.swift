@@ -1,0 +1,85 @@
+import HeraldStore
+import HeraldStorePostgres
+import Testing
+
+@Suite("PostgreSQL: Users and conversations", .enabled(if: PostgresCluster.binariesAvailable, PostgresCluster.skipReason))
+struct PostgresConversationTests {
+    @Test("upsertUser creates then renames; unknown users are nil")
+    func users() throws {
+        let (_, store) = try storeWithUsers()
+        #expect(try store.user(id: "alice") == UserRecord(id: "alice", name: "Alice"))
+        try store.upsertUser(id: "alice", name: "Alice Liddell")
+        #expect(try store.user(id: "alice")?.name == "Alice Liddell")
+        #expect(try store.user(id: "nobody") == nil)
+    }
+
+    @Test("A direct conversation is unique per unordered pair")
+    func directUnique() throws {
+        let (_, store) = try storeWithUsers()
+        let (first, created) = try store.findOrCreateDirect(between: "bob", and: "alice", now: 10)
+        #expect(created)
+        #expect(first.id == "c1")
+        #expect(first.kind == .direct)
+        #expect(first.participants == ["alice", "bob"])
+        let (again, createdAgain) = try store.findOrCreateDirect(between: "alice", and: "bob", now: 20)
+        #expect(!createdAgain)
+        #expect(again == first)
+        let (other, otherCreated) = try store.findOrCreateDirect(between: "alice", and: "carol", now: 30)
+        #expect(otherCreated && other.id == "c2")
+    }
+
+    @Test("Conversations with unknown users fail with notFound and store nothing")
+    func unknownUsers() throws {
+        let (_, store) = try storeWithUsers()
+        #expect(throws: StoreError.self) { try store.findOrCreateDirect(between: "alice", and: "mallory", now: 1) }
+        do {
+            _ = try store.createGroup(title: "x", creator: "alice", members: ["mallory"], now: 1)
+            Issue.record("expected an error")
+        } catch let error as StoreError {
+            #expect(error.kind == .notFound)
+        }
+        #expect(try store.conversations(for: "alice").isEmpty)
+    }
+
+    @Test("Groups carry title, creator plus members, and appear in lists without messages")
+    func groups() throws {
+        let (_, store) = try storeWithUsers()
+        let group = try store.createGroup(title: "Trip", creator: "carol", members: ["alice", "bob", "alice"], now: 50)
+        #expect(group.kind == .group)
+        #expect(group.title == "Trip")
+        #expect(group.participants == ["alice", "bob", "carol"])
+        #expect(try store.conversation(id: group.id) == group)
+        #expect(try store.isParticipant(user: "bob", conversation: group.id))
+        let list = try store.conversations(for: "alice")
+        #expect(list.map(\.conversation.id) == [group.id])
+        #expect(list.first?.lastMessage == nil)
+        #expect(list.first?.unreadCount == 0)
+    }
+
+    @Test("R5: participation is exact; malformed ids are simply not found")
+    func participation() throws {
+        let (_, store) = try storeWithUsers()
+        let (direct, _) = try store.findOrCreateDirect(between: "alice", and: "bob", now: 1)
+        #expect(!(try store.isParticipant(user: "carol", conversation: direct.id)))
+        for bad in ["c01", "c", "x1", "c1 ", "c-1", "c99", "", "c99999999999999999999999"] {
+            #expect(try store.conversation(id: bad) == nil, "\(bad)")
+            #expect(!(try store.isParticipant(user: "alice", conversation: bad)), "\(bad)")
+        }
+    }
+
+    @Test("The list is ordered by last activity, newest first, with unread count and last message")
+    func listOrder() throws {
+        let (_, store) = try storeWithUsers()
+        let (ab, _) = try store.findOrCreateDirect(between: "alice", and: "bob", now: 1)
+        let (ac, _) = try store.findOrCreateDirect(between: "alice", and: "carol", now: 2)
+        let group = try store.createGroup(title: "All", creator: "alice", members: ["bob", "carol"], now: 3)
+        _ = try send(2, from: "bob", in: ab.id, store: store, startingAt: 100)
+        let fromCarol = try send(1, from: "carol", in: ac.id, store: store, startingAt: 200)
+        let list = try store.conversations(for: "alice")
+        #expect(list.map(\.conversation.id) == [ac.id, ab.id, group.id])
+        #expect(list.map(\.unreadCount) == [1, 2, 0])
+        #expect(list.first?.lastMessage == fromCarol.last)
+        #expect(list.first?.conversation.lastActivity == 200)
+        #expect(try store.conversations(for: "bob").map(\.conversation.id) == [ab.id, group.id])
+    }
+}
