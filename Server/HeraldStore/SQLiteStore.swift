@@ -21,6 +21,8 @@ public final class SQLiteStore: SyncStore, @unchecked Sendable {
     let connection: SQLiteConnection
     /// Savepoint nesting depth; 0 means no transaction is open.
     private var transactionDepth = 0
+    /// Per-user stream heads in memory; see ``StreamHeadCache`` for why that is safe.
+    var heads = StreamHeadCache()
 
     /// The path this store was opened with.
     public let path: String
@@ -42,6 +44,11 @@ public final class SQLiteStore: SyncStore, @unchecked Sendable {
                 try connection.executeScript("PRAGMA journal_mode = WAL")
             }
             try connection.executeScript("PRAGMA synchronous = \(synchronous.rawValue); PRAGMA foreign_keys = ON")
+            // A 64 MiB page cache and a 256 MiB memory map keep the hot indexes (stream rows, unread, heads) in memory
+            // instead of re-reading pages with pread on every statement. Checkpointing every 4,000 pages (16 MiB of WAL)
+            // instead of 1,000 runs the checkpoint's writes and fdatasync on the sync thread a quarter as often.
+            try connection.executeScript(
+                "PRAGMA cache_size = -65536; PRAGMA mmap_size = 268435456; PRAGMA wal_autocheckpoint = 4000; PRAGMA temp_store = MEMORY")
             try migrate()
         } catch {
             connection.close()
@@ -93,14 +100,17 @@ public final class SQLiteStore: SyncStore, @unchecked Sendable {
         // IMMEDIATE takes the write lock up front, so a busy writer is waited for (busy_timeout)
         // at BEGIN instead of failing later when a read transaction tries to upgrade.
         try connection.executeScript(depth == 0 ? "BEGIN IMMEDIATE" : "SAVEPOINT \(savepoint)")
+        let headsMark = heads.mark
         transactionDepth += 1
         let result: T
         do {
             result = try body()
         } catch {
             transactionDepth = depth
+            heads.rollBack(to: headsMark)
             if depth == 0 {
                 try? connection.executeScript("ROLLBACK")
+                heads.endTransaction()
             } else {
                 try? connection.executeScript("ROLLBACK TO \(savepoint); RELEASE \(savepoint)")
             }
@@ -108,13 +118,19 @@ public final class SQLiteStore: SyncStore, @unchecked Sendable {
         }
         transactionDepth = depth
         do {
+            if depth == 0 { try writeDirtyHeads() }
             try connection.executeScript(depth == 0 ? "COMMIT" : "RELEASE \(savepoint)")
         } catch {
             // A failed COMMIT (disk full, I/O) may leave the transaction open: end it so the
             // connection stays usable, and report the failure: nothing was committed.
-            if depth == 0 { try? connection.executeScript("ROLLBACK") }
+            if depth == 0 {
+                try? connection.executeScript("ROLLBACK")
+                heads.rollBack(to: 0)
+                heads.endTransaction()
+            }
             throw error
         }
+        if depth == 0 { heads.endTransaction() }
         return result
     }
 

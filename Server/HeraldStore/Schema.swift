@@ -122,5 +122,31 @@ enum Schema {
             created_at INTEGER NOT NULL
         ) WITHOUT ROWID;
         """,
+        // 3: each event body is stored once. A group message used to copy its event JSON into every recipient's
+        // stream row (250 copies for a 250-user group); now the body goes into `event_bodies` once and each stream
+        // row is (user, seq, body). Existing rows move over with one body each. `event_heads` is unchanged.
+        """
+        CREATE TABLE event_bodies (
+            id INTEGER PRIMARY KEY,
+            created_at INTEGER NOT NULL,
+            payload BLOB NOT NULL
+        );
+        CREATE INDEX event_bodies_by_time ON event_bodies (created_at);
+
+        CREATE TABLE stream_entries (
+            user_id TEXT NOT NULL,
+            seq INTEGER NOT NULL,
+            body_id INTEGER NOT NULL,
+            PRIMARY KEY (user_id, seq)
+        ) WITHOUT ROWID;
+        -- Pruning deletes entries by their body's age, then bodies no entry refers to.
+        CREATE INDEX stream_entries_by_body ON stream_entries (body_id);
+
+        INSERT INTO event_bodies (id, created_at, payload)
+            SELECT row_number() OVER (ORDER BY user_id, seq), created_at, payload FROM events;
+        INSERT INTO stream_entries (user_id, seq, body_id)
+            SELECT user_id, seq, row_number() OVER (ORDER BY user_id, seq) FROM events;
+        DROP TABLE events;
+        """,
     ]
 }

@@ -96,6 +96,10 @@ public protocol SyncStore: AnyObject {
 
     /// Appends to the user's stream and returns its sequence number (1, 2, 3, … no gaps, no repeats).
     func appendEvent(user: String, payload: [UInt8], now: Int64) throws -> Int64
+    /// Appends the same event to each user's stream, atomically, and returns their sequence numbers in `users` order
+    /// (a user listed twice gets two events). A backend may store `payload` once for all of them (fan-out of a group
+    /// message). The default implementation calls ``appendEvent(user:payload:now:)`` for each user in one transaction.
+    func appendEvent(users: [String], payload: [UInt8], now: Int64) throws -> [Int64]
     /// Up to `limit` events with seq > `after`, in order.
     func events(user: String, after seq: Int64, limit: Int) throws -> [StoredEvent]
     /// The last sequence number handed out for the user (0 when none).
@@ -141,6 +145,11 @@ public protocol SyncStore: AnyObject {
 // MARK: - Default implementations
 
 extension SyncStore {
+    public func appendEvent(users: [String], payload: [UInt8], now: Int64) throws -> [Int64] {
+        guard !users.isEmpty else { return [] }
+        return try transaction { try users.map { try appendEvent(user: $0, payload: payload, now: now) } }
+    }
+
     /// Answers a device's resume request (R3): the events after `seq`, or `.resync` when the cursor
     /// falls in a pruned range or is ahead of the log.
     public func replay(user: String, after seq: Int64, limit: Int) throws -> EventReplay {
