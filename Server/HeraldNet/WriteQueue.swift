@@ -49,8 +49,6 @@ struct WriteQueue {
     private var head = 0
     /// Bytes of `chunks[head]` already sent.
     private var headOffset = 0
-    /// A drained block kept for the next write, so a request/response connection allocates no blocks.
-    private var spare: OwnedBlock?
     /// Unsent bytes in the queue.
     private(set) var count = 0
 
@@ -69,13 +67,10 @@ struct WriteQueue {
             remaining -= taken
         }
         guard remaining > 0 else { return }
-        let block: OwnedBlock
-        if let reusable = spare, reusable.capacity >= remaining {
-            block = reusable
-            spare = nil
-        } else {
-            block = OwnedBlock(capacity: max(Self.blockSize, remaining))
-        }
+        // A drained block of this loop (OwnedBlockPool), so a request/response connection allocates no blocks and an
+        // idle one holds none.
+        let block = remaining <= Self.blockSize ? OwnedBlockPool.current?.take() ?? OwnedBlock(capacity: Self.blockSize)
+                                                : OwnedBlock(capacity: remaining)
         block.base.copyMemory(from: source, byteCount: remaining)
         block.count = remaining
         chunks.append(.owned(block))
@@ -123,7 +118,8 @@ struct WriteQueue {
             headOffset = 0
         }
         if head == chunks.count {
-            chunks.removeAll(keepingCapacity: true)
+            // Drained: keep the (small) chunk list of a busy connection, but not a list a burst made large.
+            chunks.removeAll(keepingCapacity: chunks.capacity <= 16)
             head = 0
         } else if head >= 64, head * 2 >= chunks.count {
             // Compact only when the dead prefix dominates, so removal stays amortised O(1).
@@ -134,18 +130,17 @@ struct WriteQueue {
 
     /// Drops everything (the connection closed without flushing).
     mutating func removeAll() {
+        for index in head..<chunks.count { release(chunkAt: index) }
         chunks.removeAll()
         head = 0
         headOffset = 0
         count = 0
-        spare = nil
     }
 
     private mutating func release(chunkAt index: Int) {
         if case .owned(let block) = chunks[index], block.capacity == Self.blockSize {
-            block.count = 0
             chunks[index] = .shared(WriteQueue.emptyFrame)  // drop our reference so `block` is unique again
-            spare = block
+            OwnedBlockPool.current?.give(block)
         } else {
             chunks[index] = .shared(WriteQueue.emptyFrame)
         }

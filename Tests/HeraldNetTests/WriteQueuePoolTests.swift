@@ -1,0 +1,45 @@
+import Glibc
+import Testing
+
+@testable import HeraldNet
+
+/// Idle connections hold no output block: a drained block goes back to the thread's pool and the next write of any
+/// connection on that thread reuses it (10k idle connections ≤ 2 KiB each, issue 8).
+@Suite("WriteQueue block pool")
+struct WriteQueuePoolTests {
+    private func firstIovecBase(_ queue: WriteQueue) -> UnsafeMutableRawPointer? {
+        var vector = iovec()
+        let (count, _) = queue.fill(&vector, capacity: 1, maxBytes: .max)
+        return count == 1 ? vector.iov_base : nil
+    }
+
+    @Test("A drained queue keeps no block; another queue on the same thread gets the same block back")
+    func drainedBlockIsShared() throws {
+        let response = [UInt8](repeating: 0x48, count: 129)  // about the size of a 101 response
+        var first = WriteQueue()
+        response.withUnsafeBytes { first.append($0) }
+        let block = try #require(firstIovecBase(first))
+        first.consume(response.count)
+        #expect(first.isEmpty)
+        var second = WriteQueue()
+        response.withUnsafeBytes { second.append($0) }
+        #expect(firstIovecBase(second) == block)
+        // A queue dropped without flushing (closed connection) also returns its block.
+        second.removeAll()
+        var third = WriteQueue()
+        [UInt8]("x".utf8).withUnsafeBytes { third.append($0) }
+        #expect(firstIovecBase(third) == block)
+        third.consume(1)
+    }
+
+    @Test("A write larger than a block gets its own block, which is freed, not pooled")
+    func largeWritesAreNotPooled() throws {
+        let pool = try #require(OwnedBlockPool.current)
+        let big = [UInt8](repeating: 7, count: WriteQueue.blockSize + 1)
+        var queue = WriteQueue()
+        big.withUnsafeBytes { queue.append($0) }
+        let pooled = pool.freeCount
+        queue.consume(big.count)
+        #expect(pool.freeCount == pooled)
+    }
+}
