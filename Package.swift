@@ -43,6 +43,7 @@ let package = Package(
             name: "HeraldServer",
             dependencies: [
                 "HeraldNet", "HeraldWebSocket", "HeraldDeflate", "HeraldProtocol", "HeraldRules", "HeraldStore", "COpenSSL",
+                "HeraldStorePostgres",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Server/HeraldServer",

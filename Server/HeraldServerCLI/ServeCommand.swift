@@ -21,6 +21,8 @@ struct ServeCommand: ParsableCommand {
     @Flag(inversion: .prefixedNo, help: "Accept permessage-deflate (RFC 7692) from clients that offer it. [env: HERALD_COMPRESSION] (default: on)")
     var compression: Bool?
     @Option(help: "SQLite database file. [env: HERALD_DB] (default: herald.db)") var db: String?
+    @Option(help: "Shared PostgreSQL store (postgres://user@host:port/db) instead of --db, for several nodes. [env: HERALD_STORE]")
+    var store: String?
     @Option(help: "Requests per second each /api/v1 key may make (burst: twice that); 0 = unlimited. [env: HERALD_API_RATE_LIMIT] (default: 100)")
     var apiRateLimit: Double?
     @Option(help: "Largest /api/v1 request body in bytes. [env: HERALD_API_MAX_BODY] (default: 65536)") var apiMaxBody: Int?
@@ -55,6 +57,12 @@ struct ServeCommand: ParsableCommand {
         if let broadcast { options.broadcast = broadcast }
         if let compression { options.compression = compression }
         if let db { options.dbPath = db }
+        if let storeURL = store ?? environment["HERALD_STORE"].flatMap({ $0.isEmpty ? nil : $0 }) {
+            guard storeURL.hasPrefix("postgres://") || storeURL.hasPrefix("postgresql://") else {
+                throw ValidationError("--store must be a postgres:// or postgresql:// URL")
+            }
+            options.store = storeURL
+        }
         if let secret { options.secret = secret }
         if let pushGrace { options.pushGraceSeconds = pushGrace }
         if let handshakeTimeout { options.handshakeTimeoutMs = handshakeTimeout }

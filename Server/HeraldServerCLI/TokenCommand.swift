@@ -10,11 +10,17 @@ struct TokenCommand: ParsableCommand {
     @Argument(help: "The user id.") var user: String
     @Option(help: "The display name.") var name: String?
     @Option(help: "SQLite database file. [env: HERALD_DB] (default: herald.db)") var db: String?
+    @Option(help: "Shared PostgreSQL store (postgres://user@host:port/db) instead of --db. [env: HERALD_STORE]") var store: String?
     @Option(help: "Token signing secret; default: the one stored in the database. [env: HERALD_SECRET]") var secret: String?
     @Option(help: "Lifetime in seconds.") var ttl: Int = 30 * 24 * 3600
 
     func run() throws {
-        let options = try HeraldServerOptions(environment: ProcessInfo.processInfo.environment)
+        let environment = ProcessInfo.processInfo.environment
+        let options = try HeraldServerOptions(environment: environment)
+        if let storeURL = store ?? environment["HERALD_STORE"].flatMap({ $0.isEmpty ? nil : $0 }) {
+            print(try SharedStoreToken.issue(storeURL: storeURL, user: user, name: name, secret: secret ?? options.secret, ttlSeconds: ttl))
+            return
+        }
         let token = try TokenIssuer.issue(dbPath: db ?? options.dbPath, user: user, name: name, secret: secret ?? options.secret, ttlSeconds: ttl)
         print(token)
     }

@@ -26,6 +26,9 @@ public struct HeraldServerOptions: Sendable {
     public var broadcast = false
     /// The SQLite database file of the sync service.
     public var dbPath = "herald.db"
+    /// A shared PostgreSQL store (`postgres://user@host:port/db`) instead of ``dbPath``: several nodes on one
+    /// database see the same streams (issue 9). nil: the SQLite file.
+    public var store: String? = nil
     /// The token signing secret; nil lets the sync service use the one stored in the database.
     public var secret: String? = nil
     /// P4's push grace period in seconds.

@@ -117,6 +117,10 @@ public final class SyncCore<Device: Hashable> {
             step.effects.append(.reply(device, failure.encode()))
         case .backend(let call):
             perform(call, now: now, standalone: standalone, step: &step)
+        case .streamAdvanced(let user, let seq):
+            if devicesByUser[user] != nil { step.effects.append(.catchUp(user: user, through: seq)) }
+        case .streamReconnected:
+            for user in devicesByUser.keys { step.effects.append(.catchUp(user: user, through: .max)) }
         case .text(let device, let bytes):
             guard let state = devices[device] else { return }
             switch RequestFrame.decode(bytes, limits: configuration.limits) {
@@ -210,14 +214,9 @@ public final class SyncCore<Device: Hashable> {
             case .reply(let device, let payload):
                 deliveries.append(SyncDelivery(payload: payload, devices: [device]))
             case .userEvent(let user, let seq, let body):
-                // One encoding per user: every live device of the user gets the same bytes.
-                let targets = (devicesByUser[user] ?? []).filter { device in
-                    guard let cursor = devices[device]?.cursor else { return false }
-                    return cursor < seq
-                }
-                if !targets.isEmpty {
-                    deliveries.append(SyncDelivery(payload: EventFrame.withSequence(body, seq: seq), devices: targets))
-                }
+                deliverStreamEvent(user: user, seq: seq, body: body, into: &deliveries)
+            case .catchUp(let user, let seq):
+                catchUp(user: user, through: seq, into: &deliveries)
             case .deviceEvent(let targets, let payload):
                 let online = targets.filter { devices[$0] != nil }
                 if !online.isEmpty { deliveries.append(SyncDelivery(payload: payload, devices: online)) }

@@ -2,6 +2,7 @@ import Foundation
 import HeraldNet
 import HeraldProtocol
 import HeraldStore
+import HeraldStorePostgres
 import HeraldWebSocket
 import Logging
 
@@ -15,6 +16,8 @@ public final class SyncService: Sendable {
     private let inbox: SyncInbox<SessionHandle>
     private let finished = DispatchSemaphore(value: 0)
     private let runner: SyncThreadRunner
+    /// With a PostgreSQL store: the LISTEN connection that tells this node about other nodes' stream events.
+    private let listener: PostgresStreamListener?
     /// The JWT signing secret the service verifies with (the API mints tokens with it).
     let signingSecret: [UInt8]
     /// The database file (the API opens its own connection to it for key lookups).
@@ -23,7 +26,7 @@ public final class SyncService: Sendable {
     /// Opens (creating and migrating) the database, resolves the signing secret, registers `/sync` and
     /// starts the sync thread. Call before `server.start()`.
     public init(options: HeraldServerOptions, server: HeraldHTTPServer, logger: Logger) throws {
-        let store = try SQLiteStore(path: options.dbPath)
+        let store: any SyncStore = try options.store.map { try PostgresStore(url: $0) } ?? SQLiteStore(path: options.dbPath)
         let secret: [UInt8]
         do {
             secret = try SigningSecret.resolve(option: options.secret, store: store)
@@ -39,6 +42,18 @@ public final class SyncService: Sendable {
         runner = SyncThreadRunner(
             core: SyncCore<SessionHandle>(store: store, configuration: configuration, logger: logger), store: store, server: server,
             inbox: inbox, finished: finished)
+
+        // Other nodes' commits reach this node's devices through the store; the notification only says whose
+        // stream advanced (and a reconnect says "catch everyone up").
+        listener = options.store.map { url in
+            PostgresStreamListener(url: url) { signal in
+                switch signal {
+                case .advanced(let user, let seq): inbox.post(.streamAdvanced(user: user, seq: seq))
+                case .reconnected: inbox.post(.streamReconnected)
+                }
+            }
+        }
+        listener?.start()
 
         let authorizer = SyncUpgradeAuthorizer(secret: secret)
         server.addWebSocketRoute("/sync") { head in
@@ -66,6 +81,7 @@ public final class SyncService: Sendable {
     /// Stops the sync thread after it handled what is queued, and closes the store. Idempotent.
     public func shutdown() {
         guard runner.markStopping() else { return }
+        listener?.stop()
         inbox.stop()
         finished.wait()
     }
@@ -75,14 +91,14 @@ public final class SyncService: Sendable {
 private final class SyncThreadRunner: @unchecked Sendable {
     // @unchecked: `core` and `store` are used only by the sync thread (`run`); `stopping` is behind `lock`.
     private let core: SyncCore<SessionHandle>
-    private let store: SQLiteStore
+    private let store: any SyncStore
     private let server: HeraldHTTPServer
     private let inbox: SyncInbox<SessionHandle>
     private let finished: DispatchSemaphore
     private let lock = NSLock()
     private var stopping = false
 
-    init(core: SyncCore<SessionHandle>, store: SQLiteStore, server: HeraldHTTPServer, inbox: SyncInbox<SessionHandle>, finished: DispatchSemaphore) {
+    init(core: SyncCore<SessionHandle>, store: any SyncStore, server: HeraldHTTPServer, inbox: SyncInbox<SessionHandle>, finished: DispatchSemaphore) {
         self.core = core
         self.store = store
         self.server = server

@@ -37,6 +37,12 @@ public enum SyncInput<Device: Hashable> {
     case disconnect(Device)
     /// An operation of the app's backend (HTTP API), run in the batch like a client request.
     case backend(BackendCall)
+    /// Another node (or this one) committed event `seq` to `user`'s stream (PostgreSQL LISTEN/NOTIFY): the user's
+    /// live devices here read what they miss from the store.
+    case streamAdvanced(user: String, seq: Int64)
+    /// Stream notifications may have been missed (the LISTEN connection was re-established): every live device
+    /// catches up from the store.
+    case streamReconnected
 }
 
 /// One frame (JSON text) to write to some devices: the same bytes for every one of them, so the
@@ -85,6 +91,8 @@ enum SyncEffect<Device: Hashable> {
     case schedulePush(PendingPush)
     /// The answer to a backend call, released after the commit like a client's response.
     case backendReply(BackendCall, Result<BackendValue, BackendFailure>)
+    /// The user's live devices read their stream from the store up to `seq` (events another node committed).
+    case catchUp(user: String, through: Int64)
 }
 
 /// The effects of one batch, buffered until its commit.

@@ -1,0 +1,1 @@
+../HeraldStorePostgresTests/PostgresCluster.swift
