@@ -197,9 +197,8 @@ extension ClientCore {
             case .acknowledge(let conversation, let messages):
                 request(.ack(messages: messages), purpose: .ack(conversation: conversation, answers: answers && !answered))
                 answered = answered || answers
-            case .ignoredStale(let conversation, let sequence):
-                log("ignored a stale unread count for \(conversation) at seq \(sequence)")
-            case .unreadChanged, .badgeChanged:
+            case .unreadChanged, .badgeChanged, .ignoredStale:
+                // U7: a stale count is simply not applied; nothing to report.
                 break
             }
         }

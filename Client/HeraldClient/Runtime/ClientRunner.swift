@@ -63,6 +63,9 @@ public final class ClientRunner {
         var none = sigset_t()
         sigemptyset(&none)
         sigprocmask(SIG_SETMASK, &none, nil)
+        // Descriptors a parent leaked to us (e.g. another child's pipe) would keep its reader waiting for EOF
+        // for as long as we live; we own only 0, 1 and 2.
+        Self.closeInheritedDescriptors()
         if options.server.secure {
             Self.fail("wss:// is not supported by this build yet (TLS comes later); use ws://")
             frontEnd.finish()
@@ -261,6 +264,19 @@ public final class ClientRunner {
         let delay = backoff.nextDelay()
         reconnectAt = now + delay
         Self.log("\(reason); reconnecting in \(delay.value) ms")
+    }
+
+    /// Closes every descriptor above 2 listed in /proc/self/fd (there is no close_range in Swift's Glibc).
+    static func closeInheritedDescriptors() {
+        guard let directory = opendir("/proc/self/fd") else { return }
+        var descriptors: [Int32] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if let fd = Int32(name), fd > 2 { descriptors.append(fd) }
+        }
+        let own = dirfd(directory)
+        closedir(directory)
+        for fd in descriptors where fd != own { Glibc.close(fd) }
     }
 
     // MARK: - stderr

@@ -254,12 +254,16 @@ final class TestServer: @unchecked Sendable {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: ClientBinaries.server)
         process.arguments = ["token", user, "--name", name ?? user.prefix(1).uppercased() + user.dropFirst(), "--db", harness.databasePath]
-        let output = Pipe()
-        process.standardOutput = output
+        // Output to a file, not a pipe: a process spawned meanwhile could inherit the pipe and hold off its EOF.
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("herald-token-\(UUID().uuidString)").path
+        _ = FileManager.default.createFile(atPath: path, contents: nil)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
         process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
         try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
+        let data = FileManager.default.contents(atPath: path) ?? Data()
         let token = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         guard process.terminationStatus == 0, !token.isEmpty else { throw ClientHarnessError("token \(user) failed") }
         return token
