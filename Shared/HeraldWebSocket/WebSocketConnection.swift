@@ -133,18 +133,28 @@ public struct WebSocketConnection {
             let failed = compressionScratch.withUnsafeBytes {
                 compression.decompress($0, appendingTo: &messageBuffer, limit: limits.maxMessageSize)
             }
-            if let failed { return failed }
-            return validateText(from: start)
+            return validateInflated(from: start, failed)
         }
         messageBuffer.append(contentsOf: chunk)
         if let key = header.maskKey { Masking.apply(key, to: &messageBuffer, range: start..<messageBuffer.count, phase: offset) }
         return validateText(from: start)
     }
 
-    /// Runs the incremental UTF-8 check over the text message bytes appended since `start`.
-    private mutating func validateText(from start: Int) -> WebSocketProtocolError? {
-        if messageOpcode == .text, start < messageBuffer.count {
-            let failed = messageBuffer.withUnsafeBytes { utf8.validate(UnsafeRawBufferPointer(rebasing: $0[start...])) }
+    /// Checks what the extension inflated since `start`, then reports the extension's own failure, if any.
+    ///
+    /// Invalid UTF-8 within the size limit is 1007 even when the same call also passed the limit (1009) or hit
+    /// corrupt data: otherwise the close code would depend on how the payload was chunked (a larger read reaches the
+    /// limit before the bad byte is looked at). The byte past the limit is not part of the message and not checked.
+    private mutating func validateInflated(from start: Int, _ failed: WebSocketProtocolError?) -> WebSocketProtocolError? {
+        guard let failed else { return validateText(from: start) }
+        return validateText(from: start, upTo: min(messageBuffer.count, limits.maxMessageSize)) ?? failed
+    }
+
+    /// Runs the incremental UTF-8 check over the text message bytes appended since `start` (up to `end`).
+    private mutating func validateText(from start: Int, upTo end: Int? = nil) -> WebSocketProtocolError? {
+        let end = end ?? messageBuffer.count
+        if messageOpcode == .text, start < end {
+            let failed = messageBuffer.withUnsafeBytes { utf8.validate(UnsafeRawBufferPointer(rebasing: $0[start..<end])) }
             // §8.1: invalid UTF-8 in a text message MUST fail the connection (1007, §7.4.1).
             if failed != nil { return .invalidPayload("invalid UTF-8 in text message") }
         }
@@ -167,8 +177,8 @@ public struct WebSocketConnection {
             if messageIsCompressed, let compression {
                 // RFC 7692 §7.2.2: the compressed payload ends with an implied 00 00 FF FF, fed by the extension.
                 let start = messageBuffer.count
-                if let failed = compression.finishMessage(appendingTo: &messageBuffer, limit: limits.maxMessageSize) { return failed }
-                if let failed = validateText(from: start) { return failed }
+                let finished = compression.finishMessage(appendingTo: &messageBuffer, limit: limits.maxMessageSize)
+                if let failed = validateInflated(from: start, finished) { return failed }
                 messageIsCompressed = false
             }
             messageOpcode = nil
