@@ -1,0 +1,2 @@
+// Intentionally empty: the target only exports the declaration in include/CLibFuzzer.h.
+#include "CLibFuzzer.h"

@@ -1,0 +1,49 @@
+// swift-tools-version: 6.2
+// libFuzzer harnesses for Herald's parsers (issue 6). A separate package so the root `swift build` / `swift test`
+// never see it. The modules under test are compiled from the root's own source folders through the symlinks in
+// `Modules/` (no product had to be added to the root Package.swift), so every module here is built with the
+// fuzzer's coverage instrumentation. Build and run with `Tests/Fuzz/run.sh`, which passes `-sanitize=fuzzer`
+// (each harness's main.swift hands its `LLVMFuzzerTestOneInput` to libFuzzer's
+// `LLVMFuzzerRunDriver`, because SwiftPM gives every executable its own `main`) and AddressSanitizer.
+import PackageDescription
+
+/// The same settings as the root package, so the modules compile exactly as they do there.
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+/// One libFuzzer harness: an executable whose only entry point is `LLVMFuzzerTestOneInput`.
+func harness(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
+    .executableTarget(
+        name: name,
+        dependencies: ["FuzzSupport"] + dependencies,
+        path: "Harnesses/\(name)",
+        swiftSettings: swiftSettings
+    )
+}
+
+let package = Package(
+    name: "HeraldFuzz",
+    products: [],
+    targets: [
+        // MARK: - Modules under test (symlinks into /Shared)
+        .systemLibrary(name: "CZlib", path: "Modules/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .target(name: "HeraldWebSocket", path: "Modules/HeraldWebSocket", swiftSettings: swiftSettings),
+        .target(name: "HeraldDeflate", dependencies: ["CZlib", "HeraldWebSocket"], path: "Modules/HeraldDeflate", swiftSettings: swiftSettings),
+        .target(name: "HeraldProtocol", path: "Modules/HeraldProtocol", exclude: ["PROTOCOL.md"], swiftSettings: swiftSettings),
+
+        // MARK: - Harness helpers
+        .target(name: "CLibFuzzer", path: "CLibFuzzer"),
+        .target(name: "FuzzSupport", dependencies: ["CLibFuzzer", "HeraldWebSocket"], path: "Support", swiftSettings: swiftSettings),
+
+        // MARK: - Harnesses (one libFuzzer target each)
+        harness("fuzz-websocket-bytes", ["HeraldWebSocket"]),
+        harness("fuzz-websocket-frames", ["HeraldWebSocket", "HeraldDeflate"]),
+        harness("fuzz-handshake", ["HeraldWebSocket", "HeraldDeflate"]),
+        harness("fuzz-inflate", ["HeraldWebSocket", "HeraldDeflate"]),
+        harness("fuzz-request-frame", ["HeraldProtocol"]),
+        harness("fuzz-server-frame", ["HeraldProtocol"]),
+    ],
+    swiftLanguageModes: [.v6]
+)
