@@ -2,37 +2,6 @@ import Glibc
 import Foundation
 import Testing
 
-/// Runs a command and returns its status and stdout (for tmux). posix_spawn + waitpid rather than Foundation's
-/// Process: `tmux new-session` forks the tmux server, and Process can then wait forever for the client.
-@discardableResult
-func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-    let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("herald-tmux-\(UUID().uuidString)").path
-    defer { unlink(outputPath) }
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-    posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
-    defer { posix_spawnattr_destroy(&attributes) }
-    // Children (the tmux server, herald) must not inherit the test thread's blocked signals.
-    var none = sigset_t()
-    sigemptyset(&none)
-    posix_spawnattr_setsigmask(&attributes, &none)
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
-    let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-    defer { for pointer in argv { free(pointer) } }
-    var pid: pid_t = 0
-    let spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
-    guard spawned == 0 else { throw ClientHarnessError("posix_spawn \(executable) failed: \(spawned)") }
-    var status: Int32 = 0
-    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-    let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
-    return ((status >> 8) & 0xFF, output)
-}
-
 /// A tmux server of our own (private socket) with one 80x24 window running a command.
 final class TmuxSession {
     let socket = "herald-test-\(UUID().uuidString.prefix(8))"
