@@ -107,6 +107,7 @@ public final class Connection {
     /// The slow-consumer rule: a queue that would pass the cap closes the connection instead of growing.
     private func admit(_ byteCount: Int) -> Bool {
         if output.count + byteCount <= binding.config.maxQueuedBytesPerConnection { return true }
+        if state == .open { loop.counters.didCloseSlowConsumer() }
         loop.scheduleClose(self)
         return false
     }

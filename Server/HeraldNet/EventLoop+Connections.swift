@@ -43,6 +43,9 @@ extension EventLoop {
     private func adopt(_ fd: Int32, remoteAddress: String, binding: ServerBinding) {
         // Small frames (pings, chat messages) must not wait for Nagle's algorithm.
         try? Socket.setOption(fd, level: Int32(IPPROTO_TCP), name: TCP_NODELAY, value: 1, call: "setsockopt(TCP_NODELAY)")
+        if let bytes = binding.config.socketSendBufferBytes {
+            try? Socket.setOption(fd, level: SOL_SOCKET, name: SO_SNDBUF, value: Int32(clamping: bytes), call: "setsockopt(SO_SNDBUF)")
+        }
         let position = Int(fd)
         let nextGeneration = (position < slots.count ? slots[position].generation : 0) &+ 1
         let handle = ConnectionHandle(loopIndex: index, fd: fd, generation: nextGeneration)
@@ -65,6 +68,7 @@ extension EventLoop {
         connection.liveIndex = live.count
         live.append(connection)
         binding.connectionCount += 1
+        counters.didAccept()
         connection.handler = binding.handlerFactory(connection)
     }
 
@@ -121,6 +125,7 @@ extension EventLoop {
             // Peer finished sending: deliver what we still owe it, then close.
             connection.close(afterFlush: true)
         case .processed(let count):
+            counters.didRead(count)
             let bytes = UnsafeRawBufferPointer(start: readBuffer, count: count)
             if let tls = connection.tls {
                 receiveTLS(bytes, on: connection, tls)

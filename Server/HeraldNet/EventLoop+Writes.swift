@@ -53,6 +53,7 @@ extension EventLoop {
                 return false
             case .processed(let sent):
                 connection.output.consume(sent)
+                counters.didWrite(sent)
                 written += sent
                 if sent < requested {
                     armWritable(connection)  // the socket buffer is full; EPOLLOUT brings us back

@@ -42,6 +42,8 @@ public final class EventLoop: @unchecked Sendable {
     let epollFD: Int32
     let timerFD: Int32
     private let cachedNow: Atomic<Int64>
+    /// Running totals (bytes, accepts, slow-consumer closes) for metrics; safe to read from any thread.
+    public let counters = LoopCounters()
     private let threadID = Atomic<UInt>(0)
 
     // MARK: Loop-confined state

@@ -15,6 +15,9 @@ public struct ServerConfig: Sendable {
     public var tickMilliseconds: Int
     /// A connection whose unsent output would exceed this is closed (slow consumer) instead of buffering more.
     public var maxQueuedBytesPerConnection: Int
+    /// SO_SNDBUF for accepted sockets (the kernel doubles it); nil keeps the kernel's autotuning. Bounds the kernel
+    /// memory a stalled reader can pin on top of `maxQueuedBytesPerConnection` (on loopback autotuning starts near 2.5 MiB).
+    public var socketSendBufferBytes: Int? = nil
     /// Most bytes written to one connection per loop pass, so one fast reader cannot starve the rest.
     public var maxBytesPerWritePass: Int
     /// How long shutdown waits for handlers' goodbyes to flush before closing what is left. Default 2 s.

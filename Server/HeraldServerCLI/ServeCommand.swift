@@ -36,7 +36,21 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Timer sweep granularity in ms. [env: HERALD_TICK] (default: 100)") var tick: Int?
     @Option(help: "Largest WebSocket frame payload in bytes. [env: HERALD_MAX_FRAME_SIZE] (default: 1048576)") var maxFrameSize: Int?
     @Option(help: "Largest WebSocket message in bytes. [env: HERALD_MAX_MESSAGE_SIZE] (default: 1048576)") var maxMessageSize: Int?
-    @Option(help: "Most simultaneous connections. [env: HERALD_MAX_CONNECTIONS] (default: 100000)") var maxConnections: Int?
+    @Option(help: "Most simultaneous connections; more get 503 before any upgrade. [env: HERALD_MAX_CONNECTIONS] (default: 100000)")
+    var maxConnections: Int?
+    @Option(help: "Most simultaneous connections per client IP; more get 429; 0 = unlimited. [env: HERALD_MAX_CONNECTIONS_PER_IP] (default: 16384)")
+    var maxConnectionsPerIp: Int?
+    @Option(help: "New connections per second per client IP (burst: 5 s worth); more get 429; 0 = unlimited. [env: HERALD_HANDSHAKE_RATE_PER_IP] (default: 2000)")
+    var handshakeRatePerIp: Double?
+    @Option(help: "/sync sends per second per user (burst: twice that); more are answered rate_limited; 0 = unlimited. [env: HERALD_SYNC_SEND_RATE] (default: 100)")
+    var syncSendRate: Double?
+    @Option(help: "Longest /sync message text in UTF-8 bytes; longer is too_large. [env: HERALD_MAX_TEXT_BYTES] (default: 8192)")
+    var maxTextBytes: Int?
+    @Option(help: "Bytes queued per connection before a receiver that stopped reading is closed (it resumes on reconnect). [env: HERALD_MAX_QUEUED_BYTES] (default: 4194304)")
+    var maxQueuedBytes: Int?
+    @Option(help: "SO_SNDBUF of accepted sockets in bytes (caps kernel memory per stalled reader); default: kernel autotuning. [env: HERALD_SOCKET_SEND_BUFFER]")
+    var socketSendBuffer: Int?
+    @Flag(inversion: .prefixedNo, help: "Serve GET /metrics (Prometheus text format). [env: HERALD_METRICS] (default: on)") var metrics: Bool?
     @Option(help: "trace, debug, info, notice, warning, error or critical. [env: HERALD_LOG_LEVEL] (default: info)") var logLevel: String?
     @Option(help: "PEM certificate chain: serve wss:// (TLS 1.2+); re-read on SIGHUP. [env: HERALD_TLS_CERT]") var tlsCert: String?
     @Option(help: "PEM private key for --tls-cert. [env: HERALD_TLS_KEY]") var tlsKey: String?
@@ -72,6 +86,13 @@ struct ServeCommand: ParsableCommand {
         if let maxFrameSize { options.maxFrameSize = maxFrameSize }
         if let maxMessageSize { options.maxMessageSize = maxMessageSize }
         if let maxConnections { options.maxConnections = maxConnections }
+        if let maxConnectionsPerIp { options.maxConnectionsPerIP = maxConnectionsPerIp }
+        if let handshakeRatePerIp { options.handshakeRatePerIP = handshakeRatePerIp }
+        if let syncSendRate { options.syncSendRate = syncSendRate }
+        if let maxTextBytes { options.maxTextBytes = maxTextBytes }
+        if let metrics { options.metrics = metrics }
+        if let maxQueuedBytes { options.maxQueuedBytes = maxQueuedBytes }
+        if let socketSendBuffer { options.socketSendBuffer = socketSendBuffer }
         if let tlsCert { options.tlsCertificateFile = tlsCert }
         if let tlsKey { options.tlsKeyFile = tlsKey }
         if let tlsPort { options.tlsPort = tlsPort }
@@ -96,6 +117,9 @@ struct ServeCommand: ParsableCommand {
             return handler
         }
         let logger = Logger(label: "herald-server")
+        // A file-size limit (RLIMIT_FSIZE) or quota must turn into EFBIG on the write, which the store reports as a
+        // failed commit (senders get `unavailable`), not a SIGXFSZ that kills every connection.
+        signal(SIGXFSZ, SIG_IGN)
         HeraldHTTPServer.raiseOpenFileLimit()
         let server = HeraldHTTPServer(options: options, logger: logger)
         let sync = try startSyncService(options: options, api: try makeAPIOptions(environment: ProcessInfo.processInfo.environment),

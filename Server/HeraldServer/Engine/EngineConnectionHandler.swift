@@ -26,6 +26,8 @@ final class EngineConnectionHandler: ConnectionHandler {
     static let continueResponse = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
     /// This connection counts against `maxConnections`.
     private let isCounted: Bool
+    /// The peer address this connection was admitted under (per-IP limits); released on close.
+    private var admittedAddress: String?
 
     init(connection: Connection, context: EngineContext) {
         self.context = context
@@ -34,7 +36,28 @@ final class EngineConnectionHandler: ConnectionHandler {
         // E9: the handshake deadline is a tick stored on the connection; the loop's sweep compares it.
         connection.nextDeadline = connection.loop.now.adding(milliseconds: Int64(context.handshakeTimeoutMs))
         if open > context.maxConnections {
-            respond(connection, status: 503, reason: "too many connections")
+            context.metrics.countRefusal(.maxConnections)
+            context.logger.debug("refused: max connections", metadata: ["conn": "\(connection.handle)", "peer": "\(connection.remoteAddress)"])
+            respond(connection, status: 503, reason: "too many connections", headers: [("Retry-After", "1")])
+        } else if context.admission.isEnabled {
+            admit(connection)
+        }
+    }
+
+    /// Applies the per-IP limits; a refusal is answered 429 at once, before the request is even read.
+    private func admit(_ connection: Connection) {
+        switch context.admission.admit(connection.remoteAddress, nowMs: connection.loop.now.milliseconds) {
+        case .admitted:
+            admittedAddress = connection.remoteAddress
+        case .tooManyConnections:
+            context.metrics.countRefusal(.perAddressConnections)
+            context.logger.debug("refused: per-IP connection limit", metadata: ["peer": "\(connection.remoteAddress)"])
+            respond(connection, status: 429, reason: "too many connections from your address", headers: [("Retry-After", "1")])
+        case .tooManyHandshakes(let waitMs):
+            context.metrics.countRefusal(.handshakeRate)
+            context.logger.debug("refused: per-IP handshake rate", metadata: ["peer": "\(connection.remoteAddress)"])
+            respond(connection, status: 429, reason: "too many new connections from your address",
+                    headers: [("Retry-After", String(max(1, (waitMs + 999) / 1000)))])
         }
     }
 
@@ -63,6 +86,7 @@ final class EngineConnectionHandler: ConnectionHandler {
             case .needMore:
                 return
             case .failed(let failure):
+                context.metrics.badRequests.add(1)
                 context.logger.debug("bad HTTP request", metadata: ["conn": "\(connection.handle)", "status": "\(failure.status)", "reason": "\(failure.message)"])
                 finish(connection, response: HTTPResponse.error(failure.status, code: failure.code, failure.message).serialized(keepAlive: false))
             case .head(let head):
@@ -135,13 +159,18 @@ final class EngineConnectionHandler: ConnectionHandler {
         }
         // The request did not arrive in time (slowloris, or an idle keep-alive connection), or our answer could not
         // be delivered in time: drop the connection without (further) answer.
-        if !isDone { context.logger.debug("request timeout", metadata: ["conn": "\(connection.handle)"]) }
+        if !isDone {
+            context.metrics.handshakeTimeouts.add(1)
+            context.logger.debug("request timeout", metadata: ["conn": "\(connection.handle)"])
+        }
         connection.nextDeadline = nil
         connection.close(afterFlush: false)
     }
 
     func connectionDidClose(_ connection: Connection) {
         if isCounted { context.openConnections.wrappingSubtract(1, ordering: .relaxed) }
+        if let admittedAddress { context.admission.release(admittedAddress) }
+        if session != nil { context.metrics.webSocketSessions.subtract(1) }
         connection.userData = nil
         session?.transportDidClose()
         session = nil
@@ -163,6 +192,7 @@ final class EngineConnectionHandler: ConnectionHandler {
 
     private func route(_ head: HTTPRequestHead, on connection: Connection) {
         guard let endpoint = context.routes.endpoint(for: head.path) else {
+            context.metrics.badRequests.add(1)
             return respond(connection, status: 404, reason: "no such endpoint: \(head.path)")
         }
         switch endpoint {
@@ -174,11 +204,13 @@ final class EngineConnectionHandler: ConnectionHandler {
         case .webSocket(let decide):
             switch WebSocketHandshake.validateUpgrade(head) {
             case .failure(let rejection):
+                context.metrics.badRequests.add(1)
                 context.logger.debug("bad upgrade", metadata: ["conn": "\(connection.handle)", "status": "\(rejection.status)"])
                 finish(connection, response: rejection.response)
             case .success(let upgrade):
                 switch decide(head) {
                 case .reject(let status, let message):
+                    context.metrics.badRequests.add(1)
                     respond(connection, status: status, reason: message)
                 case .accept(let subprotocol, let makeDelegate):
                     // §4.2.2: a subprotocol the client did not offer must not be selected.
@@ -198,7 +230,9 @@ final class EngineConnectionHandler: ConnectionHandler {
                                                            extensionsHeader: compression == nil ? nil : agreed?.responseHeader))
         let session = WebSocketSession(connection: connection, request: upgrade.head, subprotocol: subprotocol,
                                        limits: context.limits, timing: context.timing, logger: context.logger,
-                                       compression: compression)
+                                       compression: compression, metrics: context.metrics)
+        context.metrics.upgrades.add(1)
+        context.metrics.webSocketSessions.add(1)
         self.session = session
         connection.userData = session
         session.attach(makeDelegate(session))

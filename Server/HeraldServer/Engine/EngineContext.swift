@@ -16,8 +16,14 @@ final class EngineContext: Sendable {
     let deflate: PerMessageDeflateServerConfiguration?
     let logger: Logger
     let openConnections = Atomic<Int>(0)
+    /// Counters for `GET /metrics`.
+    let metrics: ServerMetrics
+    /// Per-IP connection and handshake-rate limits.
+    let admission: ConnectionAdmission
 
-    init(routes: RouteTable, options: HeraldServerOptions, logger: Logger) {
+    init(routes: RouteTable, options: HeraldServerOptions, logger: Logger, metrics: ServerMetrics) {
+        self.metrics = metrics
+        self.admission = ConnectionAdmission(maxPerAddress: options.maxConnectionsPerIP, handshakeRate: options.handshakeRatePerIP)
         self.routes = routes
         self.limits = WebSocketLimits(maxFrameSize: options.maxFrameSize, maxMessageSize: options.maxMessageSize)
         // A peer gets as long to answer our close as the shutdown grace allows, but never longer than 2 s.

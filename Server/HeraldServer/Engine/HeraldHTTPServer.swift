@@ -24,8 +24,8 @@ public final class HeraldHTTPServer: Sendable {
     public let options: HeraldServerOptions
     private let logger: Logger
     private let broadcastHub: BroadcastHub
-    /// Per loop (by index): the compressors that deflate a fan-out frame once for all that loop's compressed sessions.
-    private let fanOutCompressors: [LoopCompressors]
+    /// The counters `GET /metrics` reports; the sync service adds its own to them.
+    public let metrics: ServerMetrics
 
     private struct State {
         var routes = RouteTable()
@@ -48,7 +48,7 @@ public final class HeraldHTTPServer: Sendable {
         self.options = options
         self.logger = logger
         self.broadcastHub = BroadcastHub(loopCount: max(1, options.threads))
-        self.fanOutCompressors = (0..<max(1, options.threads)).map { _ in LoopCompressors() }
+        self.metrics = ServerMetrics(loopCount: max(1, options.threads))
         state.withLock { state in
             if options.echo {
                 state.routes.exact["/echo"] = .webSocket { _ in .accept(subprotocol: nil) { _ in EchoDelegate() } }
@@ -84,8 +84,11 @@ public final class HeraldHTTPServer: Sendable {
     public func start() throws {
         try options.validate()
         Self.unblockShutdownSignals()
-        let routes = state.withLock { $0.routes }
-        let context = EngineContext(routes: routes, options: options, logger: logger)
+        var routes = state.withLock { $0.routes }
+        if options.metrics {
+            routes.prefixHandlers.insert(("/metrics", MetricsHTTPHandler(metrics: metrics, loops: { [weak self] in self?.loops ?? [] })), at: 0)
+        }
+        let context = EngineContext(routes: routes, options: options, logger: logger, metrics: metrics)
         var tls: ReloadableTLSContext?
         if let certificate = options.tlsCertificateFile, let key = options.tlsKeyFile {
             tls = try ReloadableTLSContext(certificateChainFile: certificate, privateKeyFile: key)
@@ -94,7 +97,9 @@ public final class HeraldHTTPServer: Sendable {
         var config = ServerConfig(host: options.host, port: UInt16(options.port), threads: options.threads,
                                   tickMilliseconds: options.tickMs,
                                   // A queue must hold at least one maximal message plus its header.
-                                  maxQueuedBytesPerConnection: max(4 << 20, 2 * options.maxMessageSize + 64))
+                                  maxQueuedBytesPerConnection: max(options.maxQueuedBytes ?? max(4 << 20, 2 * options.maxMessageSize + 64),
+                                                                   options.maxMessageSize + 64))
+        config.socketSendBufferBytes = options.socketSendBuffer
         // With --tls-port the main port stays plain and a second listener serves TLS; otherwise the main port is TLS.
         config.tls = options.tlsPort == nil ? tls : nil
         let makeHandler: @Sendable (Connection) -> any ConnectionHandler = { EngineConnectionHandler(connection: $0, context: context) }
@@ -129,6 +134,11 @@ public final class HeraldHTTPServer: Sendable {
         state.withLock { $0.tcpServer?.boundPort.map(Int.init) ?? 0 }
     }
 
+    /// The event loops once started (empty before): for metrics and per-loop tasks.
+    var loops: [EventLoop] {
+        state.withLock { $0.tcpServer?.group.loops ?? [] }
+    }
+
     /// The port of the separate TLS listener (`options.tlsPort`), once started; nil without one (also when
     /// ``boundPort`` itself is TLS).
     public var tlsBoundPort: Int? {
@@ -136,18 +146,13 @@ public final class HeraldHTTPServer: Sendable {
     }
 
     /// From any thread: queues a pre-encoded server frame (e.g. `SharedBytes(FrameEncoder.serverTextFrame(json))`)
-    /// on each session. One task per loop; closed, closing or stale sessions are skipped. Frames sent to one session
-    /// from one thread arrive in call order.
-    ///
-    /// Sessions without permessage-deflate get `frame` itself, by reference. For sessions that negotiated it, a
-    /// complete text or binary frame is deflated once per loop and configuration (RFC 7692 without server context
-    /// takeover, which the server always answers), and that compressed frame is shared by reference in turn.
+    /// on each session, by reference. One task per loop; closed, closing or stale sessions are skipped. Frames sent
+    /// to one session from one thread arrive in call order.
     public func send(_ frame: SharedBytes, to sessions: [SessionHandle]) {
         guard let loops = state.withLock({ $0.tcpServer?.group.loops }), !sessions.isEmpty else { return }
-        let compressors = fanOutCompressors
         if loops.count == 1 {
             let loop = loops[0]
-            loop.execute { Self.deliver(frame, to: sessions, on: loop, compressors: compressors) }
+            loop.execute { Self.deliver(frame, to: sessions, on: loop) }
             return
         }
         var perLoop = [[SessionHandle]](repeating: [], count: loops.count)
@@ -156,7 +161,7 @@ public final class HeraldHTTPServer: Sendable {
         }
         for (index, batch) in perLoop.enumerated() where !batch.isEmpty {
             let loop = loops[index]
-            loop.execute { Self.deliver(frame, to: batch, on: loop, compressors: compressors) }
+            loop.execute { Self.deliver(frame, to: batch, on: loop) }
         }
     }
 
@@ -224,14 +229,8 @@ public final class HeraldHTTPServer: Sendable {
         loop.connection(for: handle.connection)?.userData as? WebSocketSession
     }
 
-    static func deliver(_ frame: SharedBytes, to sessions: [SessionHandle], on loop: EventLoop, compressors: [LoopCompressors]) {
-        guard loop.index >= 0, loop.index < compressors.count else {
-            for handle in sessions { session(handle, on: loop)?.send(frame) }
-            return
-        }
-        var fanOut = FanOutFrame(frame)
-        let loopCompressors = compressors[loop.index]
-        for handle in sessions { session(handle, on: loop)?.send(&fanOut, compressors: loopCompressors) }
+    static func deliver(_ frame: SharedBytes, to sessions: [SessionHandle], on loop: EventLoop) {
+        for handle in sessions { session(handle, on: loop)?.send(frame) }
     }
 }
 

@@ -12,6 +12,9 @@ extension HeraldServerOptions {
         "idle-timeout": "HERALD_IDLE_TIMEOUT", "tick": "HERALD_TICK", "max-frame-size": "HERALD_MAX_FRAME_SIZE",
         "max-message-size": "HERALD_MAX_MESSAGE_SIZE", "max-connections": "HERALD_MAX_CONNECTIONS", "log-level": "HERALD_LOG_LEVEL",
         "compression": "HERALD_COMPRESSION", "tls-cert": "HERALD_TLS_CERT", "tls-key": "HERALD_TLS_KEY", "tls-port": "HERALD_TLS_PORT",
+        "max-connections-per-ip": "HERALD_MAX_CONNECTIONS_PER_IP", "handshake-rate-per-ip": "HERALD_HANDSHAKE_RATE_PER_IP",
+        "sync-send-rate": "HERALD_SYNC_SEND_RATE", "max-text-bytes": "HERALD_MAX_TEXT_BYTES", "metrics": "HERALD_METRICS",
+        "max-queued-bytes": "HERALD_MAX_QUEUED_BYTES", "socket-send-buffer": "HERALD_SOCKET_SEND_BUFFER",
     ]
 
     /// The defaults, overridden by whichever `HERALD_*` variables are set in `environment`.
@@ -56,6 +59,16 @@ extension HeraldServerOptions {
         if let number = try integer("max-frame-size") { maxFrameSize = number }
         if let number = try integer("max-message-size") { maxMessageSize = number }
         if let number = try integer("max-connections") { maxConnections = number }
+        if let number = try integer("max-connections-per-ip") { maxConnectionsPerIP = number }
+        if let number = try integer("max-text-bytes") { maxTextBytes = number }
+        if let flag = try boolean("metrics") { metrics = flag }
+        if let number = try integer("max-queued-bytes") { maxQueuedBytes = number }
+        if let number = try integer("socket-send-buffer") { socketSendBuffer = number }
+        for flag in ["handshake-rate-per-ip", "sync-send-rate"] {
+            guard let (name, text) = value(flag) else { continue }
+            guard let rate = Double(text), rate >= 0, rate.isFinite else { throw OptionsError(name: name, value: text, expected: "a rate >= 0 per second") }
+            if flag == "sync-send-rate" { syncSendRate = rate } else { handshakeRatePerIP = rate }
+        }
         if let (_, text) = value("tls-cert") { tlsCertificateFile = text }
         if let (_, text) = value("tls-key") { tlsKeyFile = text }
         if let number = try integer("tls-port") { tlsPort = number }
@@ -78,6 +91,10 @@ extension HeraldServerOptions {
         if let tlsPort {
             if tlsCertificateFile == nil { throw OptionsError(name: "tls-port", value: String(tlsPort), expected: "--tls-cert and --tls-key as well") }
             if tlsPort > 65535 { throw OptionsError(name: "tls-port", value: String(tlsPort), expected: "0...65535") }
+        }
+        if maxTextBytes < 1 { throw OptionsError(name: "max-text-bytes", value: String(maxTextBytes), expected: "at least 1") }
+        if !(handshakeRatePerIP >= 0) || !(syncSendRate >= 0) {
+            throw OptionsError(name: "handshake-rate-per-ip/sync-send-rate", value: "\(handshakeRatePerIP)/\(syncSendRate)", expected: "rates >= 0")
         }
         if handshakeTimeoutMs < 1 { throw OptionsError(name: "handshake-timeout", value: String(handshakeTimeoutMs), expected: "at least 1 ms") }
     }

@@ -1,4 +1,5 @@
 import HeraldNet
+import HeraldProtocol
 import Logging
 
 /// Settings for the whole `herald-server` process: where to listen, which endpoints to serve, the storage and
@@ -49,6 +50,25 @@ public struct HeraldServerOptions: Sendable {
     public var compression = true
     /// Connections beyond this many at once are answered 503 and closed.
     public var maxConnections = 100_000
+    /// Open connections per client IP; more are answered 429 before any upgrade. 0 = unlimited. The default leaves
+    /// room for a NAT or a load generator while keeping one address from taking a large share of the server.
+    public var maxConnectionsPerIP = 16_384
+    /// New connections per second per client IP (burst: five seconds' worth); more are answered 429. 0 = unlimited.
+    public var handshakeRatePerIP: Double = 2_000
+    /// `send` requests per second per user on /sync (burst: twice that); more are answered `rate_limited` and the
+    /// connection stays open. 0 = unlimited. Must stay above the 50/s the spec promises.
+    public var syncSendRate: Double = 100
+    /// Longest message text in UTF-8 bytes a /sync `send` may carry (ProtocolLimits.maxTextBytes); longer is `too_large`.
+    public var maxTextBytes = ProtocolLimits.default.maxTextBytes
+    /// Bytes one connection may have queued for sending; a receiver that falls further behind is closed (slow
+    /// consumer) and resumes from its last seq when it reconnects. nil: 4 MiB, or two maximal messages if larger.
+    /// Never below one maximal message.
+    public var maxQueuedBytes: Int? = nil
+    /// SO_SNDBUF of accepted sockets in bytes; nil leaves the kernel's autotuning. Caps the kernel memory one stalled
+    /// reader can hold beyond ``maxQueuedBytes``.
+    public var socketSendBuffer: Int? = nil
+    /// Serve `GET /metrics` (Prometheus text format).
+    public var metrics = true
     /// The minimum level logged.
     public var logLevel: Logger.Level = .info
     /// PEM certificate chain for `wss://` (with ``tlsKeyFile``); re-read on SIGHUP. nil: no TLS.

@@ -45,9 +45,14 @@ public final class WebSocketSession {
     private let compression: PerMessageDeflate?
     /// Reused buffer for a compressed outgoing payload.
     private var compressed: [UInt8] = []
+    /// Server-wide counters and this loop's share of them (relaxed atomic adds, no lock).
+    private let metrics: ServerMetrics?
+    private let loopMetrics: ServerMetrics.LoopMetrics?
 
     init(connection: Connection, request: HTTPRequestHead, subprotocol: String?, limits: WebSocketLimits, timing: SessionTiming, logger: Logger,
-         compression: PerMessageDeflate? = nil) {
+         compression: PerMessageDeflate? = nil, metrics: ServerMetrics? = nil) {
+        self.metrics = metrics
+        self.loopMetrics = metrics?.loop(connection.loop.index)
         self.connection = connection
         self.handle = SessionHandle(connection.handle)
         self.request = request
@@ -83,30 +88,12 @@ public final class WebSocketSession {
         connection.write(frame)
     }
 
-    /// How this session takes fan-out frames: plain, deflated once per loop and configuration, or by itself.
-    var outgoingCompression: OutgoingCompression {
-        guard let compression else { return .none }
-        guard let windowBits = compression.sharedCompressionWindowBits else { return .own }
-        return .shared(windowBits: windowBits, options: compression.options)
-    }
-
-    /// Queues a fan-out frame (``HeraldHTTPServer/send(_:to:)``) in the form this session negotiated: `frame` must be
-    /// the one ``FanOutFrame`` picked for ``outgoingCompression``; a session with its own compression context
-    /// deflates the message itself.
-    func send(_ fanOut: inout FanOutFrame, compressors: LoopCompressors) {
-        guard !closeSent else { return }
-        let compression = outgoingCompression
-        if case .own = compression, let message = fanOut.message {
-            return sendMessage(message.opcode, message.payload)
-        }
-        connection.write(fanOut.frame(for: compression, compressors: compressors))
-    }
-
     /// Starts the close handshake (§7.1.2): sends a close frame with `code` and `reason`; the TCP connection is
     /// closed when the peer answers or after the close timeout.
     public func close(code: CloseCode, reason: String) {
         guard !closeSent, protocolState.state == .open else { return }
         closeSent = true
+        metrics?.countClose(code: code.rawValue)
         output.removeAll(keepingCapacity: true)
         protocolState.close(code: code, reason: reason, into: &output)
         connection.write(output)
@@ -125,6 +112,7 @@ public final class WebSocketSession {
         } else {
             FrameEncoder.encodeServerFrame(opcode: opcode, payload: bytes, into: &output)
         }
+        loopMetrics?.framesOut.add(1)
         connection.write(output)
         shrinkOutputIfLarge()
     }
@@ -156,15 +144,19 @@ public final class WebSocketSession {
             }
             switch event {
             case .text(let text):
+                loopMetrics?.messagesIn.add(1)
                 delegate?.sessionDidReceiveText(self, Array(text.utf8))
             case .binary(let bytes):
+                loopMetrics?.messagesIn.add(1)
                 delegate?.sessionDidReceiveBinary(self, bytes)
             case .ping, .pong:
-                break  // the pong is already written; any byte counts as liveness (lastReadAt).
+                loopMetrics?.controlFramesIn.add(1)  // the pong is already written; any byte counts as liveness (lastReadAt).
             case .closed(let code, _):
+                loopMetrics?.controlFramesIn.add(1)
                 closeSent = true
                 logger.debug("websocket closed by peer", metadata: ["conn": "\(handle)", "code": "\(code.map { "\($0)" } ?? "none")"])
             case .failed(let error):
+                metrics?.countClose(code: error.closeCode.rawValue)
                 closeSent = true
                 logger.debug("websocket failed", metadata: ["conn": "\(handle)", "error": "\(error)"])
             }

@@ -29,8 +29,12 @@ public final class SyncCore<Device: Hashable> {
     /// Display names by user id (refreshed when a user connects).
     var names: [String: String] = [:]
     /// Pushes in their grace period, ordered by deadline.
-    var pendingPushes = PushSchedule()
+    var pendingPushes: [PendingPush] = []
     var nextMaintenance: Int64 = .min
+    /// Running totals for metrics (messages stored, resumes, errors by code); read by the owning thread.
+    public internal(set) var counters = SyncCounters()
+    /// Per-user `send` rate (``SyncConfiguration/sendRatePerSecond``).
+    var sendBuckets: TokenBuckets<String>
     private var deviceCounter = 0
 
     /// - Parameters:
@@ -41,6 +45,7 @@ public final class SyncCore<Device: Hashable> {
         self.store = store
         self.configuration = configuration
         self.logger = logger
+        self.sendBuckets = TokenBuckets(ratePerSecond: configuration.sendRatePerSecond, burst: configuration.sendBurst)
     }
 
     // MARK: - API
@@ -49,6 +54,8 @@ public final class SyncCore<Device: Hashable> {
     /// Also fires pushes and maintenance that are due.
     public func process(_ inputs: [SyncInput<Device>], now: Int64) -> [SyncDelivery<Device>] {
         var step = SyncStep<Device>()
+        // A failed batch is redone request by request: what the first pass counted and spent did not happen.
+        let (savedCounters, savedBuckets) = (counters, sendBuckets)
         do {
             try store.transaction {
                 for input in inputs { handle(input, now: now, standalone: false, step: &step) }
@@ -58,6 +65,7 @@ public final class SyncCore<Device: Hashable> {
             // scene) are idempotent, and everything else waits in `step`, so redoing is safe.
             logger.debug("batch transaction failed, redoing requests one by one", metadata: ["error": "\(error)"])
             step = SyncStep<Device>()
+            (counters, sendBuckets) = (savedCounters, savedBuckets)
             for input in inputs { handle(input, now: now, standalone: true, step: &step) }
         }
         var deliveries = apply(step)
@@ -68,16 +76,20 @@ public final class SyncCore<Device: Hashable> {
     /// Fires pushes whose grace period ended and runs due maintenance.
     public func fireDueTimers(now: Int64) -> [SyncDelivery<Device>] {
         if now >= nextMaintenance { runMaintenance(now: now) }
-        let due = pendingPushes.takeDue(now: now)
+        let due = pendingPushes.prefix { $0.deadline <= now }
         guard !due.isEmpty else { return [] }
+        let firing = Array(due)
+        pendingPushes.removeFirst(firing.count)
         var deliveries: [SyncDelivery<Device>] = []
-        for push in due { deliver(push, now: now, into: &deliveries) }
+        for push in firing {
+            if let delivery = deliver(push, now: now) { deliveries.append(delivery) }
+        }
         return deliveries
     }
 
     /// The next time ``fireDueTimers(now:)`` has work, ms since the epoch.
     public var nextDeadline: Int64 {
-        min(pendingPushes.nextDeadline ?? .max, nextMaintenance)
+        min(pendingPushes.first?.deadline ?? .max, nextMaintenance)
     }
 
     /// Prunes stream events and pushes older than the retention (R3: at least 7 days are kept).
@@ -121,6 +133,7 @@ public final class SyncCore<Device: Hashable> {
             guard let state = devices[device] else { return }
             switch RequestFrame.decode(bytes, limits: configuration.limits) {
             case .failure(let failure):
+                counters.recordError(failure.error.code)
                 step.effects.append(.reply(device, ResponseFrame.failure(id: failure.id, failure.error).encode()))
             case .success(let frame):
                 perform(frame, device: device, state: state, now: now, standalone: standalone, step: &step)
@@ -160,6 +173,7 @@ public final class SyncCore<Device: Hashable> {
 
     private func perform(_ frame: RequestFrame, device: Device, state: DeviceState, now: Int64, standalone: Bool, step: inout SyncStep<Device>) {
         let mark = step.effects.count
+        let storedBefore = counters.messagesStored
         let wasSyncing = step.syncing.contains(device)
         var response: ResponseFrame
         do {
@@ -168,6 +182,10 @@ public final class SyncCore<Device: Hashable> {
                 if synced { throw ErrorInfo(.badState, "this connection already sent sync") }
             } else if !synced {
                 throw ErrorInfo(.badState, "send sync first")
+            }
+            if case .send = frame.request, let waitMs = sendBuckets.take(state.user, nowMs: now) {
+                counters.rateLimited += 1
+                throw ErrorInfo(.rateLimited, "too many messages; retry in \(waitMs) ms")
             }
             let run = { () throws -> ResponseFrame in
                 try self.execute(frame, device: device, state: state, now: now, step: &step)
@@ -182,6 +200,8 @@ public final class SyncCore<Device: Hashable> {
             step.effects.removeSubrange(mark...)
             if !wasSyncing { step.syncing.remove(device) }
             response = .failure(id: frame.id, Self.errorInfo(for: error))
+            counters.messagesStored = storedBefore
+            if let code = response.error?.code { counters.recordError(code) }
         }
         step.effects.append(.reply(device, response.encode()))
     }
@@ -221,7 +241,9 @@ public final class SyncCore<Device: Hashable> {
             case .backendReply(let call, let result):
                 call.reply(result)
             case .schedulePush(let push):
-                pendingPushes.insert(push)
+                // Deadlines mostly arrive in order, so search from the back.
+                let index = pendingPushes.lastIndex { $0.deadline <= push.deadline }.map { $0 + 1 } ?? 0
+                pendingPushes.insert(push, at: index)
             }
         }
         return deliveries

@@ -36,7 +36,10 @@ public final class SyncService: Sendable {
         }
         signingSecret = secret
         databasePath = options.dbPath
-        let configuration = SyncConfiguration(pushGraceMilliseconds: Int64((max(options.pushGraceSeconds, 0) * 1000).rounded()))
+        var configuration = SyncConfiguration(pushGraceMilliseconds: Int64((max(options.pushGraceSeconds, 0) * 1000).rounded()))
+        configuration.sendRatePerSecond = options.syncSendRate
+        configuration.sendBurst = max(1, 2 * options.syncSendRate)
+        configuration.limits.maxTextBytes = options.maxTextBytes
         let inbox = SyncInbox<SessionHandle>()
         self.inbox = inbox
         runner = SyncThreadRunner(
@@ -120,13 +123,34 @@ private final class SyncThreadRunner: @unchecked Sendable {
             let (inputs, stopped) = inbox.take(deadline: core.nextDeadline)
             let now = Int64(Date().timeIntervalSince1970 * 1000)
             let deliveries = inputs.isEmpty ? core.fireDueTimers(now: now) : core.process(inputs, now: now)
+            let committedAt = MonotonicClock.microseconds()
+            // Published before the frames go out, so a client that saw its answer sees it counted.
+            server.metrics.publish(core.counters)
             for delivery in deliveries {
                 server.send(Self.textFrame(delivery.payload), to: delivery.devices)
             }
+            recordMetrics(deliveries, committedAt: committedAt)
             if stopped { break }
         }
         store.close()
         finished.signal()
+    }
+
+    /// Publishes the core's totals and times this batch's deliveries: a task queued on every loop behind the
+    /// batch's frames runs once they are all queued there (loop tasks run in order).
+    private func recordMetrics(_ deliveries: [SyncDelivery<SessionHandle>], committedAt: Int) {
+        let metrics = server.metrics
+        guard !deliveries.isEmpty else { return }
+        var frames = 0
+        var loopsUsed: UInt64 = 0
+        for delivery in deliveries {
+            frames += delivery.devices.count
+            for device in delivery.devices { loopsUsed |= 1 << UInt64(device.connection.loopIndex & 63) }
+        }
+        metrics.fanoutDeliveries.add(frames)
+        for loop in server.loops where loopsUsed & (1 << UInt64(loop.index & 63)) != 0 {
+            loop.execute { metrics.deliveryLatency.observe(microseconds: MonotonicClock.microseconds() - committedAt) }
+        }
     }
 
     /// One unmasked text frame, shared by every receiver of a delivery.

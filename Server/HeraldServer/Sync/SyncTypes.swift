@@ -12,6 +12,10 @@ public struct SyncConfiguration: Sendable {
     public var limits: ProtocolLimits
     /// Events read from the store per query while replaying a resume.
     public var replayPageSize: Int
+    /// `send` requests per second per user (token bucket); beyond it `rate_limited`. 0 = unlimited.
+    public var sendRatePerSecond: Double = 0
+    /// How many sends a user may make at once before the rate applies.
+    public var sendBurst: Double = 1
 
     public init(
         pushGraceMilliseconds: Int64 = 2_000, retentionMilliseconds: Int64 = 7 * 24 * 3_600_000,
@@ -60,29 +64,20 @@ public struct SyncDelivery<Device: Hashable> {
 }
 
 /// What the sync thread knows about one connected device.
-///
-/// A class: fan-out looks at every device of every recipient (cursor, scene), and a lookup of a struct with two
-/// strings copied (and retained) all of it each time.
-final class DeviceState {
-    let user: String
+struct DeviceState {
+    var user: String
     /// The device's name in the push outbox.
-    let name: String
+    var name: String
     /// Where the device is (P1-P3); a device that never reported is in the foreground list.
     var scene = SceneReport(scene: .list, foreground: true)
     /// nil until `sync`; then the stream position its sync reflected: it gets every event after it live (R1a).
     var cursor: Int64?
-
-    init(user: String, name: String) {
-        self.user = user
-        self.name = name
-    }
 }
 
-/// A push waiting for its grace period (P4): one message's push for each of its recipients that were not viewing
-/// the conversation when it was sent (one entry per message, not per recipient).
+/// A push waiting for its grace period (P4).
 struct PendingPush {
     var deadline: Int64
-    var users: [String]
+    var user: String
     var push: PushInfo
 }
 

@@ -1,0 +1,31 @@
+import Synchronization
+
+/// Cheap running totals of one event loop, for metrics: written only by the loop's own thread (relaxed atomic
+/// adds on counters no other loop touches, so no contention), read by anyone.
+public final class LoopCounters: Sendable {
+    /// Bytes read from sockets (after TLS: ciphertext, as the kernel saw them).
+    public let bytesRead = Atomic<Int>(0)
+    /// Bytes the kernel accepted from `sendmsg`.
+    public let bytesWritten = Atomic<Int>(0)
+    /// Connections closed because their outbound queue would have passed `maxQueuedBytesPerConnection`.
+    public let slowConsumerCloses = Atomic<Int>(0)
+    /// Connections accepted.
+    public let accepted = Atomic<Int>(0)
+
+    init() {}
+
+    // Callers in this module need no `Synchronization` import for these.
+    func didRead(_ count: Int) { bytesRead.add(count, ordering: .relaxed) }
+    func didWrite(_ count: Int) { bytesWritten.add(count, ordering: .relaxed) }
+    func didAccept() { accepted.add(1, ordering: .relaxed) }
+    func didCloseSlowConsumer() { slowConsumerCloses.add(1, ordering: .relaxed) }
+}
+
+extension EventLoop {
+    /// Bytes queued on this loop's connections and not yet accepted by the kernel. Loop thread only.
+    public var queuedOutputBytes: Int {
+        var total = 0
+        for connection in live { total += connection.output.count }
+        return total
+    }
+}

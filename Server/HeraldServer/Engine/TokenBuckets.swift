@@ -1,0 +1,49 @@
+/// A token bucket per key (`ratePerSecond` sustained, `burst` at once), for one thread: the caller serialises
+/// access (the sync thread owns its instance; ``ConnectionAdmission`` holds its own behind a mutex).
+///
+/// Idle keys are forgotten once their bucket is full again, so a stream of strangers cannot grow it without bound.
+struct TokenBuckets<Key: Hashable> {
+    private struct Bucket {
+        var tokens: Double
+        var updatedMs: Int64
+    }
+
+    /// Sustained rate; 0 or less disables limiting.
+    let ratePerSecond: Double
+    let burst: Double
+    private var buckets: [Key: Bucket] = [:]
+    /// When the map is next swept for full (forgettable) buckets.
+    private var sweepAtCount = 1024
+
+    init(ratePerSecond: Double, burst: Double) {
+        self.ratePerSecond = ratePerSecond
+        self.burst = max(burst, 1)
+    }
+
+    var isEnabled: Bool { ratePerSecond > 0 }
+
+    /// Takes one token for `key` at `nowMs`; nil when allowed, else the milliseconds until a token is available.
+    mutating func take(_ key: Key, nowMs: Int64) -> Int64? {
+        guard ratePerSecond > 0 else { return nil }
+        var bucket = buckets[key] ?? Bucket(tokens: burst, updatedMs: nowMs)
+        bucket.tokens = min(burst, bucket.tokens + Double(max(0, nowMs - bucket.updatedMs)) / 1000 * ratePerSecond)
+        bucket.updatedMs = nowMs
+        let waitMs: Int64?
+        if bucket.tokens >= 1 {
+            bucket.tokens -= 1
+            waitMs = nil
+        } else {
+            waitMs = max(1, Int64(((1 - bucket.tokens) / ratePerSecond * 1000).rounded(.up)))
+        }
+        buckets[key] = bucket
+        if buckets.count >= sweepAtCount { sweep(nowMs: nowMs) }
+        return waitMs
+    }
+
+    /// Drops buckets that have refilled completely (they behave exactly like absent ones).
+    private mutating func sweep(nowMs: Int64) {
+        let rate = ratePerSecond, burst = self.burst
+        buckets = buckets.filter { _, bucket in bucket.tokens + Double(max(0, nowMs - bucket.updatedMs)) / 1000 * rate < burst }
+        sweepAtCount = max(1024, buckets.count * 2)
+    }
+}
