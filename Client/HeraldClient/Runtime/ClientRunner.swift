@@ -292,10 +292,13 @@ public final class ClientRunner {
     }
 
     static func writeAll(_ fd: Int32, _ text: String) {
-        var bytes = Array(text.utf8)
+        let bytes = Array(text.utf8)
         var offset = 0
         while offset < bytes.count {
-            let count = bytes.withUnsafeMutableBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            let count = bytes.withUnsafeBytes { buffer -> Int in
+                guard let base = buffer.baseAddress else { return 0 }
+                return Glibc.write(fd, base + offset, buffer.count - offset)
+            }
             if count < 0 && errno == EINTR { continue }
             if count <= 0 { return }
             offset += count
