@@ -79,7 +79,7 @@ let package = Package(
         ),
 
         // MARK: - Tests
-        .target(name: "HeraldTestSupport", dependencies: ["HeraldWebSocket"], path: "Tests/HeraldTestSupport", swiftSettings: swiftSettings),
+        .target(name: "HeraldTestSupport", dependencies: ["HeraldWebSocket", "CLibPQ"], path: "Tests/HeraldTestSupport", swiftSettings: swiftSettings),
         .testTarget(
             name: "HeraldWebSocketTests",
             dependencies: ["HeraldWebSocket", "HeraldTestSupport", .product(name: "PropertyBased", package: "swift-property-based")],
@@ -95,11 +95,10 @@ let package = Package(
         .testTarget(name: "HeraldDeflateTests", dependencies: ["HeraldDeflate"], path: "Tests/HeraldDeflateTests", swiftSettings: swiftSettings),
         .testTarget(name: "HeraldTLSTests", dependencies: ["HeraldTLS"], path: "Tests/HeraldTLSTests", swiftSettings: swiftSettings),
         .testTarget(name: "HeraldProtocolTests", dependencies: ["HeraldProtocol"], path: "Tests/HeraldProtocolTests", swiftSettings: swiftSettings),
-        .testTarget(name: "HeraldStoreTests", dependencies: ["HeraldStore"], path: "Tests/HeraldStoreTests", swiftSettings: swiftSettings),
         .testTarget(
-            name: "HeraldStorePostgresTests",
-            dependencies: ["HeraldStorePostgres", "HeraldStore"],
-            path: "Tests/HeraldStorePostgresTests",
+            name: "HeraldStoreTests",
+            dependencies: ["HeraldStore", "HeraldStorePostgres", "HeraldTestSupport"],
+            path: "Tests/HeraldStoreTests",
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "HeraldNetTests", dependencies: ["HeraldNet"], path: "Tests/HeraldNetTests", swiftSettings: swiftSettings),

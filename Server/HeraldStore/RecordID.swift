@@ -1,17 +1,24 @@
-/// Public ids are SQLite rowids with a one-letter prefix: "c12", "m7", "n3".
+/// Public record ids: a store's integer key with a one-letter prefix, "c12", "m7", "n3".
 ///
-/// Parsing is strict (prefix, then a positive decimal without leading zeros that fits Int64), so
-/// "m07", "m-1", "m", "x1" or "m1 " are simply not found rather than aliases of real rows.
-enum RecordID {
-    static let conversation: UInt8 = UInt8(ascii: "c")
-    static let message: UInt8 = UInt8(ascii: "m")
-    static let notification: UInt8 = UInt8(ascii: "n")
+/// Every store backend (SQLite rowids, PostgreSQL bigint keys) formats and parses ids with this one type, so
+/// clients see the same ids whichever store a server runs on. Parsing is strict (the prefix, then a positive
+/// decimal without leading zeros that fits Int64), so "m07", "m-1", "m", "x1" or "m1 " are simply not found
+/// rather than aliases of real rows.
+public enum RecordID {
+    /// The prefix of conversation ids ("c12").
+    public static let conversation: UInt8 = UInt8(ascii: "c")
+    /// The prefix of message ids ("m7").
+    public static let message: UInt8 = UInt8(ascii: "m")
+    /// The prefix of bell notification ids ("n3").
+    public static let notification: UInt8 = UInt8(ascii: "n")
 
-    static func format(_ prefix: UInt8, _ rowid: Int64) -> String {
-        String(decoding: CollectionOfOne(prefix), as: UTF8.self) + String(rowid)
+    /// The public id of the row with key `key`: `prefix` followed by the decimal key.
+    public static func format(_ prefix: UInt8, _ key: Int64) -> String {
+        String(decoding: CollectionOfOne(prefix), as: UTF8.self) + String(key)
     }
 
-    static func parse(_ prefix: UInt8, _ id: String) -> Int64? {
+    /// The key inside `id` when it is `prefix` plus a canonical positive decimal that fits Int64; else nil.
+    public static func parse(_ prefix: UInt8, _ id: String) -> Int64? {
         let utf8 = id.utf8
         guard utf8.count >= 2, utf8.count <= 20, utf8.first == prefix else { return nil }
         let digits = utf8.dropFirst()

@@ -25,7 +25,7 @@ extension PostgresStore {
             let participants = low == high ? [low] : [low, high]
             try addParticipants(key, participants)
             return (ConversationRecord(
-                id: PGRecordID.format(PGRecordID.conversation, key), kind: .direct, title: nil,
+                id: RecordID.format(RecordID.conversation, key), kind: .direct, title: nil,
                 participants: participants, createdAt: now, lastActivity: now), true)
         }
     }
@@ -41,19 +41,19 @@ extension PostgresStore {
             else { throw StoreError(kind: .other, message: "INSERT … RETURNING returned no row") }
             try addParticipants(key, participants)
             return ConversationRecord(
-                id: PGRecordID.format(PGRecordID.conversation, key), kind: .group, title: title,
+                id: RecordID.format(RecordID.conversation, key), kind: .group, title: title,
                 participants: participants, createdAt: now, lastActivity: now)
         }
     }
 
     public func conversation(id: String) throws -> ConversationRecord? {
-        guard let key = PGRecordID.parse(PGRecordID.conversation, id) else { return nil }
+        guard let key = RecordID.parse(RecordID.conversation, id) else { return nil }
         // Participants never change after creation, so the two reads need no snapshot.
         return try conversation(key: key)
     }
 
     public func isParticipant(user: String, conversation: String) throws -> Bool {
-        guard let key = PGRecordID.parse(PGRecordID.conversation, conversation) else { return false }
+        guard let key = RecordID.parse(RecordID.conversation, conversation) else { return false }
         return try isParticipant(user: user, key: key)
     }
 
@@ -84,7 +84,7 @@ extension PostgresStore {
             ) { row in
                 let key = row.int(0)
                 let record = ConversationRecord(
-                    id: PGRecordID.format(PGRecordID.conversation, key), kind: ConversationRecord.Kind(rawValue: row.int(1)) ?? .group,
+                    id: RecordID.format(RecordID.conversation, key), kind: ConversationRecord.Kind(rawValue: row.int(1)) ?? .group,
                     title: row.optionalText(2), participants: participants[key] ?? [], createdAt: row.int(3), lastActivity: row.int(4))
                 let last = row.isNull(6) ? nil : Self.messageRecord(row, from: 6)
                 return ConversationSummary(conversation: record, unreadCount: Int(row.int(5)), lastMessage: last)
@@ -104,7 +104,7 @@ extension PostgresStore {
             "SELECT user_id FROM participants WHERE conversation_id = $1 ORDER BY user_id", .int(key)
         ) { row in row.text(0) }
         return ConversationRecord(
-            id: PGRecordID.format(PGRecordID.conversation, key), kind: ConversationRecord.Kind(rawValue: base.kind) ?? .group,
+            id: RecordID.format(RecordID.conversation, key), kind: ConversationRecord.Kind(rawValue: base.kind) ?? .group,
             title: base.title, participants: participants, createdAt: base.createdAt, lastActivity: base.lastActivity)
     }
 

@@ -10,7 +10,7 @@ extension PostgresStore {
         try transaction {
             // R4: a retry returns the original, whatever it carries this time.
             if let original = try original(sender: sender, clientMessageId: clientMessageId) { return (original, true) }
-            guard let key = PGRecordID.parse(PGRecordID.conversation, conversation) else {
+            guard let key = RecordID.parse(RecordID.conversation, conversation) else {
                 throw StoreError(kind: .notFound, message: "unknown conversation \(conversation)")
             }
             // Lock the conversation row first: writers of one conversation (on any node) then take message
@@ -52,22 +52,22 @@ extension PostgresStore {
                 UPDATE conversations SET last_activity = greatest(last_activity, $4) WHERE id = $1
                 """, .int(key), .int(messageKey), .text(sender), .int(now))
             let record = MessageRecord(
-                id: PGRecordID.format(PGRecordID.message, messageKey), conversation: conversation, sender: sender,
+                id: RecordID.format(RecordID.message, messageKey), conversation: conversation, sender: sender,
                 clientMessageId: clientMessageId, kind: kind, text: text, imageURL: imageURL, createdAt: now, order: messageKey)
             return (record, false)
         }
     }
 
     public func message(id: String) throws -> MessageRecord? {
-        guard let key = PGRecordID.parse(PGRecordID.message, id) else { return nil }
+        guard let key = RecordID.parse(RecordID.message, id) else { return nil }
         return try message(key: key)
     }
 
     public func history(conversation: String, before: String?, limit: Int) throws -> [MessageRecord] {
-        guard let key = PGRecordID.parse(PGRecordID.conversation, conversation), limit > 0 else { return [] }
+        guard let key = RecordID.parse(RecordID.conversation, conversation), limit > 0 else { return [] }
         var cursor = Int64.max
         if let before {
-            guard let messageKey = PGRecordID.parse(PGRecordID.message, before) else {
+            guard let messageKey = RecordID.parse(RecordID.message, before) else {
                 throw StoreError(kind: .notFound, message: "unknown message \(before)")
             }
             cursor = messageKey
@@ -86,7 +86,7 @@ extension PostgresStore {
     static func messageRecord(_ row: PGRow, from first: Int32) -> MessageRecord {
         let key = row.int(first)
         return MessageRecord(
-            id: PGRecordID.format(PGRecordID.message, key), conversation: PGRecordID.format(PGRecordID.conversation, row.int(first + 1)),
+            id: RecordID.format(RecordID.message, key), conversation: RecordID.format(RecordID.conversation, row.int(first + 1)),
             sender: row.text(first + 2), clientMessageId: row.text(first + 3), kind: MessageRecord.Kind(rawValue: row.int(first + 4)) ?? .text,
             text: row.optionalText(first + 5), imageURL: row.optionalText(first + 6), createdAt: row.int(first + 7), order: key)
     }

@@ -19,7 +19,7 @@ extension PostgresStore {
                     SELECT id FROM notifications WHERE user_id = $1 ORDER BY id DESC LIMIT 1 OFFSET $2)
                 """, .text(user), .int(Int64(Self.notificationsKept)))
             return NotificationRecord(
-                id: PGRecordID.format(PGRecordID.notification, key), user: user, kind: kind, actor: actor, text: text, url: url,
+                id: RecordID.format(RecordID.notification, key), user: user, kind: kind, actor: actor, text: text, url: url,
                 createdAt: now, read: false)
         }
     }
@@ -31,13 +31,13 @@ extension PostgresStore {
             .text(user), .int(Int64(limit))
         ) { row in
             NotificationRecord(
-                id: PGRecordID.format(PGRecordID.notification, row.int(0)), user: row.text(1), kind: row.text(2), actor: row.optionalText(3),
+                id: RecordID.format(RecordID.notification, row.int(0)), user: row.text(1), kind: row.text(2), actor: row.optionalText(3),
                 text: row.text(4), url: row.optionalText(5), createdAt: row.int(6), read: row.int(7) != 0)
         }
     }
 
     public func markNotificationRead(user: String, id: String) throws -> Bool {
-        guard let key = PGRecordID.parse(PGRecordID.notification, id) else { return false }
+        guard let key = RecordID.parse(RecordID.notification, id) else { return false }
         return try connection.execute(
             "UPDATE notifications SET read = true WHERE id = $1 AND user_id = $2 AND NOT read", .int(key), .text(user)) == 1
     }

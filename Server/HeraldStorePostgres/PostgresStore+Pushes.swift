@@ -7,10 +7,10 @@ extension PostgresStore {
         user: String, device: String, conversation: String, message: String, sender: String,
         preview: String, url: String, now: Int64
     ) throws -> Int64 {
-        guard let conversationKey = PGRecordID.parse(PGRecordID.conversation, conversation) else {
+        guard let conversationKey = RecordID.parse(RecordID.conversation, conversation) else {
             throw StoreError(kind: .notFound, message: "unknown conversation \(conversation)")
         }
-        guard let messageKey = PGRecordID.parse(PGRecordID.message, message) else {
+        guard let messageKey = RecordID.parse(RecordID.message, message) else {
             throw StoreError(kind: .notFound, message: "unknown message \(message)")
         }
         guard
@@ -25,7 +25,7 @@ extension PostgresStore {
     }
 
     public func withdrawPushes(message: String, user: String, now: Int64) throws -> [PushRecord] {
-        guard let messageKey = PGRecordID.parse(PGRecordID.message, message) else { return [] }
+        guard let messageKey = RecordID.parse(RecordID.message, message) else { return [] }
         // One statement: the rows it changes are exactly the ones withdrawn now (a second call finds none).
         let withdrawn = try connection.query(
             """
@@ -49,8 +49,8 @@ extension PostgresStore {
 
     static func pushRecord(_ row: PGRow) -> PushRecord {
         PushRecord(
-            id: row.int(0), user: row.text(1), device: row.text(2), conversation: PGRecordID.format(PGRecordID.conversation, row.int(3)),
-            message: PGRecordID.format(PGRecordID.message, row.int(4)), sender: row.text(5), preview: row.text(6), url: row.text(7),
+            id: row.int(0), user: row.text(1), device: row.text(2), conversation: RecordID.format(RecordID.conversation, row.int(3)),
+            message: RecordID.format(RecordID.message, row.int(4)), sender: row.text(5), preview: row.text(6), url: row.text(7),
             createdAt: row.int(8), withdrawnAt: row.optionalInt(9))
     }
 }

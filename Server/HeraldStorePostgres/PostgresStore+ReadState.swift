@@ -4,7 +4,7 @@ extension PostgresStore {
     // MARK: - Read state
 
     public func markRead(user: String, messageIds: [String], now: Int64) throws -> [MessageRecord] {
-        let keys = messageIds.compactMap { PGRecordID.parse(PGRecordID.message, $0) }
+        let keys = messageIds.compactMap { RecordID.parse(RecordID.message, $0) }
         guard !keys.isEmpty else { return [] }
         // One statement: only a row in `unread` can become read (it exists only for participants other than
         // the sender, R5/S7, and only until the first read, U3), so the rows the DELETE returns are exactly
@@ -23,12 +23,12 @@ extension PostgresStore {
     }
 
     public func isRead(user: String, message: String) throws -> Bool {
-        guard let key = PGRecordID.parse(PGRecordID.message, message) else { return false }
+        guard let key = RecordID.parse(RecordID.message, message) else { return false }
         return try connection.scalar("SELECT 1::bigint FROM receipts WHERE message_id = $1 AND user_id = $2", .int(key), .text(user)) != nil
     }
 
     public func unreadCount(user: String, conversation: String) throws -> Int {
-        guard let key = PGRecordID.parse(PGRecordID.conversation, conversation) else { return 0 }
+        guard let key = RecordID.parse(RecordID.conversation, conversation) else { return 0 }
         return Int(try connection.scalar("SELECT count(*) FROM unread WHERE user_id = $1 AND conversation_id = $2", .text(user), .int(key)) ?? 0)
     }
 
@@ -39,12 +39,12 @@ extension PostgresStore {
                    (SELECT count(*) FROM unread u WHERE u.user_id = p.user_id AND u.conversation_id = p.conversation_id)
             FROM participants p WHERE p.user_id = $1
             """, .text(user)
-        ) { row in (PGRecordID.format(PGRecordID.conversation, row.int(0)), Int(row.int(1))) }
+        ) { row in (RecordID.format(RecordID.conversation, row.int(0)), Int(row.int(1))) }
         return Dictionary(rows, uniquingKeysWith: { first, _ in first })
     }
 
     public func readers(of message: String) throws -> [ReadReceipt] {
-        guard let key = PGRecordID.parse(PGRecordID.message, message) else { return [] }
+        guard let key = RecordID.parse(RecordID.message, message) else { return [] }
         return try connection.query(
             "SELECT user_id, read_at FROM receipts WHERE message_id = $1 ORDER BY read_at, user_id", .int(key)
         ) { row in ReadReceipt(user: row.text(0), readAt: row.int(1)) }

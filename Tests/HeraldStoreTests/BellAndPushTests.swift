@@ -3,9 +3,9 @@ import Testing
 
 @Suite("Bell and push outbox")
 struct BellAndPushTests {
-    @Test("B2/B3: create, list newest first, mark one read, mark all read")
-    func bell() throws {
-        let (_, store) = try storeWithUsers()
+    @Test("B2/B3: create, list newest first, mark one read, mark all read", arguments: StoreBackend.allCases)
+    func bell(_ backend: StoreBackend) throws {
+        let (_, store) = try storeWithUsers(backend)
         let first = try store.createNotification(user: "alice", kind: "follow", actor: "bob", text: "Bob followed you", url: nil, now: 1)
         let second = try store.createNotification(
             user: "alice", kind: "mention", actor: "carol", text: "Carol mentioned you", url: "herald://notifications", now: 2)
@@ -24,9 +24,9 @@ struct BellAndPushTests {
         #expect(try store.notifications(user: "alice", limit: 10).allSatisfy(\.read))
     }
 
-    @Test("B4: the feed keeps the newest 100 per user")
-    func cap() throws {
-        let (_, store) = try storeWithUsers()
+    @Test("B4: the feed keeps the newest 100 per user", arguments: StoreBackend.allCases)
+    func cap(_ backend: StoreBackend) throws {
+        let (_, store) = try storeWithUsers(backend)
         var created: [NotificationRecord] = []
         for index in 0..<130 {
             created.append(try store.createNotification(user: "alice", kind: "reaction", actor: "bob", text: "\(index)", url: nil, now: Int64(index)))
@@ -39,9 +39,9 @@ struct BellAndPushTests {
         #expect(try store.notifications(user: "bob", limit: 10).count == 1)
     }
 
-    @Test("P2/P5: pushes are recorded per device and withdrawn once when the message is read")
-    func pushes() throws {
-        let (_, store) = try storeWithUsers()
+    @Test("P2/P5: pushes are recorded per device and withdrawn once when the message is read", arguments: StoreBackend.allCases)
+    func pushes(_ backend: StoreBackend) throws {
+        let (_, store) = try storeWithUsers(backend)
         let (c, _) = try store.findOrCreateDirect(between: "alice", and: "bob", now: 1)
         let message = try send(1, from: "bob", in: c.id, store: store)[0]
         let phone = try store.enqueuePush(
@@ -64,9 +64,9 @@ struct BellAndPushTests {
         }
     }
 
-    @Test("The signing secret and meta values persist; secret(orCreate:) creates once")
-    func meta() throws {
-        let (_, store) = try storeWithUsers()
+    @Test("The signing secret and meta values persist; secret(orCreate:) creates once", arguments: StoreBackend.allCases)
+    func meta(_ backend: StoreBackend) throws {
+        let (_, store) = try storeWithUsers(backend)
         #expect(try store.secret() == nil)
         let secret = try store.ensureSecret()
         #expect(secret.count == 32)

@@ -3,18 +3,18 @@ import Testing
 
 @Suite("Users and conversations")
 struct ConversationTests {
-    @Test("upsertUser creates then renames; unknown users are nil")
-    func users() throws {
-        let (_, store) = try storeWithUsers()
+    @Test("upsertUser creates then renames; unknown users are nil", arguments: StoreBackend.allCases)
+    func users(_ backend: StoreBackend) throws {
+        let (_, store) = try storeWithUsers(backend)
         #expect(try store.user(id: "alice") == UserRecord(id: "alice", name: "Alice"))
         try store.upsertUser(id: "alice", name: "Alice Liddell")
         #expect(try store.user(id: "alice")?.name == "Alice Liddell")
         #expect(try store.user(id: "nobody") == nil)
     }
 
-    @Test("A direct conversation is unique per unordered pair")
-    func directUnique() throws {
-        let (_, store) = try storeWithUsers()
+    @Test("A direct conversation is unique per unordered pair", arguments: StoreBackend.allCases)
+    func directUnique(_ backend: StoreBackend) throws {
+        let (_, store) = try storeWithUsers(backend)
         let (first, created) = try store.findOrCreateDirect(between: "bob", and: "alice", now: 10)
         #expect(created)
         #expect(first.id == "c1")
@@ -27,9 +27,9 @@ struct ConversationTests {
         #expect(otherCreated && other.id == "c2")
     }
 
-    @Test("Conversations with unknown users fail with notFound and store nothing")
-    func unknownUsers() throws {
-        let (_, store) = try storeWithUsers()
+    @Test("Conversations with unknown users fail with notFound and store nothing", arguments: StoreBackend.allCases)
+    func unknownUsers(_ backend: StoreBackend) throws {
+        let (_, store) = try storeWithUsers(backend)
         #expect(throws: StoreError.self) { try store.findOrCreateDirect(between: "alice", and: "mallory", now: 1) }
         do {
             _ = try store.createGroup(title: "x", creator: "alice", members: ["mallory"], now: 1)
@@ -40,9 +40,9 @@ struct ConversationTests {
         #expect(try store.conversations(for: "alice").isEmpty)
     }
 
-    @Test("Groups carry title, creator plus members, and appear in lists without messages")
-    func groups() throws {
-        let (_, store) = try storeWithUsers()
+    @Test("Groups carry title, creator plus members, and appear in lists without messages", arguments: StoreBackend.allCases)
+    func groups(_ backend: StoreBackend) throws {
+        let (_, store) = try storeWithUsers(backend)
         let group = try store.createGroup(title: "Trip", creator: "carol", members: ["alice", "bob", "alice"], now: 50)
         #expect(group.kind == .group)
         #expect(group.title == "Trip")
@@ -55,9 +55,9 @@ struct ConversationTests {
         #expect(list.first?.unreadCount == 0)
     }
 
-    @Test("R5: participation is exact; malformed ids are simply not found")
-    func participation() throws {
-        let (_, store) = try storeWithUsers()
+    @Test("R5: participation is exact; malformed ids are simply not found", arguments: StoreBackend.allCases)
+    func participation(_ backend: StoreBackend) throws {
+        let (_, store) = try storeWithUsers(backend)
         let (direct, _) = try store.findOrCreateDirect(between: "alice", and: "bob", now: 1)
         #expect(!(try store.isParticipant(user: "carol", conversation: direct.id)))
         for bad in ["c01", "c", "x1", "c1 ", "c-1", "c99", "", "c99999999999999999999999"] {
@@ -66,9 +66,9 @@ struct ConversationTests {
         }
     }
 
-    @Test("The list is ordered by last activity, newest first, with unread count and last message")
-    func listOrder() throws {
-        let (_, store) = try storeWithUsers()
+    @Test("The list is ordered by last activity, newest first, with unread count and last message", arguments: StoreBackend.allCases)
+    func listOrder(_ backend: StoreBackend) throws {
+        let (_, store) = try storeWithUsers(backend)
         let (ab, _) = try store.findOrCreateDirect(between: "alice", and: "bob", now: 1)
         let (ac, _) = try store.findOrCreateDirect(between: "alice", and: "carol", now: 2)
         let group = try store.createGroup(title: "All", creator: "alice", members: ["bob", "carol"], now: 3)

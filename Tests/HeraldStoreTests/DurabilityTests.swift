@@ -1,11 +1,11 @@
-@testable import HeraldStore
+import HeraldStore
 import Testing
 
-@Suite("Durability, transactions and failures")
+@Suite("Durability and transactions")
 struct DurabilityTests {
-    @Test("Reopening the file keeps everything; migrations run once and are idempotent")
-    func reopen() throws {
-        let database = try TemporaryDatabase()
+    @Test("Reopening keeps everything; migrations run once and are idempotent", arguments: StoreBackend.allCases)
+    func reopen(_ backend: StoreBackend) throws {
+        let database = try backend.makeDatabase()
         var conversationID = ""
         var messages: [MessageRecord] = []
         do {
@@ -23,7 +23,7 @@ struct DurabilityTests {
         }
         for round in 0..<2 {
             let store = try database.open()
-            #expect(try store.connection.scalar("PRAGMA user_version") == Int64(SQLiteStore.schemaVersion))
+            #expect(try store.storedSchemaVersion() == store.currentSchemaVersion)
             #expect(try store.user(id: "bob")?.name == "Bob")
             #expect(try store.history(conversation: conversationID, before: nil, limit: 10) == messages.reversed())
             #expect(try store.unreadCount(user: "alice", conversation: conversationID) == 3)
@@ -37,9 +37,9 @@ struct DurabilityTests {
         }
     }
 
-    @Test("A second connection (like `herald-server token`) can write while the first is open")
-    func secondConnection() throws {
-        let database = try TemporaryDatabase()
+    @Test("A second connection (like `herald-server token`) can write while the first is open", arguments: StoreBackend.allCases)
+    func secondConnection(_ backend: StoreBackend) throws {
+        let database = try backend.makeDatabase()
         let server = try database.open()
         try server.upsertUser(id: "alice", name: "Alice")
         let token = try database.open()
@@ -50,30 +50,9 @@ struct DurabilityTests {
         #expect(try server.findOrCreateDirect(between: "alice", and: "bob", now: 1).created)
     }
 
-    @Test("A second writer waits for the busy timeout and then fails with .busy, not a crash")
-    func busy() throws {
-        let database = try TemporaryDatabase()
-        let holder = try database.open()
-        let waiter = try SQLiteStore(path: database.path, busyTimeoutMilliseconds: 50)
-        try holder.transaction {
-            try holder.upsertUser(id: "alice", name: "Alice")
-            do {
-                try waiter.upsertUser(id: "bob", name: "Bob")
-                Issue.record("wrote while another connection held the write lock")
-            } catch let error as StoreError {
-                #expect(error.kind == .busy)
-            }
-        }
-        try waiter.upsertUser(id: "bob", name: "Bob")
-        #expect(try holder.user(id: "bob") != nil)
-    }
-
-    @Test("A read-only database serves reads and fails writes with .readOnly")
-    func readOnly() throws {
-        let database = try TemporaryDatabase()
-        let writer = try database.open()
-        try writer.upsertUser(id: "alice", name: "Alice")
-        try writer.upsertUser(id: "bob", name: "Bob")
+    @Test("A read-only store serves reads and fails writes with .readOnly", arguments: StoreBackend.allCases)
+    func readOnly(_ backend: StoreBackend) throws {
+        let (database, writer) = try storeWithUsers(backend)
         let c = try writer.findOrCreateDirect(between: "alice", and: "bob", now: 1).conversation
         _ = try send(2, from: "bob", in: c.id, store: writer)
         writer.close()
@@ -83,40 +62,39 @@ struct DurabilityTests {
         #expect(try reader.conversations(for: "alice").first?.unreadCount == 2)
         #expect(try reader.replay(user: "alice", after: 0, limit: 10) == .events([]))
         for write in [
-            { try reader.upsertUser(id: "carol", name: "Carol") },
+            { try reader.upsertUser(id: "dave", name: "Dave") },
             { _ = try reader.insertMessage(conversation: c.id, sender: "alice", clientMessageId: "x", kind: .text, text: "hi", imageURL: nil, now: 5) },
             { _ = try reader.appendEvent(user: "alice", payload: [], now: 5) },
         ] as [() throws -> Void] {
             do {
                 try write()
-                Issue.record("a write succeeded on a read-only database")
+                Issue.record("a write succeeded on a read-only store")
             } catch let error as StoreError {
                 #expect(error.kind == .readOnly)
             }
         }
-        #expect(try reader.user(id: "carol") == nil)
+        #expect(try reader.user(id: "dave") == nil)
     }
 
-    @Test("Opening a missing file read-only fails with a StoreError")
-    func missingReadOnly() throws {
-        let database = try TemporaryDatabase()
-        #expect(throws: StoreError.self) { try database.open(readOnly: true) }
-    }
-
-    @Test("Group commit: 500 inserts in one transaction commit together")
-    func groupCommit() throws {
-        let (database, store) = try storeWithUsers()
+    @Test("Group commit: 500 inserts in one transaction commit together, visible to another connection only after",
+          arguments: StoreBackend.allCases)
+    func groupCommit(_ backend: StoreBackend) throws {
+        let (database, store) = try storeWithUsers(backend)
         let c = try store.findOrCreateDirect(between: "alice", and: "bob", now: 1).conversation
-        let sent = try store.transaction { try send(500, from: "alice", in: c.id, store: store) }
-        #expect(sent.count == 500)
         let other = try database.open()
+        let sent = try store.transaction {
+            let sent = try send(500, from: "alice", in: c.id, store: store)
+            #expect(try other.unreadCount(user: "bob", conversation: c.id) == 0)
+            return sent
+        }
+        #expect(sent.count == 500)
         #expect(try other.unreadCount(user: "bob", conversation: c.id) == 500)
     }
 
-    @Test("A throwing body rolls back every write of the transaction")
-    func rollback() throws {
+    @Test("A throwing body rolls back every write of the transaction", arguments: StoreBackend.allCases)
+    func rollback(_ backend: StoreBackend) throws {
         struct Abort: Error {}
-        let (_, store) = try storeWithUsers()
+        let (_, store) = try storeWithUsers(backend)
         let c = try store.findOrCreateDirect(between: "alice", and: "bob", now: 1).conversation
         #expect(throws: Abort.self) {
             try store.transaction {
@@ -132,9 +110,9 @@ struct DurabilityTests {
         #expect(try store.appendEvent(user: "bob", payload: [1], now: 3) == 1)
     }
 
-    @Test("A nested failure undoes only its own writes; the outer transaction goes on")
-    func nested() throws {
-        let (_, store) = try storeWithUsers()
+    @Test("A nested failure undoes only its own writes; the outer transaction goes on", arguments: StoreBackend.allCases)
+    func nested(_ backend: StoreBackend) throws {
+        let (_, store) = try storeWithUsers(backend)
         let c = try store.findOrCreateDirect(between: "alice", and: "bob", now: 1).conversation
         try store.transaction {
             _ = try send(1, from: "alice", in: c.id, store: store)
@@ -142,41 +120,14 @@ struct DurabilityTests {
             #expect(throws: StoreError.self) {
                 try store.insertMessage(conversation: c.id, sender: "carol", clientMessageId: "x", kind: .text, text: nil, imageURL: nil, now: 2)
             }
+            // A nested transaction whose statement fails in the database (unique key) fails as a whole.
+            #expect(throws: StoreError.self) {
+                try store.transaction { try store.insertAPIKey(APIKeyRecord(id: "k", name: "a", hash: [1], createdAt: 1)) }
+                try store.transaction { try store.insertAPIKey(APIKeyRecord(id: "k", name: "b", hash: [2], createdAt: 2)) }
+            }
             _ = try send(1, from: "bob", in: c.id, store: store)
         }
         #expect(try store.history(conversation: c.id, before: nil, limit: 10).count == 2)
-    }
-
-    @Test("A full database fails the write with .full and leaves the store usable")
-    func full() throws {
-        let (_, store) = try storeWithUsers()
-        let c = try store.findOrCreateDirect(between: "alice", and: "bob", now: 1).conversation
-        let pages = try store.connection.scalar("PRAGMA page_count") ?? 0
-        try store.connection.executeScript("PRAGMA max_page_count = \(pages + 4)")
-        let big = String(repeating: "x", count: 8_000)
-        var failure: StoreError?
-        for index in 0..<200 {
-            do {
-                _ = try store.insertMessage(conversation: c.id, sender: "alice", clientMessageId: "b\(index)", kind: .text, text: big, imageURL: nil, now: 2)
-            } catch let error as StoreError {
-                failure = error
-                break
-            }
-        }
-        #expect(failure?.kind == .full)
-        let stored = try store.history(conversation: c.id, before: nil, limit: 1_000).count
-        #expect(stored > 0 && stored < 200)
-        #expect(try store.unreadCount(user: "bob", conversation: c.id) == stored)
-        try store.upsertUser(id: "alice", name: "Still works")
-    }
-
-    @Test("Strict ids: prefix plus a canonical positive decimal")
-    func recordIDs() {
-        #expect(RecordID.parse(RecordID.message, "m1") == 1)
-        #expect(RecordID.parse(RecordID.message, "m9223372036854775807") == Int64.max)
-        for bad in ["m", "m0", "m01", "m-1", "m+1", "c1", "m1x", " m1", "m9223372036854775808", "M1"] {
-            #expect(RecordID.parse(RecordID.message, bad) == nil, "\(bad)")
-        }
-        #expect(RecordID.format(RecordID.notification, 42) == "n42")
+        #expect(try store.apiKey(id: "k")?.name == "a")
     }
 }

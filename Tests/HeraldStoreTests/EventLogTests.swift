@@ -3,9 +3,9 @@ import Testing
 
 @Suite("Per-user event log (R3)")
 struct EventLogTests {
-    @Test("R3: sequences are 1, 2, 3, … per user, without gaps or duplicates")
-    func sequences() throws {
-        let (_, store) = try storeWithUsers()
+    @Test("R3: sequences are 1, 2, 3, … per user, without gaps or duplicates", arguments: StoreBackend.allCases)
+    func sequences(_ backend: StoreBackend) throws {
+        let (_, store) = try storeWithUsers(backend)
         var aliceSeqs: [Int64] = []
         for index in 0..<50 {
             aliceSeqs.append(try store.appendEvent(user: "alice", payload: Array("{\"i\":\(index)}".utf8), now: Int64(index)))
@@ -22,9 +22,9 @@ struct EventLogTests {
         #expect(try store.events(user: "alice", after: 50, limit: 10).isEmpty)
     }
 
-    @Test("R3: pruning keeps the newest, reports the oldest retained seq, and never reuses a seq")
-    func prune() throws {
-        let (_, store) = try storeWithUsers()
+    @Test("R3: pruning keeps the newest, reports the oldest retained seq, and never reuses a seq", arguments: StoreBackend.allCases)
+    func prune(_ backend: StoreBackend) throws {
+        let (_, store) = try storeWithUsers(backend)
         for index in 0..<20 { _ = try store.appendEvent(user: "alice", payload: [UInt8(index)], now: Int64(index * 1_000)) }
         for index in 0..<3 { _ = try store.appendEvent(user: "bob", payload: [], now: Int64(index)) }
         #expect(try store.oldestRetainedSeq(user: "alice") == 1)

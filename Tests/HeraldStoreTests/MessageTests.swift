@@ -3,9 +3,9 @@ import Testing
 
 @Suite("Messages")
 struct MessageTests {
-    @Test("insertMessage stores text and image messages with m-ids and storage order")
-    func insert() throws {
-        let (_, store) = try storeWithUsers()
+    @Test("insertMessage stores text and image messages with m-ids and storage order", arguments: StoreBackend.allCases)
+    func insert(_ backend: StoreBackend) throws {
+        let (_, store) = try storeWithUsers(backend)
         let (c, _) = try store.findOrCreateDirect(between: "alice", and: "bob", now: 1)
         let (text, duplicate) = try store.insertMessage(
             conversation: c.id, sender: "alice", clientMessageId: "k1", kind: .text, text: "hi", imageURL: nil, now: 10)
@@ -23,9 +23,9 @@ struct MessageTests {
         #expect(try store.message(id: "m01") == nil)
     }
 
-    @Test("R4: a retry with the same client message id returns the original and stores nothing")
-    func idempotentSend() throws {
-        let (_, store) = try storeWithUsers()
+    @Test("R4: a retry with the same client message id returns the original and stores nothing", arguments: StoreBackend.allCases)
+    func idempotentSend(_ backend: StoreBackend) throws {
+        let (_, store) = try storeWithUsers(backend)
         let (c, _) = try store.findOrCreateDirect(between: "alice", and: "bob", now: 1)
         let (original, firstDuplicate) = try store.insertMessage(
             conversation: c.id, sender: "alice", clientMessageId: "retry-me", kind: .text, text: "once", imageURL: nil, now: 10)
@@ -39,9 +39,9 @@ struct MessageTests {
         #expect(try store.conversation(id: c.id)?.lastActivity == 10)
     }
 
-    @Test("R2: history is storage order, newest first, paged by an older-than cursor")
-    func storageOrder() throws {
-        let (_, store) = try storeWithUsers()
+    @Test("R2: history is storage order, newest first, paged by an older-than cursor", arguments: StoreBackend.allCases)
+    func storageOrder(_ backend: StoreBackend) throws {
+        let (_, store) = try storeWithUsers(backend)
         let (ab, _) = try store.findOrCreateDirect(between: "alice", and: "bob", now: 1)
         let (ac, _) = try store.findOrCreateDirect(between: "alice", and: "carol", now: 1)
         var sent: [MessageRecord] = []
@@ -61,9 +61,9 @@ struct MessageTests {
         #expect(throws: StoreError.self) { try store.history(conversation: ab.id, before: "bogus", limit: 5) }
     }
 
-    @Test("R5: a non-participant cannot write; an unknown conversation is notFound")
-    func writeAccess() throws {
-        let (_, store) = try storeWithUsers()
+    @Test("R5: a non-participant cannot write; an unknown conversation is notFound", arguments: StoreBackend.allCases)
+    func writeAccess(_ backend: StoreBackend) throws {
+        let (_, store) = try storeWithUsers(backend)
         let (c, _) = try store.findOrCreateDirect(between: "alice", and: "bob", now: 1)
         do {
             _ = try store.insertMessage(conversation: c.id, sender: "carol", clientMessageId: "x", kind: .text, text: "hi", imageURL: nil, now: 2)

@@ -3,9 +3,9 @@ import Testing
 
 @Suite("Read state")
 struct ReadStateTests {
-    @Test("U3: ten unread, six acked -> exactly those six become read, four stay unread")
-    func incremental() throws {
-        let (_, store) = try storeWithUsers()
+    @Test("U3: ten unread, six acked -> exactly those six become read, four stay unread", arguments: StoreBackend.allCases)
+    func incremental(_ backend: StoreBackend) throws {
+        let (_, store) = try storeWithUsers(backend)
         let (c, _) = try store.findOrCreateDirect(between: "alice", and: "bob", now: 1)
         let messages = try send(10, from: "bob", in: c.id, store: store)
         #expect(try store.unreadCount(user: "alice", conversation: c.id) == 10)
@@ -19,9 +19,9 @@ struct ReadStateTests {
         }
     }
 
-    @Test("U2: already read, unknown and malformed ids are skipped; a second ack reads nothing")
-    func onlyNewlyRead() throws {
-        let (_, store) = try storeWithUsers()
+    @Test("U2: already read, unknown and malformed ids are skipped; a second ack reads nothing", arguments: StoreBackend.allCases)
+    func onlyNewlyRead(_ backend: StoreBackend) throws {
+        let (_, store) = try storeWithUsers(backend)
         let (c, _) = try store.findOrCreateDirect(between: "alice", and: "bob", now: 1)
         let messages = try send(3, from: "bob", in: c.id, store: store)
         #expect(try store.markRead(user: "alice", messageIds: [messages[0].id], now: 5) == [messages[0]])
@@ -31,9 +31,9 @@ struct ReadStateTests {
         #expect(try store.unreadCount(user: "alice", conversation: c.id) == 1)
     }
 
-    @Test("S7/U1: the sender's own messages are never unread and never become read for the sender")
-    func ownMessages() throws {
-        let (_, store) = try storeWithUsers()
+    @Test("S7/U1: the sender's own messages are never unread and never become read for the sender", arguments: StoreBackend.allCases)
+    func ownMessages(_ backend: StoreBackend) throws {
+        let (_, store) = try storeWithUsers(backend)
         let (c, _) = try store.findOrCreateDirect(between: "alice", and: "bob", now: 1)
         let own = try send(2, from: "alice", in: c.id, store: store)
         #expect(try store.unreadCount(user: "alice", conversation: c.id) == 0)
@@ -42,9 +42,9 @@ struct ReadStateTests {
         #expect(try store.unreadCount(user: "bob", conversation: c.id) == 2)
     }
 
-    @Test("R5: reading messages of a conversation the user is not in does nothing")
-    func othersConversations() throws {
-        let (_, store) = try storeWithUsers()
+    @Test("R5: reading messages of a conversation the user is not in does nothing", arguments: StoreBackend.allCases)
+    func othersConversations(_ backend: StoreBackend) throws {
+        let (_, store) = try storeWithUsers(backend)
         let (ab, _) = try store.findOrCreateDirect(between: "alice", and: "bob", now: 1)
         let messages = try send(2, from: "alice", in: ab.id, store: store)
         #expect(try store.markRead(user: "carol", messageIds: messages.map(\.id), now: 9).isEmpty)
@@ -53,9 +53,9 @@ struct ReadStateTests {
         #expect(try store.unreadCounts(user: "carol").isEmpty)
     }
 
-    @Test("unreadCounts covers every conversation of the user, zeros included")
-    func allCounts() throws {
-        let (_, store) = try storeWithUsers()
+    @Test("unreadCounts covers every conversation of the user, zeros included", arguments: StoreBackend.allCases)
+    func allCounts(_ backend: StoreBackend) throws {
+        let (_, store) = try storeWithUsers(backend)
         let (ab, _) = try store.findOrCreateDirect(between: "alice", and: "bob", now: 1)
         let (ac, _) = try store.findOrCreateDirect(between: "alice", and: "carol", now: 1)
         let group = try store.createGroup(title: "G", creator: "bob", members: ["alice", "carol"], now: 1)
@@ -65,9 +65,9 @@ struct ReadStateTests {
         #expect(try store.unreadCounts(user: "bob") == [ab.id: 0, group.id: 2])
     }
 
-    @Test("U6: readers lists each reader once with the time it read")
-    func receipts() throws {
-        let (_, store) = try storeWithUsers()
+    @Test("U6: readers lists each reader once with the time it read", arguments: StoreBackend.allCases)
+    func receipts(_ backend: StoreBackend) throws {
+        let (_, store) = try storeWithUsers(backend)
         let group = try store.createGroup(title: "G", creator: "alice", members: ["bob", "carol"], now: 1)
         let message = try send(1, from: "alice", in: group.id, store: store)[0]
         _ = try store.markRead(user: "carol", messageIds: [message.id], now: 20)

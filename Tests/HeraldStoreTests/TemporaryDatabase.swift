@@ -1,7 +1,7 @@
 import Foundation
 import HeraldStore
 
-/// A fresh database file in its own temporary directory, removed when the value goes away.
+/// A fresh SQLite database file in its own temporary directory, removed when the value goes away.
 final class TemporaryDatabase {
     let directory: URL
     var path: String { directory.appendingPathComponent("herald.sqlite").path }
@@ -18,22 +18,8 @@ final class TemporaryDatabase {
     }
 }
 
-/// A store with users alice, bob and carol, plus the database that holds it.
-func storeWithUsers() throws -> (TemporaryDatabase, SQLiteStore) {
+/// An SQLite store with users alice, bob and carol, plus the file that holds it (for SQLite-only tests).
+func sqliteStoreWithUsers() throws -> (TemporaryDatabase, SQLiteStore) {
     let database = try TemporaryDatabase()
-    let store = try database.open()
-    for (id, name) in [("alice", "Alice"), ("bob", "Bob"), ("carol", "Carol")] {
-        try store.upsertUser(id: id, name: name)
-    }
-    return (database, store)
-}
-
-/// Inserts `count` text messages from `sender` and returns them in order.
-func send(_ count: Int, from sender: String, in conversation: String, store: SQLiteStore, startingAt now: Int64 = 1_000) throws -> [MessageRecord] {
-    try (0..<count).map { index in
-        try store.insertMessage(
-            conversation: conversation, sender: sender, clientMessageId: "\(sender)-\(UUID().uuidString)", kind: .text,
-            text: "message \(index)", imageURL: nil, now: now + Int64(index)
-        ).message
-    }
+    return (database, try withUsers(database.open()))
 }

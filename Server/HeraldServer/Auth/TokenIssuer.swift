@@ -22,12 +22,28 @@ public enum TokenIssuer {
     ///   - secret: `--secret`; nil uses (or creates) the secret stored in the database.
     ///   - ttlSeconds: lifetime; must be positive.
     public static func issue(dbPath: String, user: String, name: String?, secret: String?, ttlSeconds: Int) throws -> String {
-        guard !user.isEmpty, user.utf8.count <= ProtocolLimits.default.maxIdBytes else {
-            throw TokenIssueError(message: "user id must be 1-\(ProtocolLimits.default.maxIdBytes) bytes")
-        }
-        guard ttlSeconds > 0 else { throw TokenIssueError(message: "ttl must be positive") }
+        try validate(user: user, ttlSeconds: ttlSeconds)
         let store = try SQLiteStore(path: dbPath)
         defer { store.close() }
+        return try issue(store: store, user: user, name: name, secret: secret, ttlSeconds: ttlSeconds)
+    }
+
+    /// Creates the user in `store` if needed (or renames it when `name` is given) and returns a signed HS256 token.
+    ///
+    /// The one implementation behind every `herald-server token` path: the SQLite file (``issue(dbPath:user:name:secret:ttlSeconds:)``)
+    /// and the shared PostgreSQL store of a multi-node deployment. Safe while servers use the same store: the
+    /// user is written in one transaction and the secret is created atomically by whichever process comes first.
+    /// The caller owns `store` and closes it.
+    ///
+    /// - Parameters:
+    ///   - store: an open store (where the user and the stored secret live).
+    ///   - user: the user id, 1-128 UTF-8 bytes.
+    ///   - name: the display name; nil keeps the stored one (or uses the id for a new user).
+    ///   - secret: `--secret`; nil uses (or creates) the secret stored in `store`.
+    ///   - ttlSeconds: lifetime; must be positive.
+    /// - Throws: ``TokenIssueError`` for a bad user id or lifetime (before touching the store), `StoreError` from the store.
+    public static func issue(store: any SyncStore, user: String, name: String?, secret: String?, ttlSeconds: Int) throws -> String {
+        try validate(user: user, ttlSeconds: ttlSeconds)
         let key = try SigningSecret.resolve(option: secret, store: store)
         let displayName = try store.transaction { () throws -> String in
             let existing = try store.user(id: user)
@@ -38,5 +54,13 @@ public enum TokenIssuer {
         let now = Int64(Date().timeIntervalSince1970)
         let claims = TokenClaims(sub: user, name: displayName, iat: now, exp: now + Int64(ttlSeconds))
         return JSONWebToken.sign(claims, secret: key)
+    }
+
+    /// Checks the arguments before any store is opened, so a typo creates no database file or connection.
+    private static func validate(user: String, ttlSeconds: Int) throws {
+        guard !user.isEmpty, user.utf8.count <= ProtocolLimits.default.maxIdBytes else {
+            throw TokenIssueError(message: "user id must be 1-\(ProtocolLimits.default.maxIdBytes) bytes")
+        }
+        guard ttlSeconds > 0 else { throw TokenIssueError(message: "ttl must be positive") }
     }
 }

@@ -1,7 +1,6 @@
+import CLibPQ
 import Foundation
-import HeraldStore
 import Testing
-@testable import HeraldStorePostgres
 
 /// A throwaway PostgreSQL 15 cluster, started once per test process and shared by every test; each test
 /// gets its own database (``newDatabase()``), so tests never see each other's rows.
@@ -11,22 +10,33 @@ import Testing
 /// on a unix socket inside that directory. A small shell watchdog owns the server: it waits for its stdin
 /// (a pipe this process holds open) to close, which happens whenever this process exits, however it exits,
 /// and then stops the server and deletes the directory.
-final class PostgresCluster: @unchecked Sendable {
+///
+/// Used by the store suite (`StoreBackend.postgres`) and by the multi-node server tests. It talks to the
+/// server with libpq directly (not through the store under test), so a store bug cannot break the fixture.
+///
+/// ```swift
+/// @Suite(.enabled(if: PostgresCluster.binariesAvailable, PostgresCluster.skipReason))
+/// struct MyTests {
+///     @Test func something() throws { let store = try PostgresStore(url: try PostgresCluster.newDatabase()) }
+/// }
+/// ```
+public final class PostgresCluster: @unchecked Sendable {
     // @unchecked: `admin` and `databaseCounter` are only used with `lock` held; the rest is immutable.
 
     /// Where Debian's postgresql-15 package puts the server binaries (override with HERALD_PG_BIN).
-    static let binDirectory = ProcessInfo.processInfo.environment["HERALD_PG_BIN"] ?? "/usr/lib/postgresql/15/bin"
+    public static let binDirectory = ProcessInfo.processInfo.environment["HERALD_PG_BIN"] ?? "/usr/lib/postgresql/15/bin"
 
     /// Whether initdb and postgres exist; tests are skipped (with ``skipReason``) only when they do not.
-    static var binariesAvailable: Bool {
+    public static var binariesAvailable: Bool {
         ["initdb", "postgres"].allSatisfy { FileManager.default.isExecutableFile(atPath: binDirectory + "/" + $0) }
     }
 
-    static let skipReason: Comment =
-        "PostgreSQL binaries not found in /usr/lib/postgresql/15/bin: apt-get install postgresql-15 libpq-dev (or set HERALD_PG_BIN)"
+    /// Why PostgreSQL tests are skipped: the binaries are missing (and how to get them).
+    public static let skipReason = Comment(
+        rawValue: "PostgreSQL binaries not found in \(binDirectory): apt-get install postgresql-15 libpq-dev (or set HERALD_PG_BIN)")
 
     /// The process-wide cluster, started on first use.
-    static func shared() throws -> PostgresCluster {
+    public static func shared() throws -> PostgresCluster {
         startLock.lock()
         defer { startLock.unlock() }
         if let started { return started }
@@ -42,16 +52,18 @@ final class PostgresCluster: @unchecked Sendable {
     }
 
     /// A fresh, empty database on the shared cluster; returns its `postgres://` URL.
-    static func newDatabase() throws -> String {
+    public static func newDatabase() throws -> String {
         try shared().createDatabase()
     }
 
-    let port: Int
-    let directory: String
+    /// The loopback TCP port the server listens on.
+    public let port: Int
+    /// The temporary directory holding the data directory, the log and the unix socket.
+    public let directory: String
     private let watchdog: Process
     private let watchdogInput: Pipe
     private let lock = NSLock()
-    private var admin: PGConnection?
+    private var admin: AdminConnection?
     private var databaseCounter = 0
 
     nonisolated(unsafe) private static var started: PostgresCluster?
@@ -66,35 +78,36 @@ final class PostgresCluster: @unchecked Sendable {
     }
 
     /// The URL of database `name` on this cluster.
-    func url(database name: String) -> String {
+    public func url(database name: String) -> String {
         "postgres://herald@127.0.0.1:\(port)/\(name)"
     }
 
     /// Creates database t1, t2, … and returns its URL.
-    func createDatabase() throws -> String {
+    public func createDatabase() throws -> String {
         lock.lock()
         defer { lock.unlock() }
-        if admin == nil { admin = try PGConnection(conninfo: url(database: "postgres"), sessionSetup: "") }
+        if admin == nil { admin = try AdminConnection(url(database: "postgres")) }
         guard let admin else { throw ClusterError("no admin connection") }
         databaseCounter += 1
         let name = "t\(databaseCounter)"
-        try admin.executeScript("CREATE DATABASE \(name)")
+        try admin.execute("CREATE DATABASE \(name)")
         return url(database: name)
     }
 
     /// Ends every session connected to the database (as a restart or a network cut would).
-    func terminateSessions(database url: String) throws {
+    public func terminateSessions(database url: String) throws {
         lock.lock()
         defer { lock.unlock() }
         guard let admin, let name = url.split(separator: "/").last else { throw ClusterError("no admin connection") }
-        try admin.executeScript(
+        try admin.execute(
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(name)' AND pid <> pg_backend_pid()")
     }
 
     // MARK: - Starting
 
-    struct ClusterError: Error, CustomStringConvertible {
-        var description: String
+    /// Why the cluster could not be started or used; carries initdb's or the server's own words.
+    public struct ClusterError: Error, CustomStringConvertible {
+        public var description: String
         init(_ description: String) { self.description = description }
     }
 
@@ -161,7 +174,7 @@ final class PostgresCluster: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {
             if !watchdog.isRunning { break }
-            if (try? PGConnection(conninfo: cluster.url(database: "postgres"), sessionSetup: "")) != nil { return cluster }
+            if (try? AdminConnection(cluster.url(database: "postgres"))) != nil { return cluster }
             Thread.sleep(forTimeInterval: 0.05)
         }
         let serverLog = (try? String(contentsOfFile: log, encoding: .utf8)) ?? "(no log)"
@@ -213,5 +226,33 @@ final class PostgresCluster: @unchecked Sendable {
 
     private static func shellQuoted(_ text: String) -> String {
         "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+}
+
+/// The fixture's own libpq session (no prepared statements, no store): enough for CREATE DATABASE and
+/// pg_terminate_backend. Used only with ``PostgresCluster``'s lock held.
+private final class AdminConnection {
+    private let handle: OpaquePointer
+
+    init(_ url: String) throws {
+        guard let handle = PQconnectdb(url) else { throw PostgresCluster.ClusterError("PQconnectdb returned nil for \(url)") }
+        guard PQstatus(handle) == CONNECTION_OK else {
+            let message = String(cString: PQerrorMessage(handle))
+            PQfinish(handle)
+            throw PostgresCluster.ClusterError("cannot connect to \(url): \(message)")
+        }
+        self.handle = handle
+    }
+
+    deinit { PQfinish(handle) }
+
+    /// Runs `sql` (no parameters) and throws the server's message when it fails.
+    func execute(_ sql: String) throws {
+        let result = PQexec(handle, sql)
+        defer { PQclear(result) }
+        let status = PQresultStatus(result)
+        guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
+            throw PostgresCluster.ClusterError("\(sql): \(String(cString: PQerrorMessage(handle)))")
+        }
     }
 }

@@ -1,25 +1,12 @@
 import Foundation
-import HeraldStore
 import HeraldStorePostgres
+import HeraldTestSupport
 
-/// A store on a fresh database of the shared cluster with users alice, bob and carol, plus its URL.
-func storeWithUsers() throws -> (String, PostgresStore) {
+/// A PostgreSQL store with users alice, bob and carol on a fresh database of the shared cluster, plus its URL
+/// (for PostgreSQL-only tests; they run in suites enabled only when the binaries exist).
+func postgresStoreWithUsers() throws -> (String, PostgresStore) {
     let url = try PostgresCluster.newDatabase()
-    let store = try PostgresStore(url: url)
-    for (id, name) in [("alice", "Alice"), ("bob", "Bob"), ("carol", "Carol")] {
-        try store.upsertUser(id: id, name: name)
-    }
-    return (url, store)
-}
-
-/// Inserts `count` text messages from `sender` and returns them in order.
-func send(_ count: Int, from sender: String, in conversation: String, store: PostgresStore, startingAt now: Int64 = 1_000) throws -> [MessageRecord] {
-    try (0..<count).map { index in
-        try store.insertMessage(
-            conversation: conversation, sender: sender, clientMessageId: "\(sender)-\(UUID().uuidString)", kind: .text,
-            text: "message \(index)", imageURL: nil, now: now + Int64(index)
-        ).message
-    }
+    return (url, try withUsers(PostgresStore(url: url)))
 }
 
 /// Runs `bodies` at the same time, each on its own thread (like one node each), and returns their results in order.

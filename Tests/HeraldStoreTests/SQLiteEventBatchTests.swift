@@ -2,11 +2,11 @@ import Foundation
 @testable import HeraldStore
 import Testing
 
-@Suite("Event fan-out: one body per event, heads in memory (R3)")
-struct EventBatchTests {
+@Suite("SQLite: event fan-out, one body per event, heads in memory (R3)")
+struct SQLiteEventBatchTests {
     @Test("R3: a batch append gives each user the next seq of their own stream, and every user reads the same body")
     func batch() throws {
-        let (_, store) = try storeWithUsers()
+        let (_, store) = try sqliteStoreWithUsers()
         _ = try store.appendEvent(user: "bob", payload: [0], now: 1)
         let body = Array(#"{"event":"message"}"#.utf8)
         #expect(try store.appendEvent(users: ["alice", "bob", "carol"], payload: body, now: 5) == [1, 2, 1])
@@ -21,7 +21,7 @@ struct EventBatchTests {
 
     @Test("R3: heads survive a reopen, and rolled-back appends hand their seqs out again (no gaps)")
     func rollbacks() throws {
-        let (database, store) = try storeWithUsers()
+        let (database, store) = try sqliteStoreWithUsers()
         struct Refused: Error {}
         try store.transaction {
             _ = try store.appendEvent(users: ["alice", "bob"], payload: [1], now: 1)
@@ -56,7 +56,7 @@ struct EventBatchTests {
 
     @Test("R3: pruning deletes old bodies once no stream row refers to them, and keeps shared bodies still in use")
     func pruneBodies() throws {
-        let (_, store) = try storeWithUsers()
+        let (_, store) = try sqliteStoreWithUsers()
         _ = try store.appendEvent(users: ["alice", "bob"], payload: [1], now: 1_000)
         for index in 0..<5 { _ = try store.appendEvent(user: "alice", payload: [UInt8(10 + index)], now: 2_000 + Int64(index)) }
         // Everything is old; alice keeps her newest 2, bob keeps his only event: the shared body must stay for bob.

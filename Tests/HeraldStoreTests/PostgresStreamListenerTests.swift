@@ -1,6 +1,7 @@
 import Foundation
 import HeraldStore
 @testable import HeraldStorePostgres
+import HeraldTestSupport
 import Testing
 
 @Suite("PostgreSQL: stream notifications for cross-node fan-out", .enabled(if: PostgresCluster.binariesAvailable, PostgresCluster.skipReason))
@@ -31,7 +32,7 @@ struct PostgresStreamListenerTests {
     @Test("A committed append notifies \"user advanced to seq\" once; a rolled-back one never; reconnects are reported")
     func notifications() throws {
         struct Abort: Error {}
-        let (url, store) = try storeWithUsers()
+        let (url, store) = try postgresStoreWithUsers()
         let received = Received()
         let listener = PostgresStreamListener(url: url) { received.append($0) }
         listener.start()

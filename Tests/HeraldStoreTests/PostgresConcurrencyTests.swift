@@ -1,6 +1,7 @@
 import Foundation
 import HeraldStore
 import HeraldStorePostgres
+import HeraldTestSupport
 import Testing
 
 /// Two store instances are two connections, exactly like two `herald-server` nodes on one database.
@@ -64,7 +65,7 @@ struct PostgresConcurrencyTests {
 
     @Test("R4: the same retry racing on two nodes is stored once; both get the original")
     func idempotentRace() throws {
-        let (url, setup) = try storeWithUsers()
+        let (url, setup) = try postgresStoreWithUsers()
         let c = try setup.findOrCreateDirect(between: "alice", and: "bob", now: 1).conversation
         let nodes = try (0..<2).map { _ in try PostgresStore(url: url) }
         let count = 80
@@ -88,7 +89,7 @@ struct PostgresConcurrencyTests {
 
     @Test("U3: the same ack on two nodes makes each message read exactly once")
     func ackRace() throws {
-        let (url, setup) = try storeWithUsers()
+        let (url, setup) = try postgresStoreWithUsers()
         let c = try setup.findOrCreateDirect(between: "alice", and: "bob", now: 1).conversation
         let messages = try send(60, from: "bob", in: c.id, store: setup)
         let nodes = try (0..<2).map { _ in try PostgresStore(url: url) }

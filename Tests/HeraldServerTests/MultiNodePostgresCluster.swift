@@ -1,1 +1,0 @@
-../HeraldStorePostgresTests/PostgresCluster.swift

@@ -1,0 +1,52 @@
+@testable import HeraldStore
+import Testing
+
+@Suite("SQLite: busy timeout, file modes and a full disk")
+struct SQLiteDurabilityTests {
+    @Test("A second writer waits for the busy timeout and then fails with .busy, not a crash")
+    func busy() throws {
+        let database = try TemporaryDatabase()
+        let holder = try database.open()
+        let waiter = try SQLiteStore(path: database.path, busyTimeoutMilliseconds: 50)
+        try holder.transaction {
+            try holder.upsertUser(id: "alice", name: "Alice")
+            do {
+                try waiter.upsertUser(id: "bob", name: "Bob")
+                Issue.record("wrote while another connection held the write lock")
+            } catch let error as StoreError {
+                #expect(error.kind == .busy)
+            }
+        }
+        try waiter.upsertUser(id: "bob", name: "Bob")
+        #expect(try holder.user(id: "bob") != nil)
+    }
+
+    @Test("Opening a missing file read-only fails with a StoreError")
+    func missingReadOnly() throws {
+        let database = try TemporaryDatabase()
+        #expect(throws: StoreError.self) { try database.open(readOnly: true) }
+    }
+
+    @Test("A full database fails the write with .full and leaves the store usable")
+    func full() throws {
+        let (_, store) = try sqliteStoreWithUsers()
+        let c = try store.findOrCreateDirect(between: "alice", and: "bob", now: 1).conversation
+        let pages = try store.connection.scalar("PRAGMA page_count") ?? 0
+        try store.connection.executeScript("PRAGMA max_page_count = \(pages + 4)")
+        let big = String(repeating: "x", count: 8_000)
+        var failure: StoreError?
+        for index in 0..<200 {
+            do {
+                _ = try store.insertMessage(conversation: c.id, sender: "alice", clientMessageId: "b\(index)", kind: .text, text: big, imageURL: nil, now: 2)
+            } catch let error as StoreError {
+                failure = error
+                break
+            }
+        }
+        #expect(failure?.kind == .full)
+        let stored = try store.history(conversation: c.id, before: nil, limit: 1_000).count
+        #expect(stored > 0 && stored < 200)
+        #expect(try store.unreadCount(user: "bob", conversation: c.id) == stored)
+        try store.upsertUser(id: "alice", name: "Still works")
+    }
+}
