@@ -6,7 +6,8 @@ public struct ProtocolLimits: Sendable {
     public var maxIdBytes: Int
     /// Longest group title in UTF-8 bytes.
     public var maxTitleBytes: Int
-    /// Most members named when creating a group.
+    /// Most members named when creating a group (so a group has at most this many plus its creator). Fan-out is
+    /// linear per recipient (one small stream row each, the event body stored once), so 1,000 is a size, not a risk.
     public var maxGroupMembers: Int
     /// Most message ids in one visibility ack.
     public var maxAckIds: Int
@@ -16,7 +17,7 @@ public struct ProtocolLimits: Sendable {
     public var maxURLBytes: Int
 
     public init(
-        maxTextBytes: Int = 8192, maxIdBytes: Int = 128, maxTitleBytes: Int = 200, maxGroupMembers: Int = 256,
+        maxTextBytes: Int = 8192, maxIdBytes: Int = 128, maxTitleBytes: Int = 200, maxGroupMembers: Int = 1_000,
         maxAckIds: Int = 500, maxHistoryPage: Int = 200, maxURLBytes: Int = 2048
     ) {
         self.maxTextBytes = maxTextBytes

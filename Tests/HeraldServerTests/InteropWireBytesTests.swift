@@ -132,8 +132,8 @@ struct InteropWireBytesTests {
             """
         print(report)
         #expect(perMessage < plainTotal && withContext < perMessage, "\(report)")
-        withKnownIssue("/sync events and responses are pre-encoded frames that bypass permessage-deflate even when it is negotiated") {
-            #expect(deflateBob.compressedFrames + deflateAlice.compressedFrames > 0, "\(report)")
-        }
+        // RFC 7692: /sync's shared frames are deflated (once per loop) for sessions that negotiated it.
+        #expect(deflateBob.compressedFrames >= 50 && deflateAlice.compressedFrames >= 50, "\(report)")
+        #expect(deflateBob.wireBytes + deflateAlice.wireBytes < plainTotal, "\(report)")
     }
 }

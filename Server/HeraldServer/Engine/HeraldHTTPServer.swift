@@ -24,6 +24,8 @@ public final class HeraldHTTPServer: Sendable {
     public let options: HeraldServerOptions
     private let logger: Logger
     private let broadcastHub: BroadcastHub
+    /// Per loop (by index): the compressors that deflate a fan-out frame once for all that loop's compressed sessions.
+    private let fanOutCompressors: [LoopCompressors]
     /// The counters `GET /metrics` reports; the sync service adds its own to them.
     public let metrics: ServerMetrics
 
@@ -48,6 +50,7 @@ public final class HeraldHTTPServer: Sendable {
         self.options = options
         self.logger = logger
         self.broadcastHub = BroadcastHub(loopCount: max(1, options.threads))
+        self.fanOutCompressors = (0..<max(1, options.threads)).map { _ in LoopCompressors() }
         self.metrics = ServerMetrics(loopCount: max(1, options.threads))
         state.withLock { state in
             if options.echo {
@@ -146,13 +149,18 @@ public final class HeraldHTTPServer: Sendable {
     }
 
     /// From any thread: queues a pre-encoded server frame (e.g. `SharedBytes(FrameEncoder.serverTextFrame(json))`)
-    /// on each session, by reference. One task per loop; closed, closing or stale sessions are skipped. Frames sent
-    /// to one session from one thread arrive in call order.
+    /// on each session. One task per loop; closed, closing or stale sessions are skipped. Frames sent to one session
+    /// from one thread arrive in call order.
+    ///
+    /// Sessions without permessage-deflate get `frame` itself, by reference. For sessions that negotiated it, a
+    /// complete text or binary frame is deflated once per loop and configuration (RFC 7692 without server context
+    /// takeover, which the server always answers), and that compressed frame is shared by reference in turn.
     public func send(_ frame: SharedBytes, to sessions: [SessionHandle]) {
         guard let loops = state.withLock({ $0.tcpServer?.group.loops }), !sessions.isEmpty else { return }
+        let compressors = fanOutCompressors
         if loops.count == 1 {
             let loop = loops[0]
-            loop.execute { Self.deliver(frame, to: sessions, on: loop) }
+            loop.execute { Self.deliver(frame, to: sessions, on: loop, compressors: compressors) }
             return
         }
         var perLoop = [[SessionHandle]](repeating: [], count: loops.count)
@@ -161,7 +169,7 @@ public final class HeraldHTTPServer: Sendable {
         }
         for (index, batch) in perLoop.enumerated() where !batch.isEmpty {
             let loop = loops[index]
-            loop.execute { Self.deliver(frame, to: batch, on: loop) }
+            loop.execute { Self.deliver(frame, to: batch, on: loop, compressors: compressors) }
         }
     }
 
@@ -229,8 +237,14 @@ public final class HeraldHTTPServer: Sendable {
         loop.connection(for: handle.connection)?.userData as? WebSocketSession
     }
 
-    static func deliver(_ frame: SharedBytes, to sessions: [SessionHandle], on loop: EventLoop) {
-        for handle in sessions { session(handle, on: loop)?.send(frame) }
+    static func deliver(_ frame: SharedBytes, to sessions: [SessionHandle], on loop: EventLoop, compressors: [LoopCompressors]) {
+        guard loop.index >= 0, loop.index < compressors.count else {
+            for handle in sessions { session(handle, on: loop)?.send(frame) }
+            return
+        }
+        var fanOut = FanOutFrame(frame)
+        let loopCompressors = compressors[loop.index]
+        for handle in sessions { session(handle, on: loop)?.send(&fanOut, compressors: loopCompressors) }
     }
 }
 

@@ -88,6 +88,25 @@ public final class WebSocketSession {
         connection.write(frame)
     }
 
+    /// How this session takes fan-out frames: plain, deflated once per loop and configuration, or by itself.
+    var outgoingCompression: OutgoingCompression {
+        guard let compression else { return .none }
+        guard let windowBits = compression.sharedCompressionWindowBits else { return .own }
+        return .shared(windowBits: windowBits, options: compression.options)
+    }
+
+    /// Queues a fan-out frame (``HeraldHTTPServer/send(_:to:)``) in the form this session negotiated: `frame` must be
+    /// the one ``FanOutFrame`` picked for ``outgoingCompression``; a session with its own compression context
+    /// deflates the message itself.
+    func send(_ fanOut: inout FanOutFrame, compressors: LoopCompressors) {
+        guard !closeSent else { return }
+        let compression = outgoingCompression
+        if case .own = compression, let message = fanOut.message {
+            return sendMessage(message.opcode, message.payload)
+        }
+        connection.write(fanOut.frame(for: compression, compressors: compressors))
+    }
+
     /// Starts the close handshake (§7.1.2): sends a close frame with `code` and `reason`; the TCP connection is
     /// closed when the peer answers or after the close timeout.
     public func close(code: CloseCode, reason: String) {

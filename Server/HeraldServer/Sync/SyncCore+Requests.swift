@@ -157,15 +157,15 @@ extension SyncCore {
         var event = EventFrame(event: .message)
         event.message = info
         try appendEvent(event.encodeBody(), to: stored.participants, now: now, step: &step)
-        for recipient in stored.participants where recipient != user {  // S7
-            // P1/S1: a recipient viewing the conversation gets no push at all.
-            guard !isViewing(recipient, conversation: record.conversation) else { continue }
-            let preview = PushPreview.make(senderName: info.senderName, groupTitle: stored.kind == .group ? stored.title : nil, message: record)
-            let push = PushInfo(
-                conversation: record.conversation, message: record.id, sender: user, preview: preview.body, title: preview.title,
-                url: DeepLinks.conversation(record.conversation))
-            step.effects.append(.schedulePush(PendingPush(deadline: now + max(configuration.pushGraceMilliseconds, 0), user: recipient, push: push)))
-        }
+        // S7: not the sender; P1/S1: a recipient viewing the conversation gets no push at all.
+        let recipients = stored.participants.filter { $0 != user && !isViewing($0, conversation: record.conversation) }
+        guard !recipients.isEmpty else { return }
+        // The push reads the same for every recipient: one preview and one schedule entry per message.
+        let preview = PushPreview.make(senderName: info.senderName, groupTitle: stored.kind == .group ? stored.title : nil, message: record)
+        let push = PushInfo(
+            conversation: record.conversation, message: record.id, sender: user, preview: preview.body, title: preview.title,
+            url: DeepLinks.conversation(record.conversation))
+        step.effects.append(.schedulePush(PendingPush(deadline: now + max(configuration.pushGraceMilliseconds, 0), users: recipients, push: push)))
     }
 
     // MARK: - ack (U2-U7, P5)
@@ -221,11 +221,16 @@ extension SyncCore {
 
     // MARK: - Helpers
 
-    /// Appends one event body to each user's stream and queues it for their live devices.
+    /// Appends one event body to each user's stream (one store call: the body is stored once) and queues it for
+    /// their live devices.
     func appendEvent(_ body: [UInt8], to users: [String], now: Int64, step: inout SyncStep<Device>) throws {
-        var seen = Set<String>()
-        for user in users where seen.insert(user).inserted {
-            let seq = try store.appendEvent(user: user, payload: body, now: now)
+        var unique = users
+        if users.count > 1 {
+            var seen = Set<String>(minimumCapacity: users.count)
+            unique = users.filter { seen.insert($0).inserted }
+        }
+        let seqs = try store.appendEvent(users: unique, payload: body, now: now)
+        for (user, seq) in zip(unique, seqs) {
             step.effects.append(.userEvent(user: user, seq: seq, body: body))
         }
     }

@@ -29,7 +29,7 @@ public final class SyncCore<Device: Hashable> {
     /// Display names by user id (refreshed when a user connects).
     var names: [String: String] = [:]
     /// Pushes in their grace period, ordered by deadline.
-    var pendingPushes: [PendingPush] = []
+    var pendingPushes = PushSchedule()
     var nextMaintenance: Int64 = .min
     /// Running totals for metrics (messages stored, resumes, errors by code); read by the owning thread.
     public internal(set) var counters = SyncCounters()
@@ -76,20 +76,16 @@ public final class SyncCore<Device: Hashable> {
     /// Fires pushes whose grace period ended and runs due maintenance.
     public func fireDueTimers(now: Int64) -> [SyncDelivery<Device>] {
         if now >= nextMaintenance { runMaintenance(now: now) }
-        let due = pendingPushes.prefix { $0.deadline <= now }
+        let due = pendingPushes.takeDue(now: now)
         guard !due.isEmpty else { return [] }
-        let firing = Array(due)
-        pendingPushes.removeFirst(firing.count)
         var deliveries: [SyncDelivery<Device>] = []
-        for push in firing {
-            if let delivery = deliver(push, now: now) { deliveries.append(delivery) }
-        }
+        for push in due { deliver(push, now: now, into: &deliveries) }
         return deliveries
     }
 
     /// The next time ``fireDueTimers(now:)`` has work, ms since the epoch.
     public var nextDeadline: Int64 {
-        min(pendingPushes.first?.deadline ?? .max, nextMaintenance)
+        min(pendingPushes.nextDeadline ?? .max, nextMaintenance)
     }
 
     /// Prunes stream events and pushes older than the retention (R3: at least 7 days are kept).
@@ -241,9 +237,7 @@ public final class SyncCore<Device: Hashable> {
             case .backendReply(let call, let result):
                 call.reply(result)
             case .schedulePush(let push):
-                // Deadlines mostly arrive in order, so search from the back.
-                let index = pendingPushes.lastIndex { $0.deadline <= push.deadline }.map { $0 + 1 } ?? 0
-                pendingPushes.insert(push, at: index)
+                pendingPushes.insert(push)
             }
         }
         return deliveries

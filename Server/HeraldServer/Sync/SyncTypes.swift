@@ -64,20 +64,29 @@ public struct SyncDelivery<Device: Hashable> {
 }
 
 /// What the sync thread knows about one connected device.
-struct DeviceState {
-    var user: String
+///
+/// A class: fan-out looks at every device of every recipient (cursor, scene), and a lookup of a struct with two
+/// strings copied (and retained) all of it each time.
+final class DeviceState {
+    let user: String
     /// The device's name in the push outbox.
-    var name: String
+    let name: String
     /// Where the device is (P1-P3); a device that never reported is in the foreground list.
     var scene = SceneReport(scene: .list, foreground: true)
     /// nil until `sync`; then the stream position its sync reflected: it gets every event after it live (R1a).
     var cursor: Int64?
+
+    init(user: String, name: String) {
+        self.user = user
+        self.name = name
+    }
 }
 
-/// A push waiting for its grace period (P4).
+/// A push waiting for its grace period (P4): one message's push for each of its recipients that were not viewing
+/// the conversation when it was sent (one entry per message, not per recipient).
 struct PendingPush {
     var deadline: Int64
-    var user: String
+    var users: [String]
     var push: PushInfo
 }
 
