@@ -60,7 +60,7 @@ let package = Package(
         // MARK: - Client
         .target(
             name: "HeraldClient",
-            dependencies: ["HeraldWebSocket", "HeraldProtocol", "HeraldRules"],
+            dependencies: ["HeraldWebSocket", "HeraldProtocol", "HeraldRules", "HeraldTLS", "HeraldDeflate"],
             path: "Client/HeraldClient",
             swiftSettings: swiftSettings
         ),

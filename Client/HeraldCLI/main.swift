@@ -26,15 +26,19 @@ struct Herald: ParsableCommand {
     @Option(help: "A deep link to follow at start (herald://…).")
     var open: String?
 
-    @Option(name: .customLong("ca-file"), help: "CA certificate file for wss://.")
+    @Option(name: .customLong("ca-file"), help: "PEM file of the CA(s) to trust for wss:// instead of the system's store (a private CA).")
     var caFile: String?
 
-    @Flag(help: "Accept any server certificate (tests only).")
+    @Flag(help: "wss:// without checking the server's certificate (tests only: the traffic can be read and altered).")
     var insecure = false
+
+    @Flag(name: .customLong("no-compression"), help: "Do not offer permessage-deflate to the server.")
+    var noCompression = false
 
     func validate() throws {
         guard viewport >= 1 else { throw ValidationError("--viewport must be at least 1") }
         guard toastDuration > 0, toastDuration.isFinite else { throw ValidationError("--toast-duration must be a positive number of seconds") }
+        guard caFile == nil || !insecure else { throw ValidationError("--ca-file and --insecure exclude each other") }
     }
 
     mutating func run() throws {
@@ -56,7 +60,8 @@ struct Herald: ParsableCommand {
         let interactive = !script && isatty(0) == 1
         let options = ClientOptions(
             server: address, token: tokenText, interactive: interactive, viewportSize: viewport,
-            toastDuration: Milliseconds(Int64((toastDuration * 1000).rounded())), openURL: open, caFile: caFile, insecure: insecure)
+            toastDuration: Milliseconds(Int64((toastDuration * 1000).rounded())), openURL: open, caFile: caFile, insecure: insecure,
+            compression: !noCompression)
         let code = ClientRunner(options: options, user: user).run()
         if code != 0 { throw ExitCode(code) }
     }

@@ -1,8 +1,11 @@
+import HeraldDeflate
 import HeraldProtocol
 import HeraldWebSocket
 
 /// The client's end of one WebSocket to the server over bytes: the opening handshake (RFC 6455 §4.1) with
-/// the token, then framing through `WebSocketConnection(role: .client)`. Sans-IO: bytes in, events and bytes out.
+/// the token and, unless turned off, a permessage-deflate offer (RFC 7692); then framing through
+/// `WebSocketConnection(role: .client)`, with the agreed compression plugged in. Sans-IO: bytes in, events and
+/// bytes out (plaintext: TLS, if any, is below this type).
 struct ClientWebSocket {
     enum Event: Equatable {
         /// The handshake succeeded; the stream can start.
@@ -23,15 +26,24 @@ struct ClientWebSocket {
     private let key: String
     private var phase: Phase
     private var connection = WebSocketConnection(role: .client)
+    /// What we offered of permessage-deflate; nil when compression is off.
+    private let compressionOffer: PerMessageDeflateClientConfiguration?
+    /// The permessage-deflate agreement, once the server accepted the offer (nil: uncompressed).
+    private(set) var compression: PerMessageDeflateParameters?
     /// Bytes to write to the socket.
     var output: [UInt8] = []
 
-    init(address: ServerAddress, token: String) {
+    /// - Parameters:
+    ///   - compression: the permessage-deflate offer, or nil to offer no extension.
+    init(address: ServerAddress, token: String, compression: PerMessageDeflateClientConfiguration? = PerMessageDeflateClientConfiguration()) {
         key = WebSocketHandshake.randomClientKey()
         phase = .handshaking(HTTPResponseHeadParser())
+        compressionOffer = compression
+        var headers = [("Authorization", "Bearer \(token)")]
+        if let compression { headers.append(("Sec-WebSocket-Extensions", compression.offerHeader)) }
         output = WebSocketHandshake.clientRequest(
             host: address.hostHeader, path: address.path, key: key, subprotocols: [HeraldProtocolVersion.subprotocol],
-            extraHeaders: [("Authorization", "Bearer \(token)")])
+            extraHeaders: headers)
     }
 
     var isOpen: Bool {
@@ -55,16 +67,36 @@ struct ClientWebSocket {
                 phase = .closed
                 return [.rejected(status: nil, reason: "bad HTTP response: \(reason)")]
             case .complete(let head, let consumed):
-                switch WebSocketHandshake.validateServerResponse(head, key: key, offeredSubprotocols: [HeraldProtocolVersion.subprotocol]) {
+                switch WebSocketHandshake.validateServerResponse(
+                    head, key: key, offeredSubprotocols: [HeraldProtocolVersion.subprotocol], allowExtensions: compressionOffer != nil) {
                 case .failure(let failure):
                     phase = .closed
                     return [.rejected(status: failure.status, reason: failure.description)]
                 case .success:
+                    if let refusal = acceptExtensions(head) {
+                        phase = .closed
+                        return [.rejected(status: nil, reason: refusal)]
+                    }
                     phase = .open
                     let rest = Array(bytes.dropFirst(consumed))
                     return [.opened] + (rest.isEmpty ? [] : frames(rest))
                 }
             }
+        }
+    }
+
+    /// RFC 7692 §5: checks the server's `Sec-WebSocket-Extensions` against our offer and installs the agreed
+    /// compression. Returns why the response must fail the connection, or nil.
+    private mutating func acceptExtensions(_ head: HTTPResponseHead) -> String? {
+        guard let compressionOffer else { return nil }
+        do {
+            guard let agreed = try compressionOffer.acceptResponse(head.headers.values(for: "Sec-WebSocket-Extensions")) else { return nil }
+            let codec = try PerMessageDeflate(parameters: agreed, role: .client)
+            connection = WebSocketConnection(role: .client, compression: codec)
+            compression = agreed
+            return nil
+        } catch {
+            return "the server's permessage-deflate response is invalid: \(error)"
         }
     }
 

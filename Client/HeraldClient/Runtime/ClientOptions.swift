@@ -10,11 +10,15 @@ public struct ClientOptions: Sendable {
     public var viewportSize: Int
     public var toastDuration: Milliseconds
     public var openURL: String?
+    /// `wss://` only: trust exactly the CAs in this PEM file instead of the system's store.
     public var caFile: String?
+    /// `wss://` only: accept any server certificate (tests; anyone on the path could read the traffic).
     public var insecure: Bool
+    /// Offer permessage-deflate (RFC 7692) in the handshake; `--no-compression` turns it off.
+    public var compression: Bool
 
     public init(server: ServerAddress, token: String, interactive: Bool, viewportSize: Int, toastDuration: Milliseconds,
-                openURL: String?, caFile: String?, insecure: Bool) {
+                openURL: String?, caFile: String?, insecure: Bool, compression: Bool = true) {
         self.server = server
         self.token = token
         self.interactive = interactive
@@ -23,6 +27,7 @@ public struct ClientOptions: Sendable {
         self.openURL = openURL
         self.caFile = caFile
         self.insecure = insecure
+        self.compression = compression
     }
 }
 
@@ -34,7 +39,7 @@ public enum ClientExitCode: Int32, Sendable {
     case badFlags = 2
     /// The server refused the token (HTTP 401 on the upgrade).
     case unauthorized = 3
-    /// The server could not be reached at start.
+    /// The server could not be reached at start (also: its TLS certificate was not trusted).
     case unreachable = 4
 }
 

@@ -1,6 +1,8 @@
 import Glibc
+import HeraldDeflate
 import HeraldProtocol
 import HeraldRules
+import HeraldTLS
 
 /// Where output lines go and where command lines come from: script mode (stdin/stdout JSON lines) or the
 /// interactive terminal.
@@ -21,13 +23,18 @@ protocol ClientFrontEnd: AnyObject {
 
 /// The client's IO: one thread, one poll() over stdin and the socket, a timeout at the next deadline of the
 /// toast manager, the router, `sleep`, reconnect backoff or handshake. The clock is read here only.
+///
+/// Bytes flow socket ⇄ ``ClientTransport`` (TLS for `wss://`) ⇄ ``ClientWebSocket`` (handshake, framing,
+/// permessage-deflate) ⇄ ``ClientCore``.
 public final class ClientRunner {
     private let options: ClientOptions
     private var core: ClientCore
     private let frontEnd: any ClientFrontEnd
 
-    private var socket: TCPSocket?
+    private var transport: ClientTransport?
     private var webSocket: ClientWebSocket?
+    /// The trust setting for `wss://`, made once at start (nil for `ws://`).
+    private var tlsContext: TLSContext?
     private var connecting = false
     private var handshakeDeadline: Instant?
     private var reconnectAt: Instant?
@@ -36,6 +43,8 @@ public final class ClientRunner {
     private var everOpened = false
     private var pendingLines: [String] = []
     private var readBuffer = [UInt8](repeating: 0, count: 65536)
+    /// Plaintext read from the transport, handed to the WebSocket.
+    private var received: [UInt8] = []
     private var exitCode: ClientExitCode?
     private var quitting = false
 
@@ -67,9 +76,15 @@ public final class ClientRunner {
         // for as long as we live; we own only 0, 1 and 2.
         Self.closeInheritedDescriptors()
         if options.server.secure {
-            Self.fail("wss:// is not supported by this build yet (TLS comes later); use ws://")
-            frontEnd.finish()
-            return ClientExitCode.unreachable.rawValue
+            let trust: TLSTrust = options.insecure ? .insecure : options.caFile.map { .caFile($0) } ?? .system
+            do {
+                tlsContext = try TLSContext.client(trust: trust)
+            } catch {
+                // An unreadable --ca-file is a bad flag, not an unreachable server.
+                Self.fail(options.caFile.map { "--ca-file \($0): cannot load CA certificates: \(error.detail)" } ?? "cannot set up TLS: \(error)")
+                frontEnd.finish()
+                return ClientExitCode.badFlags.rawValue
+            }
         }
         startConnect(now: MonotonicClock.now())
         if exitCode == nil, let url = options.openURL, let error = core.openAtStart(url, now: MonotonicClock.now()) {
@@ -97,11 +112,11 @@ public final class ClientRunner {
         let stdinIndex: Int? = frontEnd.inputEnded ? nil : 0
         if stdinIndex != nil { fds.append(pollfd(fd: 0, events: Int16(POLLIN), revents: 0)) }
         var socketIndex: Int?
-        if let socket, socket.fd >= 0 {
+        if let transport, transport.socket.fd >= 0 {
             var events = Int16(POLLIN)
-            if connecting || !(webSocket?.output.isEmpty ?? true) { events |= Int16(POLLOUT) }
+            if connecting || transport.wantsWrite || !(webSocket?.output.isEmpty ?? true) { events |= Int16(POLLOUT) }
             socketIndex = fds.count
-            fds.append(pollfd(fd: socket.fd, events: events, revents: 0))
+            fds.append(pollfd(fd: transport.socket.fd, events: events, revents: 0))
         }
         let now = MonotonicClock.now()
         let deadlines = [core.nextDeadline, reconnectAt, handshakeDeadline, frontEnd.nextRedraw(now: now)].compactMap { $0 }
@@ -142,11 +157,11 @@ public final class ClientRunner {
 
     private func quit() {
         flush(now: MonotonicClock.now())
-        if var webSocket, let socket, webSocket.isOpen {
+        if var webSocket, let transport, webSocket.isOpen {
             webSocket.close()
-            try? socket.write(&webSocket.output)
+            try? transport.send(&webSocket.output)
         }
-        socket?.close()
+        transport?.close()
         exitCode = .success
     }
 
@@ -160,12 +175,12 @@ public final class ClientRunner {
                 webSocket?.send(String(decoding: frame.encode(), as: UTF8.self))
             }
         }
-        if let socket, !connecting, var session = webSocket, !session.output.isEmpty {
+        if let transport, !connecting, var session = webSocket {
             do {
-                try socket.write(&session.output)
+                try transport.send(&session.output)
                 webSocket = session
             } catch {
-                failedAttempt("write failed: \(error)", now: now)
+                failedAttempt(connectionFailure("write failed", error), now: now)
             }
         }
         frontEnd.render(core, now: now)
@@ -176,7 +191,10 @@ public final class ClientRunner {
     private func startConnect(now: Instant) {
         reconnectAt = nil
         do {
-            socket = try TCPSocket.connect(host: options.server.host, port: options.server.port)
+            let socket = try TCPSocket.connect(host: options.server.host, port: options.server.port)
+            // SNI and the certificate's name (or IP SAN) are checked against the host of --server.
+            let engine = try tlsContext.map { (context) throws(TLSError) in try TLSEngine(context: context, serverName: options.server.host) }
+            transport = ClientTransport(socket: socket, tls: engine)
             connecting = true
             handshakeDeadline = now + .seconds(5)
         } catch {
@@ -184,29 +202,50 @@ public final class ClientRunner {
         }
     }
 
+    /// One line for a failed read or write: TLS failures name the certificate problem.
+    private func connectionFailure(_ what: String, _ error: ClientTransport.Failure) -> String {
+        if case .tls = error { return "\(serverURL): \(error)" }
+        return "\(what): \(error)"
+    }
+
+    private var serverURL: String {
+        "\(options.server.secure ? "wss" : "ws")://\(options.server.hostHeader)"
+    }
+
     private func socketReady(_ revents: Int16) {
         let now = MonotonicClock.now()
-        guard let socket else { return }
+        guard let transport else { return }
         if connecting {
-            if let error = socket.connectResult() {
+            if let error = transport.socket.connectResult() {
                 return failedAttempt("cannot reach \(options.server.host):\(options.server.port): \(error)", now: now)
             }
             guard revents & Int16(POLLOUT) != 0 || revents & Int16(POLLIN) != 0 else { return }
             connecting = false
-            webSocket = ClientWebSocket(address: options.server, token: options.token)
+            do {
+                try transport.start()
+            } catch {
+                return failedAttempt(connectionFailure("TLS start failed", error), now: now)
+            }
+            webSocket = ClientWebSocket(
+                address: options.server, token: options.token, compression: options.compression ? PerMessageDeflateClientConfiguration() : nil)
             flush(now: now)
             return
         }
-        let count: Int?
+        received.removeAll(keepingCapacity: true)
+        let result: ClientTransport.ReadResult
         do {
-            count = try socket.read(into: &readBuffer)
+            if revents & Int16(POLLOUT) != 0 { try transport.flush() }
+            result = try transport.read(into: &received)
         } catch {
-            return failedAttempt("connection error: \(error)", now: now)
+            return failedAttempt(connectionFailure("connection error", error), now: now)
         }
-        guard let count else { return }
-        if count == 0 { return failedAttempt("the server closed the connection", now: now) }
+        switch result {
+        case .nothing: return
+        case .ended: return failedAttempt("the server closed the connection", now: now)
+        case .bytes: break
+        }
         guard var session = webSocket else { return }
-        let events = session.receive(readBuffer[0..<count])
+        let events = session.receive(received[...])
         webSocket = session
         for event in events {
             switch event {
@@ -214,6 +253,7 @@ public final class ClientRunner {
                 everOpened = true
                 handshakeDeadline = nil
                 backoff.reset()
+                if !options.interactive { Self.log(openedDescription(session)) }
                 core.connectionOpened(now: now)
             case .text(let text):
                 switch ServerFrame.decode(Array(text.utf8)) {
@@ -232,6 +272,17 @@ public final class ClientRunner {
             }
             flush(now: now)
         }
+        // TLS close_notify without a close frame: nothing more will come.
+        if transport.peerClosed, self.transport === transport { lost("the server ended the TLS session", now: now) }
+    }
+
+    /// `connected to wss://host:port (TLSv1.3, permessage-deflate: …)`: what the connection runs with, for
+    /// people and tests reading stderr.
+    private func openedDescription(_ session: ClientWebSocket) -> String {
+        var details: [String] = []
+        if let version = transport?.tlsVersion { details.append(version) }
+        details.append(session.compression.map { "permessage-deflate: \($0.responseHeader)" } ?? "no compression")
+        return "connected to \(serverURL) (\(details.joined(separator: ", ")))"
     }
 
     private func timers(now: Instant) {
@@ -246,8 +297,8 @@ public final class ClientRunner {
     private func failedAttempt(_ reason: String, now: Instant) {
         if !everOpened {
             Self.fail(reason)
-            socket?.close()
-            socket = nil
+            transport?.close()
+            transport = nil
             exitCode = .unreachable
             return
         }
@@ -255,8 +306,8 @@ public final class ClientRunner {
     }
 
     private func lost(_ reason: String, now: Instant) {
-        socket?.close()
-        socket = nil
+        transport?.close()
+        transport = nil
         webSocket = nil
         connecting = false
         handshakeDeadline = nil
