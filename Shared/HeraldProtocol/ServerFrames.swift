@@ -4,7 +4,9 @@ import Foundation
 public enum SyncMode: String, Codable, Sendable {
     /// No cursor was given: the response carries the full state (conversations, bell).
     case snapshot
-    /// Every event after the cursor was replayed before this response, exactly once and in order (R3).
+    /// Every event after the cursor was replayed before this response, exactly once and in order (R3). With
+    /// ``ResponseFrame/more`` the replay stopped at a bounded page ending at `latest`: the device is not live yet and
+    /// sends `sync` again with `after` = `latest`.
     case resume
     /// The cursor is older than the retained stream: the response carries the full state; reload (R3).
     case resync
@@ -22,8 +24,12 @@ public struct ResponseFrame: Codable, Sendable, Equatable {
 
     // sync
     public var mode: SyncMode?
-    /// The newest event sequence of the user's stream that this response reflects (U7).
+    /// The newest event sequence of the user's stream that this response reflects (U7); for a resume page with
+    /// ``more``, the last replayed sequence.
     public var latest: Int64?
+    /// A resume was cut at a bounded page (flow control for long backlogs): the stream is not live yet; send `sync`
+    /// with `after` = ``latest`` for the next page. Absent on the final page, which makes the stream live (R1a).
+    public var more: Bool?
     // conversations, dm, group
     public var conversation: ConversationInfo?
     public var conversations: [ConversationInfo]?

@@ -6,7 +6,7 @@ import HeraldTestSupport
 import Testing
 
 /// Issue 6 / R3: a receiver that stops reading is closed once its bounded queue is full, without slowing the others
-/// or growing the server, and gets everything it missed, once, when it resumes. Real binary.
+/// or growing the server, and gets everything it missed, once, when it resumes (page by page). Real binary.
 @Suite("Hardening: slow consumers (binary)", .serialized)
 struct HardeningSlowConsumerTests {
     static let activeCount = 200
@@ -37,7 +37,7 @@ struct HardeningSlowConsumerTests {
         }
     }
 
-    @Test("One stalled /sync reader among 200 active in a group: it is closed at its queue bound, the others get every message in order, RSS stays bounded, and it resumes with its last seq getting each missed message once")
+    @Test("One stalled /sync reader among 200 active in a group: it is closed at its queue bound, the others get every message in order, RSS stays bounded, and it resumes with its last seq through bounded pages, getting each missed message once")
     func stalledReaderAmongActiveOnes() throws {
         let limit = FileDescriptorLimit.raiseToHardLimit()
         try #require(limit >= 600)
@@ -100,19 +100,34 @@ struct HardeningSlowConsumerTests {
         // The stalled reader's connection is gone; it comes back with the last seq it knew and gets every message, once.
         #expect(slow.isClosedByServer(), "the server closed the stalled reader")
         slow.close()
-        // KNOWN ISSUE: the whole replay is queued in one go, so a backlog larger than the queue bound (which a
-        // reader closed for slowness always has) closes the resuming reader again. Replay needs flow control in Sync.
-        withKnownIssue("resume replay larger than --max-queued-bytes is closed as a slow consumer", isIntermittent: true) {
-            let again = try SyncTestClient(port: server.port, token: tokens["slow"]!, timeoutMilliseconds: 10_000)
-            let resumed = try again.request(#"{"type":"sync","after":\#(latest)}"#)
+        // R3 with flow control: the backlog (larger than the queue bound, as it always is for a reader closed for
+        // slowness) comes in bounded pages; the client asks for the next page with the last seq of each `more` answer.
+        let metricsBefore = try Hardening.metrics(port: server.port)
+        let again = try SyncTestClient(port: server.port, token: tokens["slow"]!, timeoutMilliseconds: 10_000)
+        var resumed = try again.request(#"{"type":"sync","after":\#(latest)}"#)
+        var pages = 1
+        while resumed.more == true, let cursor = resumed.latest, pages < 1_000 {
             #expect(resumed.mode == .resume)
-            var after: [String] = []
-            while after.count < Self.messageCount, let event = try? again.event(timeoutMilliseconds: 5_000, where: { $0.event == .message }) {
-                after.append(event.message?.clientMessageId ?? "")
-            }
-            #expect(after == sent, "every missed message exactly once, in order")
-            #expect(again.settle(milliseconds: 300).filter { $0.event == .message }.isEmpty, "nothing twice")
+            resumed = try again.request(#"{"type":"sync","after":\#(cursor)}"#)
+            pages += 1
         }
+        #expect(resumed.mode == .resume)
+        #expect(resumed.more == nil, "the final page makes the device live")
+        #expect(pages > 1, "a backlog over the queue bound takes more than one page")
+        var after: [String] = []
+        while after.count < Self.messageCount, let event = try? again.event(timeoutMilliseconds: 5_000, where: { $0.event == .message }) {
+            after.append(event.message?.clientMessageId ?? "")
+        }
+        #expect(after == sent, "every missed message exactly once, in order")
+        #expect(again.settle(milliseconds: 300).filter { $0.event == .message }.isEmpty, "nothing twice")
+        let metricsAfter = try Hardening.metrics(port: server.port)
+        #expect(metricsAfter["herald_slow_consumer_closes_total"] == metricsBefore["herald_slow_consumer_closes_total"],
+                "the resuming reader was not closed again")
+        // Live after the last page: a new message arrives once.
+        try alice.sendRaw(#"{"type":"send","id":99999,"conversation":"\#(group)","clientMessageId":"live","text":"live"}"#)
+        #expect(try alice.response(id: 99999).ok)
+        #expect(try again.event(timeoutMilliseconds: 5_000, where: { $0.event == .message }).message?.clientMessageId == "live")
+        again.close()
         for reader in readers { reader.client.close() }
     }
 }

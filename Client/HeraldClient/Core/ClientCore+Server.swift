@@ -36,13 +36,22 @@ extension ClientCore {
         }
     }
 
-    /// R1a: the stream is live once the sync response arrives; only then is `connected` printed.
+    /// R1a: the stream is live once the (final) sync response arrives; only then is `connected` printed. A resume
+    /// page marked `more` asks for the next page instead.
     mutating func synced(_ response: ResponseFrame) {
         guard response.ok else {
             log("sync refused: \(response.error?.message ?? "?")")
             return
         }
         let latest = response.latest ?? lastSequence ?? 0
+        if response.mode == .resume, response.more == true {
+            // R3 flow control: the server replayed one bounded page; ask for the next. Not live yet, so no
+            // `connected` and queued requests keep waiting (the page's events were printed as they arrived).
+            lastSequence = max(lastSequence ?? 0, latest)
+            log("resume page through seq \(latest); more to come")
+            emitRequest(.sync(after: lastSequence), purpose: .sync)
+            return
+        }
         if response.mode != .resume {
             // Snapshot or resync: the full state replaces what this device had (U7 drift repair, R3).
             directory.replace(with: response.conversations ?? [])

@@ -113,18 +113,19 @@ extension SyncCore {
         let latest = try store.latestSeq(user: user)
         response.latest = latest
         if let after, after >= (try store.oldestRetainedSeq(user: user)) - 1, after <= latest {
-            // Replay inside the same step that makes the device live: the live stream starts right
-            // after `latest`, which is exactly where the replay ends (R1a).
-            var cursor = after
-            while cursor < latest {
-                let page = try store.events(user: user, after: cursor, limit: max(configuration.replayPageSize, 1))
-                guard let last = page.last else { break }
-                for event in page { step.effects.append(.reply(device, EventFrame.withSequence(event.payload, seq: event.seq))) }
-                counters.replayedEvents += page.count
-                cursor = last.seq
-            }
             response.mode = .resume
             counters.resumes += 1
+            let cursor = try replayPage(user: user, after: after, through: latest, device: device, step: &step)
+            // (A page that made no progress, which a consistent store never returns, falls through to live as before.)
+            if cursor < latest, cursor > after {
+                // Flow control: the device asks for the next page once this one reached it; until the final page
+                // it is not live, so nothing else is queued for it meanwhile.
+                response.latest = cursor
+                response.more = true
+                return
+            }
+            // The final page is replayed in the same step that makes the device live: the live stream starts
+            // right after `latest`, which is exactly where the replay ends (R1a).
         } else {
             response.mode = after == nil ? .snapshot : .resync
             let summaries = try store.conversations(for: user)
@@ -136,6 +137,30 @@ extension SyncCore {
         }
         step.effects.append(.live(device, cursor: latest))
         step.syncing.insert(device)
+    }
+
+    /// Replays the events after `after` up to `latest` for one resume page: at most
+    /// ``SyncConfiguration/resumePageEvents`` events and about ``SyncConfiguration/resumePageBytes`` bytes (always at
+    /// least one event). Returns the last replayed seq (`after` when there was nothing to replay).
+    private func replayPage(user: String, after: Int64, through latest: Int64, device: Device, step: inout SyncStep<Device>) throws -> Int64 {
+        let maxEvents = max(configuration.resumePageEvents, 1)
+        let maxBytes = max(configuration.resumePageBytes, 1)
+        var cursor = after
+        var events = 0
+        var bytes = 0
+        while cursor < latest, events < maxEvents {
+            let page = try store.events(user: user, after: cursor, limit: min(max(configuration.replayPageSize, 1), maxEvents - events))
+            guard !page.isEmpty else { break }
+            for event in page where event.seq <= latest {
+                if events > 0 && bytes + event.payload.count > maxBytes { return cursor }
+                step.effects.append(.reply(device, EventFrame.withSequence(event.payload, seq: event.seq)))
+                counters.replayedEvents += 1
+                events += 1
+                bytes += event.payload.count
+                cursor = event.seq
+            }
+        }
+        return cursor
     }
 
     // MARK: - send (R1, R2, R4, P1-P4)

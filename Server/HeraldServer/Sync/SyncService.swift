@@ -40,6 +40,10 @@ public final class SyncService: Sendable {
         configuration.sendRatePerSecond = options.syncSendRate
         configuration.sendBurst = max(1, 2 * options.syncSendRate)
         configuration.limits.maxTextBytes = options.maxTextBytes
+        // Resume pages stay well under the per-connection send queue (the same bound HeraldHTTPServer applies), so
+        // a device closed as a slow consumer can catch up page by page instead of being closed again (R3).
+        let queueBound = max(options.maxQueuedBytes ?? max(4 << 20, 2 * options.maxMessageSize + 64), options.maxMessageSize + 64)
+        configuration.resumePageBytes = max(queueBound / 4, 1)
         let inbox = SyncInbox<SessionHandle>()
         self.inbox = inbox
         runner = SyncThreadRunner(

@@ -12,6 +12,13 @@ public struct SyncConfiguration: Sendable {
     public var limits: ProtocolLimits
     /// Events read from the store per query while replaying a resume.
     public var replayPageSize: Int
+    /// Flow control for resumes (R3): one `sync` replays at most this many events; the rest is left for the next
+    /// `sync` (the response says `more`). A device closed as a slow consumer always has a backlog larger than its
+    /// send queue, so an unbounded replay would close it again.
+    public var resumePageEvents = 1_000
+    /// The same bound in bytes of replayed event JSON (at least one event is always sent). Keep it well under the
+    /// per-connection queue bound: ``SyncService`` sets it to a quarter of `--max-queued-bytes`.
+    public var resumePageBytes = 1 << 20
     /// `send` requests per second per user (token bucket); beyond it `rate_limited`. 0 = unlimited.
     public var sendRatePerSecond: Double = 0
     /// How many sends a user may make at once before the rate applies.
