@@ -1,5 +1,7 @@
 import Foundation
 import Glibc
+import HeraldClient
+import HeraldProtocol
 import HeraldTestSupport
 import Testing
 
@@ -78,5 +80,53 @@ struct ClientResumeTests {
         #expect(try alice.state().bool("connected") == true)
         #expect(alice.quit() == 0)
         #expect(bob.quit() == 0)
+    }
+}
+
+/// The client's side of flow-controlled resume, sans-IO: a `more` page asks for the next one and is not live.
+@Suite("Client core: resume pages (R3, R1a)")
+struct ClientResumePageTests {
+    @Test("R3/R1a: a resume answered with more asks for the next page after its latest, prints the page's messages, and stays offline (requests queued) until the final page prints connected")
+    func followsMorePages() throws {
+        var h = CoreHarness()
+        h.connect()
+        h.core.connectionLost(now: h.now, reason: "slow consumer")
+        h.collect()
+        h.command("state")
+        h.requests = []
+        h.core.connectionOpened(now: h.now)
+        h.collect()
+        #expect(h.requests.map(\.request) == [.sync(after: 5)])
+        let connectedBefore = h.events("connected").count
+
+        // Page 1: seq 6-7, then {"mode":"resume","latest":7,"more":true}.
+        h.event({ $0.seq = 6; $0.message = CoreHarness.message("m6", at: 6) }, .message)
+        h.event({ $0.seq = 7; $0.message = CoreHarness.message("m7", at: 7) }, .message)
+        h.respond {
+            $0.mode = .resume
+            $0.latest = 7
+            $0.more = true
+        }
+        #expect(h.requests.last?.request == .sync(after: 7), "the next page starts after the last replayed seq")
+        #expect(h.events("connected").count == connectedBefore, "not live before the final page")
+        #expect(h.state()["connected"] == false)
+
+        // A command that needs the server waits in the queue meanwhile.
+        let sentBefore = h.requests.count
+        h.command("send c1 queued while paging")
+        #expect(h.requests.count == sentBefore, "nothing but sync goes out before the stream is live")
+
+        // Final page: seq 8, then a response without more.
+        h.event({ $0.seq = 8; $0.message = CoreHarness.message("m8", at: 8) }, .message)
+        h.respond {
+            $0.mode = .resume
+            $0.latest = 8
+        }
+        #expect(h.events("connected").count == connectedBefore + 1)
+        #expect(h.events("connected").last?["latest"] == .int(8))
+        #expect(h.events("message").compactMap { $0["message"] }.suffix(3) == [.string("m6"), .string("m7"), .string("m8")])
+        let sends = h.requests.filter { $0.request.typeName == "send" }
+        #expect(sends.count == 1, "the queued send goes out once live")
+        #expect(h.state()["connected"] == true)
     }
 }
