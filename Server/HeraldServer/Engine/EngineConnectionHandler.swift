@@ -106,6 +106,8 @@ final class EngineConnectionHandler: ConnectionHandler {
                         let rest = reader.takeBuffered()
                         rest.withUnsafeBytes { session.receive($0) }
                     }
+                    // Upgraded: the HTTP reader is done, and an idle session should not keep its buffers.
+                    if session != nil { reader = HTTPRequestReader(maxHeadSize: 8192) }
                 }
             case .body(let body):
                 guard let (head, handler) = pendingRequest else { continue }
@@ -228,7 +230,11 @@ final class EngineConnectionHandler: ConnectionHandler {
         let compression = agreed.flatMap { try? PerMessageDeflate(parameters: $0, role: .server) }
         connection.write(WebSocketHandshake.serverResponse(for: upgrade, subprotocol: subprotocol,
                                                            extensionsHeader: compression == nil ? nil : agreed?.responseHeader))
-        let session = WebSocketSession(connection: connection, request: upgrade.head, subprotocol: subprotocol,
+        // An idle session should cost little: it keeps the request line and query, not the header list (the route's
+        // `decide` already saw every header).
+        var head = upgrade.head
+        head.headers = [:]
+        let session = WebSocketSession(connection: connection, request: head, subprotocol: subprotocol,
                                        limits: context.limits, timing: context.timing, logger: context.logger,
                                        compression: compression, metrics: context.metrics)
         context.metrics.upgrades.add(1)

@@ -85,6 +85,29 @@ struct ServerFrameLayout {
     var payloadOffset: Int
     var payloadLength: Int
 
+    /// A complete unmasked text frame carrying `payload`, encoded in place in one shared buffer (one allocation and
+    /// one copy of the payload; the same bytes `FrameEncoder.encodeServerFrame` writes).
+    static func textFrame(_ payload: [UInt8]) -> SharedBytes {
+        let header = FrameEncoder.headerSize(payloadLength: payload.count, masked: false)
+        return SharedBytes(count: header + payload.count) { buffer in
+            buffer[0] = 0x80 | WebSocketOpcode.text.rawValue  // FIN + text
+            switch header {
+            case 2:
+                buffer[1] = UInt8(payload.count)
+            case 4:
+                buffer[1] = 126
+                buffer[2] = UInt8(truncatingIfNeeded: payload.count >> 8)
+                buffer[3] = UInt8(truncatingIfNeeded: payload.count)
+            default:
+                buffer[1] = 127
+                for index in 0..<8 { buffer[2 + index] = UInt8(truncatingIfNeeded: UInt64(payload.count) >> (56 - 8 * UInt64(index))) }
+            }
+            payload.withUnsafeBytes { source in
+                UnsafeMutableRawBufferPointer(rebasing: buffer[header...]).copyMemory(from: source)
+            }
+        }
+    }
+
     init?(parsing frame: UnsafeRawBufferPointer) {
         guard frame.count >= 2 else { return nil }
         let first = frame[0], second = frame[1]

@@ -173,6 +173,34 @@ public final class HeraldHTTPServer: Sendable {
         }
     }
 
+    /// From any thread: ``send(_:to:)`` for several frames at once, delivered in order with ONE task per loop for all
+    /// of them (the sync thread hands over a whole batch's fan-out this way: one wake-up per loop, not one per frame).
+    public func send(_ batch: [(frame: SharedBytes, sessions: [SessionHandle])]) {
+        guard let loops = state.withLock({ $0.tcpServer?.group.loops }), !batch.isEmpty else { return }
+        let compressors = fanOutCompressors
+        if loops.count == 1 {
+            let loop = loops[0]
+            loop.execute {
+                for (frame, sessions) in batch { Self.deliver(frame, to: sessions, on: loop, compressors: compressors) }
+            }
+            return
+        }
+        var perLoop = [[(frame: SharedBytes, sessions: [SessionHandle])]](repeating: [], count: loops.count)
+        for (frame, sessions) in batch {
+            var split = [[SessionHandle]](repeating: [], count: loops.count)
+            for session in sessions where session.connection.loopIndex >= 0 && session.connection.loopIndex < loops.count {
+                split[session.connection.loopIndex].append(session)
+            }
+            for (index, part) in split.enumerated() where !part.isEmpty { perLoop[index].append((frame, part)) }
+        }
+        for (index, work) in perLoop.enumerated() where !work.isEmpty {
+            let loop = loops[index]
+            loop.execute {
+                for (frame, sessions) in work { Self.deliver(frame, to: sessions, on: loop, compressors: compressors) }
+            }
+        }
+    }
+
     /// From any thread: starts the close handshake of `session` with `code` and `reason` (no-op if it has gone).
     public func close(_ session: SessionHandle, code: CloseCode, reason: String) {
         guard let loops = state.withLock({ $0.tcpServer?.group.loops }),

@@ -17,7 +17,8 @@ import Logging
 public final class WebSocketSession {
     /// The identity other threads may hold.
     public let handle: SessionHandle
-    /// The request that was upgraded (path, query, headers).
+    /// The request that was upgraded: method, target, path, query; its headers are not kept (the route's decision
+    /// saw them), so an idle session holds no header list.
     public let request: HTTPRequestHead
     /// The subprotocol agreed in the handshake, if any.
     public let subprotocol: String?

@@ -130,9 +130,8 @@ private final class SyncThreadRunner: @unchecked Sendable {
             let committedAt = MonotonicClock.microseconds()
             // Published before the frames go out, so a client that saw its answer sees it counted.
             server.metrics.publish(core.counters)
-            for delivery in deliveries {
-                server.send(Self.textFrame(delivery.payload), to: delivery.devices)
-            }
+            // The whole batch in one task per loop (frames stay in order).
+            if !deliveries.isEmpty { server.send(deliveries.map { (Self.textFrame($0.payload), $0.devices) }) }
             recordMetrics(deliveries, committedAt: committedAt)
             if stopped { break }
         }
@@ -157,12 +156,9 @@ private final class SyncThreadRunner: @unchecked Sendable {
         }
     }
 
-    /// One unmasked text frame, shared by every receiver of a delivery.
+    /// One unmasked text frame, shared by every receiver of a delivery, written straight into its shared buffer.
     static func textFrame(_ payload: [UInt8]) -> SharedBytes {
-        var frame: [UInt8] = []
-        frame.reserveCapacity(FrameEncoder.headerSize(payloadLength: payload.count, masked: false) + payload.count)
-        FrameEncoder.encodeServerFrame(opcode: .text, payload: payload, into: &frame)
-        return SharedBytes(frame)
+        ServerFrameLayout.textFrame(payload)
     }
 }
 
