@@ -116,6 +116,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HeraldEndToEndTests",
+            dependencies: ["HeraldTestSupport"],
             path: "Tests/HeraldEndToEndTests",
             swiftSettings: swiftSettings
         ),

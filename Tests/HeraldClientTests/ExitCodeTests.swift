@@ -1,4 +1,5 @@
 import Foundation
+import HeraldTestSupport
 import Testing
 
 /// client-script.md "Exit codes": 0 quit/EOF, 2 bad flags, 3 token refused, 4 server unreachable at start.
@@ -13,7 +14,7 @@ struct ExitCodeTests {
     func badFlags(_ arguments: [String]) throws {
         let client = try ClientProcess.launch(arguments)
         #expect(client.waitForExit() == 2)
-        let errors = client.stderr.lines.filter { !$0.isEmpty }
+        let errors = client.stderrLines.filter { !$0.isEmpty }
         #expect(errors.count == 1, "one line: \(errors)")
         #expect(errors.first?.hasPrefix("herald: error:") == true)
     }
@@ -26,7 +27,7 @@ struct ExitCodeTests {
         server.kill()
         let client = try ClientProcess.start(port: port, token: token)
         #expect(client.waitForExit() == 4)
-        #expect(client.stderr.lines.first?.contains("cannot reach") == true)
+        #expect(client.stderrLines.first?.contains("cannot reach") == true)
     }
 
     @Test("exit 3: the server refuses the token with 401")
@@ -36,7 +37,7 @@ struct ExitCodeTests {
         let forged = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJhbGljZSIsIm5hbWUiOiJBIiwiaWF0IjoxLCJleHAiOjk5OTk5OTk5OTl9.c2lnbmF0dXJl"
         let client = try ClientProcess.start(port: server.port, token: forged)
         #expect(client.waitForExit() == 3)
-        #expect(client.stderr.lines.first?.contains("401") == true)
+        #expect(client.stderrLines.first?.contains("401") == true)
     }
 
     @Test("exit 0 after quit and after end of input; HERALD_SERVER and HERALD_TOKEN stand in for the flags")

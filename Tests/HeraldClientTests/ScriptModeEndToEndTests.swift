@@ -1,4 +1,5 @@
 import Foundation
+import HeraldTestSupport
 import Testing
 
 /// Every command and event of client-script.md against a real server.
@@ -18,24 +19,24 @@ struct ScriptModeEndToEndTests {
         for i in 1...6 { sent.append(try #require(try bob.ok("send \(c) line \(i)").string("message"))) }
         let image = try alice.ok("send-image \(g) https://example.org/cat.png")
         #expect(image.string("conversation") == g)
-        try alice.waitState("six unread") { $0.unread[c] == 6 }
+        try alice.waitState("six unread") { $0.unread(c) == 6 }
         for id in sent { #expect(alice.events("message").filter { $0.string("message") == id }.count == 1) }
         let state = try alice.state()
-        #expect(state.conversationIds == [g, c], "most recent activity first (the image went to the group last)")
+        #expect(state.conversationOrder == [g, c], "most recent activity first (the image went to the group last)")
         #expect((state.array("conversations") as? [[String: Any]])?.first { $0["id"] as? String == g }?["title"] as? String == "Team A")
         #expect(state.string("badgeText") == "6")
 
         // U3: a viewport of 3 reads exactly the 3 newest.
         let opened = try alice.ok("open thread \(c)")
         #expect(opened.type == "ok")
-        var thread = try alice.waitState("three read") { $0.unread[c] == 3 }
+        var thread = try alice.waitState("three read") { $0.unread(c) == 3 }
         #expect(thread.visible == Array(sent.suffix(3)))
         #expect(thread.string("anchor") == "messages.thread(\(c))")
         try alice.ok("scroll up 2")
-        thread = try alice.waitState("one left") { $0.unread[c] == 1 }
+        thread = try alice.waitState("one left") { $0.unread(c) == 1 }
         #expect((thread.dict("viewport")?["atBottom"] as? Bool) == false)
         try alice.ok("scroll up 10")
-        try alice.waitState("none left") { $0.unread[c] == 0 && $0.visible.first == sent[0] }
+        try alice.waitState("none left") { $0.unread(c) == 0 && $0.visible.first == sent[0] }
         try alice.ok("scroll bottom")
         try alice.ok("scroll down 1")
         // S3: scrolled up, a new message waits below.
@@ -46,7 +47,7 @@ struct ScriptModeEndToEndTests {
         thread = try alice.waitState("new below") { ($0.dict("viewport")?["newBelow"] as? Int) == 1 }
         #expect(alice.events("toast.shown", after: mark).isEmpty, "S1: no toast in the viewed thread")
         try alice.ok("scroll bottom")
-        try alice.waitState("all read") { $0.unread[c] == 0 && $0.visible.contains(late) }
+        try alice.waitState("all read") { $0.unread(c) == 0 && $0.visible.contains(late) }
 
         // Scenes.
         try alice.ok("open tab settings")
@@ -65,7 +66,7 @@ struct ScriptModeEndToEndTests {
     @Test("toasts: toast show/tap/swipe/action, toast.shown, toast.dismissed (timeout, tap, swipe, overflow), haptic, route")
     func toastCommands() throws {
         let server = try TestServer()
-        let alice = try server.client("alice", arguments: ["--toast-duration", "1"])
+        let alice = try server.client("alice", toastDuration: 1)
         let bob = try server.client("bob")
         let c = try #require(try bob.ok("dm alice").string("conversation"))
         var mark = alice.mark
@@ -86,7 +87,7 @@ struct ScriptModeEndToEndTests {
         for i in 0...6 { try alice.ok("toast show info normal n\(i)") }
         try alice.waitEvent("toast.dismissed", after: mark) { $0.string("reason") == "overflow" }
         // S4 + T9: a message toast; tapping it routes to the thread.
-        try alice.waitState("queue drained", timeout: 20) { $0.toast == nil && (($0.array("toastQueue")?.isEmpty) ?? false) }
+        try alice.waitState("queue drained", timeout: .seconds(20)) { $0.toast == nil && (($0.array("toastQueue")?.isEmpty) ?? false) }
         mark = alice.mark
         try bob.ok("send \(c) tap me")
         try alice.waitEvent("toast.shown", after: mark) { $0.string("conversation") == c }
@@ -99,11 +100,11 @@ struct ScriptModeEndToEndTests {
 
     @Test("background, push, push tap, foreground, open-url, read, receipt, follow, react, bell read, bell read-all, sleep")
     func pushBellAndLinks() throws {
-        let server = try TestServer(["--push-grace", "0"])
+        let server = try TestServer(pushGrace: 0)
         let alice = try server.client("alice")
         let bob = try server.client("bob")
         let c = try #require(try bob.ok("dm alice").string("conversation"))
-        try alice.waitState("knows c") { $0.conversationIds.contains(c) }
+        try alice.waitState("knows c") { $0.conversationOrder.contains(c) }
         try alice.ok("open tab home")
         try alice.ok("background")
         #expect(try alice.state().string("scene") == "background")
@@ -169,8 +170,8 @@ struct ScriptModeEndToEndTests {
         let bobMark = bob.mark
         try server.restart()
         try alice.waitEvent("disconnected", after: aliceMark)
-        try alice.waitEvent("connected", after: aliceMark, timeout: 15)
-        try bob.waitEvent("connected", after: bobMark, timeout: 15)
+        try alice.waitEvent("connected", after: aliceMark, timeout: .seconds(15))
+        try bob.waitEvent("connected", after: bobMark, timeout: .seconds(15))
         for i in 1...3 { expected.append(try #require(try bob.ok("send \(c) after \(i)").string("message"))) }
         // A send issued while the server is down waits in the queue and is delivered once it is back.
         let downMark = alice.mark
@@ -180,10 +181,10 @@ struct ScriptModeEndToEndTests {
         #expect(queuedAnswer.bool("queued") == true)
         #expect(try bob.state().bool("connected") == false, "state answers while the server is away")
         try server.restart()
-        try alice.waitEvent("connected", after: downMark, timeout: 15)
-        let queued = try alice.waitEvent("message", after: downMark, timeout: 15) { $0.string("text") == "while down" }
+        try alice.waitEvent("connected", after: downMark, timeout: .seconds(15))
+        let queued = try alice.waitEvent("message", after: downMark, timeout: .seconds(15)) { $0.string("text") == "while down" }
         expected.append(try #require(queued.string("message")))
-        try alice.waitState("all unread") { $0.unread[c] == expected.count }
+        try alice.waitState("all unread") { $0.unread(c) == expected.count }
         let ids = alice.events("message").compactMap { $0.string("message") }
         #expect(ids == expected, "every message exactly once, in order")
         #expect(alice.quit() == 0)

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldTestSupport
 import Testing
 
 extension EndToEnd {
@@ -9,10 +10,10 @@ extension EndToEnd {
         func groupOfTwenty() throws {
             let world = try World()
             let names = (1...20).map { "user\($0)" }
-            var clients: [ScriptClient] = []
+            var clients: [ClientProcess] = []
             for name in names { clients.append(try world.connect(name)) }
             let group = try world.group(clients[0], title: "Twenty", Array(names.dropFirst()))
-            for client in clients { try client.waitState(what: "\(client.name) knows the group") { $0.conversationOrder.contains(group) } }
+            for client in clients { try client.waitState("\(client.name) knows the group") { $0.conversationOrder.contains(group) } }
             let marks = clients.map(\.mark)
             let senders = [0, 7, 13]
             for burst in 1...10 {
@@ -33,7 +34,7 @@ extension EndToEnd {
             // Counts: everyone but a sender has every message of the others unread (they sit in the list).
             for (i, client) in clients.enumerated() {
                 let expected = total - (senders.contains(i) ? 10 : 0)
-                try client.waitState(what: "\(client.name) unread \(expected)") { $0.unread(group) == expected && $0.int("badge") == expected }
+                try client.waitState("\(client.name) unread \(expected)") { $0.unread(group) == expected && $0.int("badge") == expected }
             }
         }
 
@@ -45,7 +46,7 @@ extension EndToEnd {
             let c = try world.dm(alice, "bob")
             var sent: [String] = []
             for i in 1...5 { sent.append(try world.send(alice, c, "before \(i)")) }
-            try bob.waitState(what: "five") { $0.unread(c) == 5 }
+            try bob.waitState("five") { $0.unread(c) == 5 }
             let (aliceMark, bobMark) = (alice.mark, bob.mark)
             #expect(world.server.stop() == 0, "SIGTERM exits 0")
             try bob.waitEvent("disconnected", after: bobMark)
@@ -57,7 +58,7 @@ extension EndToEnd {
             try alice.waitConnected(after: aliceMark, timeout: .seconds(30))
             try bob.waitConnected(after: bobMark, timeout: .seconds(30))
             for i in 1...5 { sent.append(try world.send(alice, c, "after \(i)")) }
-            try bob.waitState(what: "all eleven") { $0.unread(c) == 11 }
+            try bob.waitState("all eleven") { $0.unread(c) == 11 }
             let ids = bob.events("message").filter { $0.string("conversation") == c }.compactMap { $0.string("message") }
             #expect(ids.count == 11)
             #expect(Set(ids).count == 11, "a message was shown twice")

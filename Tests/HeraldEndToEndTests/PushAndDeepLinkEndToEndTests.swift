@@ -1,4 +1,5 @@
 import Foundation
+import HeraldTestSupport
 import Testing
 
 extension EndToEnd {
@@ -12,13 +13,13 @@ extension EndToEnd {
             let phone = try world.connect("bob")
             let laptop = try world.connect("bob")
             let c = try world.dm(alice, "bob")
-            try phone.waitState(what: "phone knows c") { $0.conversationOrder.contains(c) }
+            try phone.waitState("phone knows c") { $0.conversationOrder.contains(c) }
             try phone.ok("background")
             let (phoneMark, laptopMark) = (phone.mark, laptop.mark)
             let m = try world.send(alice, c, "ping")
             let push = try phone.waitEvent("push", after: phoneMark)
             #expect(push.raw.contains(m))
-            let state = try phone.waitState(what: "push kept") { !$0.pushes.isEmpty }
+            let state = try phone.waitState("push kept") { !$0.pushes.isEmpty }
             let kept = state.pushes.first ?? [:]
             #expect(kept["conversation"] as? String == c)
             #expect(kept["message"] as? String == m)
@@ -36,13 +37,13 @@ extension EndToEnd {
             let phone = try world.connect("bob")
             let laptop = try world.connect("bob")
             let c = try world.dm(alice, "bob")
-            try laptop.waitState(what: "laptop knows c") { $0.conversationOrder.contains(c) }
+            try laptop.waitState("laptop knows c") { $0.conversationOrder.contains(c) }
             try laptop.ok("open thread \(c)")
             try phone.ok("background")
             let mark = phone.mark
             let m = try world.send(alice, c, "seen on the laptop")
-            try laptop.waitState(what: "visible on laptop") { $0.visible.contains(m) }
-            try phone.waitState(what: "phone sees it read") { $0.unread(c) == 0 }
+            try laptop.waitState("visible on laptop") { $0.visible.contains(m) }
+            try phone.waitState("phone sees it read") { $0.unread(c) == 0 }
             #expect(phone.events("push", after: mark).isEmpty)
         }
 
@@ -53,12 +54,12 @@ extension EndToEnd {
             let phone = try world.connect("bob")
             let laptop = try world.connect("bob")
             let c = try world.dm(alice, "bob")
-            try laptop.waitState(what: "laptop knows c") { $0.conversationOrder.contains(c) }
+            try laptop.waitState("laptop knows c") { $0.conversationOrder.contains(c) }
             try phone.ok("background")
             let mark = phone.mark
             let m = try world.send(alice, c, "read me quickly")
             try laptop.ok("open thread \(c)")
-            try laptop.waitState(what: "read on laptop") { $0.visible.contains(m) && $0.unread(c) == 0 }
+            try laptop.waitState("read on laptop") { $0.visible.contains(m) && $0.unread(c) == 0 }
             // Past the grace period: the push must never have come.
             Thread.sleep(forTimeInterval: 2.5)
             _ = try phone.state()
@@ -72,13 +73,13 @@ extension EndToEnd {
             let phone = try world.connect("bob")
             let laptop = try world.connect("bob")
             let c = try world.dm(alice, "bob")
-            try laptop.waitState(what: "laptop knows c") { $0.conversationOrder.contains(c) }
+            try laptop.waitState("laptop knows c") { $0.conversationOrder.contains(c) }
             try phone.ok("background")
             let mark = phone.mark
             try world.send(alice, c, "withdraw me")
             try phone.waitEvent("push", after: mark)
             try laptop.ok("open thread \(c)")
-            try phone.waitState(what: "push withdrawn") { $0.pushes.isEmpty }
+            try phone.waitState("push withdrawn") { $0.pushes.isEmpty }
         }
 
         @Test("seed 002 #1, AC-5, M3: tapping a push opens the sender's thread directly")
@@ -89,7 +90,7 @@ extension EndToEnd {
             let bob = try world.connect("bob")
             let withAlice = try world.dm(alice, "bob")
             let withCarol = try world.dm(carol, "bob")
-            try bob.waitState(what: "both known") { $0.conversationOrder.count == 2 }
+            try bob.waitState("both known") { $0.conversationOrder.count == 2 }
             try bob.ok("background")
             let mark = bob.mark
             try world.send(carol, withCarol, "from carol")
@@ -97,7 +98,7 @@ extension EndToEnd {
             try world.send(alice, withAlice, "from alice")
             try bob.waitEvent("push", after: mark) { $0.raw.contains(withAlice) }
             try bob.ok("push tap 0")
-            let state = try bob.waitState(what: "in carol's thread") { $0.string("scene") == "thread" }
+            let state = try bob.waitState("in carol's thread") { $0.string("scene") == "thread" }
             #expect(state.string("conversation") == withCarol, "the tapped push's conversation, not the newest")
             #expect(state.bool("foreground") == true)
         }
@@ -129,20 +130,20 @@ extension EndToEnd {
             let c = try world.dm(alice, "bob")
             var ids: [String] = []
             for i in 1...25 { ids.append(try world.send(alice, c, "line \(i)")) }
-            try bob.waitState(what: "25 unread") { $0.unread(c) == 25 }
+            try bob.waitState("25 unread") { $0.unread(c) == 25 }
             try bob.ok("open notifications")
             let mark = bob.mark
             try bob.ok("open-url herald://conversation/\(c)")
             let route = try bob.waitEvent("route", after: mark)
             #expect(route.string("url") == "herald://conversation/\(c)")
-            let state = try bob.waitState(what: "at bottom of c") { $0.string("scene") == "thread" && $0.visible.contains(ids[24]) }
+            let state = try bob.waitState("at bottom of c") { $0.string("scene") == "thread" && $0.visible.contains(ids[24]) }
             #expect((state.viewport?["atBottom"] as? Bool) == true)
             try bob.ok("open-url herald://conversation/\(c)/message/\(ids[2])")
-            try bob.waitState(what: "message 3 visible") { $0.visible.contains(ids[2]) }
+            try bob.waitState("message 3 visible") { $0.visible.contains(ids[2]) }
             try bob.ok("open-url herald://notifications")
-            try bob.waitState(what: "bell feed") { $0.string("scene") == "notifications" && $0.string("anchor") == "notifications.feed" }
+            try bob.waitState("bell feed") { $0.string("scene") == "notifications" && $0.string("anchor") == "notifications.feed" }
             try bob.ok("open-url herald://messages")
-            try bob.waitState(what: "list") { $0.string("scene") == "list" }
+            try bob.waitState("list") { $0.string("scene") == "list" }
         }
 
         @Test("D3: a link given at start completes once the conversation is loaded (cold start)")
@@ -153,8 +154,8 @@ extension EndToEnd {
             let c = try world.dm(alice, "bob")
             let m = try world.send(alice, c, "open me")
             let bob = try world.connect("bob", arguments: ["--open", "herald://conversation/\(c)"])
-            try bob.waitState(what: "cold start landed") { $0.string("scene") == "thread" && $0.string("conversation") == c }
-            let state = try bob.waitState(what: "m visible at the bottom") { $0.visible.contains(m) }
+            try bob.waitState("cold start landed") { $0.string("scene") == "thread" && $0.string("conversation") == c }
+            let state = try bob.waitState("m visible at the bottom") { $0.visible.contains(m) }
             #expect(state["pendingDeepLink"] is NSNull || state["pendingDeepLink"] == nil)
         }
 
@@ -170,7 +171,7 @@ extension EndToEnd {
                 try bob.ok("open tab requests")
                 let answer = try bob.command("open-url \(url)")
                 #expect(answer.type == "ok")
-                let state = try bob.waitState(what: "error toast") { ($0.toast?["kind"] as? String) == "error" }
+                let state = try bob.waitState("error toast") { ($0.toast?["kind"] as? String) == "error" }
                 #expect(state.string("scene") == "list")
                 #expect(!state.raw.contains("top secret"))
                 try bob.command("toast swipe")

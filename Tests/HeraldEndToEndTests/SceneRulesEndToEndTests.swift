@@ -1,4 +1,5 @@
 import Foundation
+import HeraldTestSupport
 import Testing
 
 extension EndToEnd {
@@ -11,12 +12,12 @@ extension EndToEnd {
             let alice = try world.connect("alice")
             let bob = try world.connect("bob")
             let c = try world.dm(alice, "bob")
-            try bob.waitState(what: "bob knows \(c)") { $0.conversationOrder.contains(c) }
+            try bob.waitState("bob knows \(c)") { $0.conversationOrder.contains(c) }
             try bob.ok("open thread \(c)")
             let mark = bob.mark
             let m = try world.send(alice, c, "hello bob")
             try bob.waitEvent("message", after: mark) { $0.string("message") == m }
-            let state = try bob.waitState(what: "m visible") { $0.visible.contains(m) }
+            let state = try bob.waitState("m visible") { $0.visible.contains(m) }
             #expect(state.unread(c) == 0)
             #expect(state.int("badge") == 0)
             #expect((state.viewport?["atBottom"] as? Bool) == true)
@@ -32,18 +33,18 @@ extension EndToEnd {
             let bob = try world.connect("bob")
             let c = try world.dm(alice, "bob")
             for i in 1...12 { try world.send(alice, c, "message \(i)") }
-            try bob.waitState(what: "12 unread") { $0.unread(c) == 12 }
+            try bob.waitState("12 unread") { $0.unread(c) == 12 }
             try bob.ok("open thread \(c)")
             // The newest page of 10 becomes visible and read; the two older ones stay unread (U3).
-            try bob.waitState(what: "two left unread") { $0.unread(c) == 2 && $0.visible.count == 10 }
+            try bob.waitState("two left unread") { $0.unread(c) == 2 && $0.visible.count == 10 }
             try bob.ok("scroll up 5")
-            try bob.waitState(what: "older two read after scrolling up") { $0.unread(c) == 0 && ($0.viewport?["atBottom"] as? Bool) == false }
+            try bob.waitState("older two read after scrolling up") { $0.unread(c) == 0 && ($0.viewport?["atBottom"] as? Bool) == false }
             let m = try world.send(alice, c, "while scrolled up")
-            let state = try bob.waitState(what: "new below") { ($0.viewport?["newBelow"] as? Int) == 1 }
+            let state = try bob.waitState("new below") { ($0.viewport?["newBelow"] as? Int) == 1 }
             #expect(!state.visible.contains(m), "no forced scroll (S3)")
             #expect(state.unread(c) == 1)
             try bob.ok("scroll bottom")
-            let after = try bob.waitState(what: "read at bottom") { $0.unread(c) == 0 }
+            let after = try bob.waitState("read at bottom") { $0.unread(c) == 0 }
             #expect(after.visible.contains(m))
             #expect((after.viewport?["newBelow"] as? Int) == 0)
         }
@@ -58,9 +59,9 @@ extension EndToEnd {
             let withCarol = try world.dm(carol, "bob")
             let mark = bob.mark
             try world.send(alice, withAlice, "from alice")
-            try bob.waitState(what: "alice's row on top") { $0.conversationOrder.first == withAlice && $0.unread(withAlice) == 1 }
+            try bob.waitState("alice's row on top") { $0.conversationOrder.first == withAlice && $0.unread(withAlice) == 1 }
             try world.send(carol, withCarol, "from carol")
-            let state = try bob.waitState(what: "carol's row on top") { $0.conversationOrder.first == withCarol && $0.unread(withCarol) == 1 }
+            let state = try bob.waitState("carol's row on top") { $0.conversationOrder.first == withCarol && $0.unread(withCarol) == 1 }
             #expect(state.int("badge") == 2)
             #expect(state.string("badgeText") == "2")
             #expect(state.string("anchor") == "messages.conversationsList")
@@ -77,14 +78,14 @@ extension EndToEnd {
             let bob = try world.connect("bob")
             let withAlice = try world.dm(alice, "bob")
             let withCarol = try world.dm(carol, "bob")
-            try bob.waitState(what: "both known") { $0.conversationOrder.count == 2 }
+            try bob.waitState("both known") { $0.conversationOrder.count == 2 }
             for scene in ["open thread \(withCarol)", "open tab requests", "open notifications"] {
                 try bob.ok(scene)
                 let mark = bob.mark
                 let before = try bob.state().unread(withAlice) ?? 0
                 let m = try world.send(alice, withAlice, "while bob is at \(scene)")
                 try bob.waitEvent("toast.shown", after: mark) { $0.raw.contains(withAlice) }
-                try bob.waitState(what: "unread rose at \(scene)") { $0.unread(withAlice) == before + 1 }
+                try bob.waitState("unread rose at \(scene)") { $0.unread(withAlice) == before + 1 }
                 #expect(bob.events("push", after: mark).isEmpty, "S5/P3: no push to a foreground device")
                 #expect(bob.events("message", after: mark).contains { $0.string("message") == m })
                 try bob.command("toast swipe")
@@ -97,7 +98,7 @@ extension EndToEnd {
             let alice = try world.connect("alice")
             let bob = try world.connect("bob")
             let c = try world.dm(alice, "bob")
-            try bob.waitState(what: "bob knows c") { $0.conversationOrder.contains(c) }
+            try bob.waitState("bob knows c") { $0.conversationOrder.contains(c) }
             try bob.ok("background")
             let mark = bob.mark
             let m = try world.send(alice, c, "are you there?")
@@ -117,12 +118,12 @@ extension EndToEnd {
             let laptop = try world.connect("alice")
             let bob = try world.connect("bob")
             let c = try world.dm(phone, "bob")
-            try laptop.waitState(what: "laptop knows c") { $0.conversationOrder.contains(c) }
+            try laptop.waitState("laptop knows c") { $0.conversationOrder.contains(c) }
             let mark = laptop.mark
             let m = try world.send(phone, c, "from my phone")
             try laptop.waitEvent("message", after: mark) { $0.string("message") == m }
             try bob.waitEvent("message") { $0.string("message") == m }
-            let state = try laptop.waitState(what: "preview updated") { $0.raw.contains("from my phone") }
+            let state = try laptop.waitState("preview updated") { $0.raw.contains("from my phone") }
             #expect(state.unread(c) == 0)
             #expect(state.int("badge") == 0)
             #expect(laptop.events("toast.shown", after: mark).isEmpty)

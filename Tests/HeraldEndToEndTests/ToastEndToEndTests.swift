@@ -1,4 +1,5 @@
 import Foundation
+import HeraldTestSupport
 import Testing
 
 extension EndToEnd {
@@ -6,11 +7,11 @@ extension EndToEnd {
     @Suite("T: toasts")
     struct Toasts {
         /// Bob sits in a thread with alice; others message him: the seed's "Simulator A in a conversation with B".
-        private func bobInThreadWithAlice(_ world: World) throws -> (bob: ScriptClient, alice: ScriptClient, thread: String) {
+        private func bobInThreadWithAlice(_ world: World) throws -> (bob: ClientProcess, alice: ClientProcess, thread: String) {
             let alice = try world.connect("alice")
             let bob = try world.connect("bob")
             let thread = try world.dm(alice, "bob")
-            try bob.waitState(what: "bob knows the thread") { $0.conversationOrder.contains(thread) }
+            try bob.waitState("bob knows the thread") { $0.conversationOrder.contains(thread) }
             try bob.ok("open thread \(thread)")
             return (bob, alice, thread)
         }
@@ -54,7 +55,7 @@ extension EndToEnd {
             let dismissed = try bob.waitEvent("toast.dismissed", after: mark)
             #expect(dismissed.string("reason") == "tap")
             try bob.waitEvent("route", after: mark)
-            let state = try bob.waitState(what: "in carol's thread") { $0.string("scene") == "thread" && $0.string("conversation") == c }
+            let state = try bob.waitState("in carol's thread") { $0.string("scene") == "thread" && $0.string("conversation") == c }
             #expect(state.string("anchor") == "messages.thread(\(c))")
             #expect(state.unread(c) == 0, "the tapped message is visible, so read")
         }
@@ -82,13 +83,13 @@ extension EndToEnd {
             let world = try World()
             let (bob, _, _) = try bobInThreadWithAlice(world)
             var conversations: [String] = []
-            var senders: [ScriptClient] = []
+            var senders: [ClientProcess] = []
             for name in ["carol", "dave", "erin"] {
                 let sender = try world.connect(name)
                 conversations.append(try world.dm(sender, "bob"))
                 senders.append(sender)
             }
-            try bob.waitState(what: "all known") { $0.conversationOrder.count == 4 }
+            try bob.waitState("all known") { $0.conversationOrder.count == 4 }
             let mark = bob.mark
             for (sender, c) in zip(senders, conversations) { sender.send("send \(c) hello from \(sender.name)") }
             // The three sends race each other, so wait for three shown toasts, whatever their order.
@@ -120,7 +121,7 @@ extension EndToEnd {
             let mark = bob.mark
             try world.send(carol, c, text)
             try bob.waitEvent("toast.shown", after: mark)
-            let toast = try bob.waitState(what: "toast visible") { $0.toast != nil }.toast ?? [:]
+            let toast = try bob.waitState("toast visible") { $0.toast != nil }.toast ?? [:]
             #expect(toast["text"] as? String == String(text.prefix(50)) + "...")
             #expect(toast["accessibilityLabel"] as? String == text)
             #expect(toast["title"] as? String == "Carol")
@@ -132,11 +133,11 @@ extension EndToEnd {
             let (bob, alice, _) = try bobInThreadWithAlice(world)
             let carol = try world.connect("carol")
             let team = try world.group(alice, title: "Team A", ["bob", "carol"])
-            try bob.waitState(what: "bob knows the group") { $0.conversationOrder.contains(team) }
+            try bob.waitState("bob knows the group") { $0.conversationOrder.contains(team) }
             let mark = bob.mark
             try world.send(carol, team, "standup now")
             try bob.waitEvent("toast.shown", after: mark)
-            let toast = try bob.waitState(what: "toast visible") { $0.toast != nil }.toast ?? [:]
+            let toast = try bob.waitState("toast visible") { $0.toast != nil }.toast ?? [:]
             #expect(toast["title"] as? String == "Team A - Carol")
             #expect(toast["text"] as? String == "standup now")
         }
@@ -150,7 +151,7 @@ extension EndToEnd {
             let mark = bob.mark
             try carol.ok("send-image \(c) https://example.org/cat.png")
             try bob.waitEvent("toast.shown", after: mark)
-            let toast = try bob.waitState(what: "toast visible") { $0.toast != nil }.toast ?? [:]
+            let toast = try bob.waitState("toast visible") { $0.toast != nil }.toast ?? [:]
             #expect(toast["text"] as? String == "📷 Image")
         }
 
@@ -183,7 +184,7 @@ extension EndToEnd {
             try bob.ok("toast show error critical failed")
             let replaced = try bob.waitEvent("toast.dismissed", after: mark) { $0.string("reason") == "replaced" }
             #expect(replaced.string("id") != nil)
-            let state = try bob.waitState(what: "critical visible") { ($0.toast?["priority"] as? String) == "critical" }
+            let state = try bob.waitState("critical visible") { ($0.toast?["priority"] as? String) == "critical" }
             #expect(state.toast?["kind"] as? String == "error")
             try bob.waitEvent("haptic", after: mark) { $0.raw.contains("error") }
         }

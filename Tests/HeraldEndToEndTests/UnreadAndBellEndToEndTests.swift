@@ -1,4 +1,5 @@
 import Foundation
+import HeraldTestSupport
 import Testing
 
 extension EndToEnd {
@@ -12,11 +13,11 @@ extension EndToEnd {
             let bob = try world.connect("bob", arguments: ["--viewport", "6"])
             let c = try world.dm(alice, "bob")
             for i in 1...10 { try world.send(alice, c, "burst \(i)") }
-            try bob.waitState(what: "ten unread") { $0.unread(c) == 10 && $0.int("badge") == 10 }
+            try bob.waitState("ten unread") { $0.unread(c) == 10 && $0.int("badge") == 10 }
             try bob.ok("open list")
             #expect(try bob.state().unread(c) == 10, "U2: opening the list reads nothing")
             try bob.ok("open thread \(c)")
-            let state = try bob.waitState(what: "four left") { $0.unread(c) == 4 }
+            let state = try bob.waitState("four left") { $0.unread(c) == 4 }
             #expect(state.int("badge") == 4)
             #expect(state.visible.count == 6)
         }
@@ -29,10 +30,10 @@ extension EndToEnd {
             let laptop = try world.connect("bob")
             let c = try world.dm(alice, "bob")
             for i in 1...3 { try world.send(alice, c, "hello \(i)") }
-            try laptop.waitState(what: "three unread on the laptop") { $0.unread(c) == 3 }
+            try laptop.waitState("three unread on the laptop") { $0.unread(c) == 3 }
             let mark = laptop.mark
             try phone.ok("open thread \(c)")
-            let state = try laptop.waitState(timeout: .seconds(2), what: "laptop cleared within a second or so") { $0.unread(c) == 0 }
+            let state = try laptop.waitState("laptop cleared within a second or so", timeout: .seconds(2)) { $0.unread(c) == 0 }
             #expect(state.string("badgeText") == "")
             try laptop.waitEvent("read", after: mark)
         }
@@ -44,9 +45,9 @@ extension EndToEnd {
             let bob = try world.connect("bob")
             let c = try world.dm(alice, "bob")
             for i in 1...99 { try world.send(alice, c, "n\(i)") }
-            try bob.waitState(timeout: .seconds(30), what: "99") { $0.string("badgeText") == "99" }
+            try bob.waitState("99", timeout: .seconds(30)) { $0.string("badgeText") == "99" }
             try world.send(alice, c, "the hundredth")
-            let state = try bob.waitState(what: "99+") { $0.string("badgeText") == "99+" }
+            let state = try bob.waitState("99+") { $0.string("badgeText") == "99+" }
             #expect(state.int("badge") == 100)
         }
 
@@ -77,7 +78,7 @@ extension EndToEnd {
             try carol.ok("follow bob")
             let bell = try bob.waitEvent("bell", after: mark)
             #expect(bell.bool("pulse") == true)
-            let state = try bob.waitState(what: "bell 1") { ($0.bell?["badgeText"] as? String) == "1" }
+            let state = try bob.waitState("bell 1") { ($0.bell?["badgeText"] as? String) == "1" }
             let items = (state.bell?["items"] as? [[String: Any]]) ?? []
             guard let id = items.first?["id"] as? String else {
                 Issue.record("no bell item: \(state)")
@@ -85,7 +86,7 @@ extension EndToEnd {
             }
             #expect(items.first?["kind"] as? String == "follow")
             try bob.ok("bell read \(id)")
-            try bob.waitState(what: "bell cleared") { ($0.bell?["unread"] as? Int) == 0 && ($0.bell?["badgeText"] as? String) == "" }
+            try bob.waitState("bell cleared") { ($0.bell?["unread"] as? Int) == 0 && ($0.bell?["badgeText"] as? String) == "" }
         }
 
         @Test("seed 003 #2, B3: five notifications, two read leaves three, read-all clears")
@@ -94,13 +95,13 @@ extension EndToEnd {
             let carol = try world.connect("carol")
             let bob = try world.connect("bob")
             for _ in 1...5 { try carol.ok("follow bob") }
-            let state = try bob.waitState(what: "bell 5") { ($0.bell?["unread"] as? Int) == 5 }
+            let state = try bob.waitState("bell 5") { ($0.bell?["unread"] as? Int) == 5 }
             let ids = ((state.bell?["items"] as? [[String: Any]]) ?? []).compactMap { $0["id"] as? String }
             #expect(ids.count == 5)
             for id in ids.prefix(2) { try bob.ok("bell read \(id)") }
-            try bob.waitState(what: "bell 3") { ($0.bell?["badgeText"] as? String) == "3" }
+            try bob.waitState("bell 3") { ($0.bell?["badgeText"] as? String) == "3" }
             try bob.ok("bell read-all")
-            try bob.waitState(what: "bell 0") { ($0.bell?["badgeText"] as? String) == "" }
+            try bob.waitState("bell 0") { ($0.bell?["badgeText"] as? String) == "" }
         }
 
         @Test("seed 003 #3, B3: mark-read on one device clears the bell on the other")
@@ -110,10 +111,10 @@ extension EndToEnd {
             let phone = try world.connect("bob")
             let laptop = try world.connect("bob")
             try carol.ok("follow bob")
-            try phone.waitState(what: "phone bell 1") { ($0.bell?["unread"] as? Int) == 1 }
-            try laptop.waitState(what: "laptop bell 1") { ($0.bell?["unread"] as? Int) == 1 }
+            try phone.waitState("phone bell 1") { ($0.bell?["unread"] as? Int) == 1 }
+            try laptop.waitState("laptop bell 1") { ($0.bell?["unread"] as? Int) == 1 }
             try phone.ok("bell read-all")
-            try laptop.waitState(timeout: .seconds(2), what: "laptop bell cleared") { ($0.bell?["unread"] as? Int) == 0 }
+            try laptop.waitState("laptop bell cleared", timeout: .seconds(2)) { ($0.bell?["unread"] as? Int) == 0 }
         }
 
         @Test("seed 003 #4, B4, U5: over 99 reads 99+, and the feed keeps the newest 100")
@@ -122,7 +123,7 @@ extension EndToEnd {
             let carol = try world.connect("carol")
             let bob = try world.connect("bob")
             for _ in 1...105 { try carol.ok("follow bob") }
-            let state = try bob.waitState(timeout: .seconds(30), what: "bell 99+") { ($0.bell?["badgeText"] as? String) == "99+" }
+            let state = try bob.waitState("bell 99+", timeout: .seconds(30)) { ($0.bell?["badgeText"] as? String) == "99+" }
             #expect(((state.bell?["items"] as? [Any]) ?? []).count == 100)
             #expect((state.bell?["unread"] as? Int) == 100)
         }
@@ -151,11 +152,11 @@ extension EndToEnd {
             let bob = try world.connect("bob")
             let c = try world.dm(alice, "bob")
             let m = try world.send(bob, c, "react to this")
-            try bob.waitState(what: "sent") { $0.raw.contains(m) }
+            try bob.waitState("sent") { $0.raw.contains(m) }
             #expect((try bob.state().bell?["unread"] as? Int) == 0)
             try alice.waitEvent("message") { $0.string("message") == m }
             try alice.ok("react \(m) 👍")
-            let state = try bob.waitState(what: "reaction in bell") { ($0.bell?["unread"] as? Int) == 1 }
+            let state = try bob.waitState("reaction in bell") { ($0.bell?["unread"] as? Int) == 1 }
             #expect(((state.bell?["items"] as? [[String: Any]]) ?? []).first?["kind"] as? String == "reaction")
         }
     }

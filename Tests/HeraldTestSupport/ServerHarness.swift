@@ -30,13 +30,9 @@ public final class ServerHarness: @unchecked Sendable {
     private let lock = NSLock()
     private var stdoutBytes: [UInt8] = []
 
-    /// Where the server binary is expected.
+    /// Where the server binary is expected (see ``HeraldBinaries``); `filePath` is a file in Tests/HeraldTestSupport.
     public static func binaryPath(filePath: String = #filePath) -> String {
-        if let directory = ProcessInfo.processInfo.environment["HERALD_BIN_DIR"], !directory.isEmpty {
-            return URL(fileURLWithPath: directory).appendingPathComponent("herald-server").path
-        }
-        let packageRoot = URL(fileURLWithPath: filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        return packageRoot.appendingPathComponent(".build/debug/herald-server").path
+        HeraldBinaries.locate(fromSupportFile: filePath).appendingPathComponent("herald-server").path
     }
 
     /// Starts `herald-server serve --host 127.0.0.1 --port 0 --db <temp>` plus `arguments`.

@@ -1,0 +1,52 @@
+import Foundation
+
+/// A tmux server of our own (private socket) with one 80x24 window running a shell command: drives the
+/// interactive `herald` like a terminal user. Every tmux call goes through ``runToCompletion(_:_:environment:timeout:)``,
+/// since `tmux new-session` leaves a daemon behind.
+public final class TmuxSession {
+    /// The private socket name (`tmux -L`).
+    public let socket = "herald-test-\(UUID().uuidString.prefix(8))"
+    /// The tmux executable.
+    public let tmux: String
+
+    /// Starts the session running `command`.
+    public init(command: String) throws {
+        tmux = ["/usr/bin/tmux", "/usr/local/bin/tmux"].first { FileManager.default.isExecutableFile(atPath: $0) } ?? "/usr/bin/tmux"
+        try tmuxCommand(["-f", "/dev/null", "new-session", "-d", "-x", "80", "-y", "24", "-s", "main", command])
+    }
+
+    @discardableResult
+    private func tmuxCommand(_ arguments: [String]) throws -> CompletedProcess {
+        try runToCompletion(tmux, ["-L", socket] + arguments, timeout: .seconds(30))
+    }
+
+    /// Types text (literally), then Enter when asked.
+    public func type(_ text: String, enter: Bool = true) throws {
+        try tmuxCommand(["send-keys", "-t", "main", "-l", text])
+        if enter { try tmuxCommand(["send-keys", "-t", "main", "Enter"]) }
+    }
+
+    /// Presses a key by tmux name (`C-c`, `Up`).
+    public func key(_ name: String) throws { try tmuxCommand(["send-keys", "-t", "main", name]) }
+
+    /// The visible screen.
+    public func screen() throws -> String { try tmuxCommand(["capture-pane", "-p", "-t", "main"]).standardOutput }
+
+    /// Waits until the screen satisfies `predicate`; throws with the last screen at the deadline.
+    @discardableResult
+    public func waitScreen(_ what: String, timeout: Duration = .seconds(10), _ predicate: (String) -> Bool) throws -> String {
+        let deadline = ContinuousClock.now + timeout
+        var last = ""
+        while ContinuousClock.now < deadline {
+            last = try screen()
+            if predicate(last) { return last }
+            usleep(50_000)
+        }
+        throw ProcessHarnessError("screen never showed \(what); last screen:\n\(last)")
+    }
+
+    /// Whether the session still exists.
+    public var isAlive: Bool { (try? tmuxCommand(["has-session", "-t", "main"]).status) == 0 }
+
+    deinit { _ = try? tmuxCommand(["kill-server"]) }
+}
