@@ -34,7 +34,11 @@ struct HTTPHeadAccumulator {
                 previousWasCR = false
                 if line.isEmpty {
                     // RFC 9112 §2.2: a server SHOULD ignore at least one empty line received before the request-line.
-                    if lines.isEmpty { continue }
+                    // Bounded like any other head byte, or a flood of blank lines would never be refused.
+                    if lines.isEmpty {
+                        if total > maxHeadSize { return .failed(status: 431, reason: "HTTP head exceeds \(maxHeadSize) bytes") }
+                        continue
+                    }
                     let complete = lines
                     reset()
                     return .complete(lines: complete, consumed: index)

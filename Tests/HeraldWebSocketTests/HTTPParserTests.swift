@@ -98,6 +98,20 @@ struct HTTPParserTests {
         #expect(big.withUnsafeBytes { parser.parse($0) } == .failed(status: 431, reason: "HTTP head exceeds 16384 bytes"))
     }
 
+    @Test("RFC 9112 §2.2 + RFC 6585 §5: blank lines before the request line count toward the head limit (fuzz finding)")
+    func blankLineFlood() {
+        var parser = HTTPRequestHeadParser()
+        let flood = [UInt8](repeating: UInt8(ascii: "\n"), count: 20_000)
+        #expect(flood.withUnsafeBytes { parser.parse($0) } == .failed(status: 431, reason: "HTTP head exceeds 16384 bytes"))
+        // A few blank lines are still ignored, as §2.2 asks.
+        var tolerant = HTTPRequestHeadParser()
+        let head = Array("\r\n\nGET / HTTP/1.1\r\nHost: x\r\n\r\n".utf8)
+        guard case .complete = head.withUnsafeBytes({ tolerant.parse($0) }) else {
+            Issue.record("leading blank lines were not ignored")
+            return
+        }
+    }
+
     @Test("RFC 9112 §9.3: two pipelined heads parse one after the other from the leftovers")
     func pipelined() {
         let bytes = Array("GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /b HTTP/1.1\r\nHost: x\r\n\r\n".utf8)
