@@ -165,15 +165,36 @@ struct ClientCoreTests {
         var h = CoreHarness()
         h.connect()
         h.command("open tab settings")
+        h.respond { _ in }  // the server took the scene report
         h.command("background")
+        h.respond { _ in }
         #expect(h.state()["scene"] == "background")
         h.event({ $0.seq = 6; $0.message = CoreHarness.message("m1", at: 10) }, .message)
         #expect(h.events("toast.shown").isEmpty)
         h.command("foreground")
+        h.respond { _ in }
         let state = h.state()
         #expect(state["scene"] == "tab")
         #expect(state["tab"] == "settings")
         #expect(state["foreground"] == true)
+    }
+
+    @Test("P1, P3: background is answered only once the server has taken the scene report, so later sends see it")
+    func sceneAnswerWaitsForTheReport() {
+        var h = CoreHarness()
+        h.connect()
+        let answersBefore = h.lines.filter { $0["type"] == "ok" }.count
+        h.command("background")
+        #expect(h.lines.filter { $0["type"] == "ok" }.count == answersBefore, "answered before the server took the report")
+        guard case .scene(let report)? = h.requests.last?.request else {
+            Issue.record("no scene report sent")
+            return
+        }
+        #expect(report.scene == .background)
+        #expect(report.foreground == false)
+        h.respond { _ in }
+        #expect(h.lastAnswer?["type"] == "ok")
+        #expect(h.lastAnswer?["cmd"] == "background")
     }
 
     @Test("D1: a malformed link answers invalid_link and changes nothing")

@@ -23,10 +23,10 @@ extension ClientCore {
             open(destination)
         case .background:
             enterBackground()
-            answerOK()
+            answerAfterSceneReport()
         case .foreground:
             enterForeground(to: nil)
-            answerOK([JSONField("scene", .string(scene.name))])
+            answerAfterSceneReport([JSONField("scene", .string(scene.name))])
         case .scroll(let move):
             scroll(move)
         case .toastTap, .toastSwipe, .toastAction:

@@ -17,7 +17,7 @@ extension ClientCore {
             openThread(conversation, reveal: nil, answers: true)
             return
         }
-        answerOK([JSONField("scene", .string(scene.name))])
+        answerAfterSceneReport([JSONField("scene", .string(scene.name))])
     }
 
     /// Moves to a scene other than a thread (or leaves a thread).

@@ -22,6 +22,7 @@ extension ClientCore {
         case .sync: synced(response)
         case .scene:
             if let error = response.error { log("scene report refused: \(error.code.rawValue) \(error.message)") }
+            if let fields = active?.answerAfterScene, id == latestSceneRequest { answerOK(fields) }
         case .ack(let conversation, let answers):
             if let read = response.read, let latest = response.latest {
                 let count = response.unread?[conversation] ?? unread.unread(in: conversation)

@@ -48,6 +48,8 @@ public struct ClientCore: Sendable {
     struct ActiveCommand: Sendable {
         var command: ScriptCommand
         var sleepUntil: Instant?
+        /// The answer's fields, held until the server has taken the scene report this command caused.
+        var answerAfterScene: [JSONField]?
     }
 
     public let configuration: ClientConfiguration
@@ -60,6 +62,8 @@ public struct ClientCore: Sendable {
     var lastSequence: Int64?
     var nextRequestId = 1
     var inFlight: [Int: (ClientRequest, Purpose)] = [:]
+    /// The id of the newest scene report; a scene command is answered once the server has answered it.
+    var latestSceneRequest: Int?
     /// Requests waiting for a synced connection, in order; survives reconnects (the outgoing send queue).
     var deferred: [(ClientRequest, Purpose)] = []
     var sendCounter = 0
@@ -157,6 +161,8 @@ public struct ClientCore: Sendable {
             }
         }
         deferred = requeue + deferred
+        // A scene command waiting for its report is answered now: the scene is reported again after the reconnect.
+        if let fields = active?.answerAfterScene { answerOK(fields) }
         if wasConnected { event("disconnected", ["reason": .string(reason)]) }
     }
 
@@ -186,7 +192,19 @@ public struct ClientCore: Sendable {
             foreground: scene.isForeground, atBottom: atBottom)
         guard connected, report != lastReportedScene else { return }
         lastReportedScene = report
+        latestSceneRequest = nextRequestId
         emitRequest(.scene(report), purpose: .scene)
+    }
+
+    /// Answers the active scene command once the server has processed the scene report it caused, so that
+    /// anything sent after the answer is judged by the new scene (P1/P3 push decisions, S5/S6); at once when no
+    /// report is in flight (offline, or nothing changed).
+    mutating func answerAfterSceneReport(_ fields: [JSONField] = []) {
+        if let latestSceneRequest, inFlight[latestSceneRequest] != nil {
+            active?.answerAfterScene = fields
+        } else {
+            answerOK(fields)
+        }
     }
 
     // MARK: - Output helpers
