@@ -125,5 +125,26 @@ enum PostgresSchema {
             created_at bigint NOT NULL
         );
         """,
+        // 2: cluster presence (issue 9): each node's heartbeat, each live device's scene, and which node and
+        // connection got a push, so push decisions and withdrawals (P1-P5) see every node.
+        """
+        CREATE TABLE cluster_nodes (
+            node_id text COLLATE "C" PRIMARY KEY,
+            heartbeat_at bigint NOT NULL
+        );
+
+        CREATE TABLE device_presence (
+            node_id text COLLATE "C" NOT NULL,
+            device_key bigint NOT NULL,
+            user_id text COLLATE "C" NOT NULL,
+            device text NOT NULL,
+            foreground boolean NOT NULL,
+            viewing text COLLATE "C",
+            PRIMARY KEY (node_id, device_key)
+        );
+        CREATE INDEX device_presence_by_user ON device_presence (user_id);
+
+        ALTER TABLE pushes ADD COLUMN node_id text COLLATE "C", ADD COLUMN device_key bigint;
+        """,
     ]
 }

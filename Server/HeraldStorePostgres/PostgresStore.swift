@@ -27,9 +27,14 @@ import HeraldStore
 /// wants); PostgreSQL aborts one, which surfaces as `.busy`, and the caller redoes its requests one by one.
 public final class PostgresStore: SyncStore, APIKeyStore, @unchecked Sendable {
     let connection: PGConnection
+    /// This node's id once it joined the cluster (``joinCluster(node:)``): written into its push outbox rows.
+    var clusterNode: String?
 
     /// The LISTEN/NOTIFY channel that carries "user X's stream advanced to N".
     public static let streamChannel = "herald_stream"
+    /// The LISTEN/NOTIFY channel that carries push requests and withdrawals addressed to one node's device
+    /// (``PostgresStreamListener/Signal``).
+    public static let pushChannel = "herald_push"
 
     /// The schema version this build writes.
     public static var schemaVersion: Int { PostgresSchema.migrations.count }

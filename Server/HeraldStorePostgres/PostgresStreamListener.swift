@@ -1,5 +1,6 @@
 import CLibPQ
 import Foundation
+import HeraldStore
 
 /// Listens on PostgreSQL for "user X's stream advanced to N" (what ``PostgresStore/appendEvent(user:payload:now:)``
 /// notifies on commit) and hands each one to a callback: the cross-node fan-out of several `herald-server` nodes.
@@ -18,6 +19,10 @@ public final class PostgresStreamListener: @unchecked Sendable {
         case advanced(user: String, seq: Int64)
         /// The LISTEN connection was (re-)established; notifications may have been missed before it.
         case reconnected
+        /// Another node asks `node` to push message `message` to its device `deviceKey` (P1 across nodes).
+        case push(node: String, deviceKey: Int64, message: String)
+        /// A push `node` delivered to its device `deviceKey` was withdrawn: the message was read (P5 across nodes).
+        case pushCleared(node: String, deviceKey: Int64, conversation: String, message: String)
     }
 
     private let url: String
@@ -80,7 +85,7 @@ public final class PostgresStreamListener: @unchecked Sendable {
     /// A connection that LISTENs on the stream channel, or nil.
     private func listen() -> OpaquePointer? {
         guard let connection = PQconnectdb(url) else { return nil }
-        guard PQstatus(connection) == CONNECTION_OK, let result = PQexec(connection, "LISTEN \(PostgresStore.streamChannel)") else {
+        guard PQstatus(connection) == CONNECTION_OK, let result = PQexec(connection, "LISTEN \(PostgresStore.streamChannel); LISTEN \(PostgresStore.pushChannel)") else {
             PQfinish(connection)
             return nil
         }
@@ -102,7 +107,11 @@ public final class PostgresStreamListener: @unchecked Sendable {
             if ready <= 0 { continue }
             guard PQconsumeInput(connection) == 1, PQstatus(connection) == CONNECTION_OK else { return }
             while let notification = PQnotifies(connection) {
-                if let extra = notification.pointee.extra, let signal = Self.parse(String(cString: extra)) { onSignal(signal) }
+                if let extra = notification.pointee.extra {
+                    let payload = String(cString: extra)
+                    let isPush = notification.pointee.relname.map { String(cString: $0) == PostgresStore.pushChannel } ?? false
+                    if let signal = isPush ? Self.parsePush(payload) : Self.parse(payload) { onSignal(signal) }
+                }
                 PQfreemem(notification)
             }
         }
@@ -114,5 +123,25 @@ public final class PostgresStreamListener: @unchecked Sendable {
         let user = String(payload[payload.index(after: space)...])
         guard !user.isEmpty else { return nil }
         return .advanced(user: user, seq: seq)
+    }
+
+    /// "push <node> <device key> <message key>" or "clear <node> <device key> <conversation key> <message key>", as
+    /// ``PostgresStore/requestPush(node:deviceKey:message:)`` and ``PostgresStore/withdrawPushes(message:user:now:)`` send it.
+    static func parsePush(_ payload: String) -> Signal? {
+        let fields = payload.split(separator: " ", omittingEmptySubsequences: false)
+        guard fields.count >= 4, !fields[1].isEmpty, let deviceKey = Int64(fields[2]) else { return nil }
+        let node = String(fields[1])
+        switch (fields[0], fields.count) {
+        case ("push", 4):
+            guard let message = Int64(fields[3]), message > 0 else { return nil }
+            return .push(node: node, deviceKey: deviceKey, message: RecordID.format(RecordID.message, message))
+        case ("clear", 5):
+            guard let conversation = Int64(fields[3]), conversation > 0, let message = Int64(fields[4]), message > 0 else { return nil }
+            return .pushCleared(
+                node: node, deviceKey: deviceKey, conversation: RecordID.format(RecordID.conversation, conversation),
+                message: RecordID.format(RecordID.message, message))
+        default:
+            return nil
+        }
     }
 }

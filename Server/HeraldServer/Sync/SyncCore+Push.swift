@@ -16,6 +16,7 @@ extension SyncCore {
     /// a device of theirs is viewing the conversation, when they read the message meanwhile, or when none of their
     /// devices is in the background. The `push` event reads the same for everyone, so it is encoded once.
     func deliver(_ pending: PendingPush, now: Int64, into deliveries: inout [SyncDelivery<Device>]) {
+        if let cluster { return deliverAcrossNodes(pending, cluster: cluster, now: now, into: &deliveries) }
         let push = pending.push
         var payload: [UInt8]?
         for user in pending.users {

@@ -31,6 +31,8 @@ public final class SyncCore<Device: Hashable> {
     /// Pushes in their grace period, ordered by deadline.
     var pendingPushes = PushSchedule()
     var nextMaintenance: Int64 = .min
+    /// With a store shared by several nodes (``joinCluster(node:)``): presence other nodes see and push routing.
+    var cluster: ClusterPresence<Device>?
     /// Running totals for metrics (messages stored, resumes, errors by code); read by the owning thread.
     public internal(set) var counters = SyncCounters()
     /// Per-user `send` rate (``SyncConfiguration/sendRatePerSecond``).
@@ -69,6 +71,7 @@ public final class SyncCore<Device: Hashable> {
             for input in inputs { handle(input, now: now, standalone: true, step: &step) }
         }
         var deliveries = apply(step)
+        publishPresence()
         deliveries += fireDueTimers(now: now)
         return deliveries
     }
@@ -76,6 +79,7 @@ public final class SyncCore<Device: Hashable> {
     /// Fires pushes whose grace period ended and runs due maintenance.
     public func fireDueTimers(now: Int64) -> [SyncDelivery<Device>] {
         if now >= nextMaintenance { runMaintenance(now: now) }
+        clusterHeartbeat(now: now)
         let due = pendingPushes.takeDue(now: now)
         guard !due.isEmpty else { return [] }
         var deliveries: [SyncDelivery<Device>] = []
@@ -85,7 +89,7 @@ public final class SyncCore<Device: Hashable> {
 
     /// The next time ``fireDueTimers(now:)`` has work, ms since the epoch.
     public var nextDeadline: Int64 {
-        min(pendingPushes.nextDeadline ?? .max, nextMaintenance)
+        min(pendingPushes.nextDeadline ?? .max, nextMaintenance, cluster?.nextHeartbeat ?? .max)
     }
 
     /// Prunes stream events and pushes older than the retention (R3: at least 7 days are kept).
@@ -125,6 +129,8 @@ public final class SyncCore<Device: Hashable> {
             if devicesByUser[user] != nil { step.effects.append(.catchUp(user: user, through: seq)) }
         case .streamReconnected:
             for user in devicesByUser.keys { step.effects.append(.catchUp(user: user, through: .max)) }
+        case .cluster(let signal):
+            receive(signal, now: now, step: &step)
         case .text(let device, let bytes):
             guard let state = devices[device] else { return }
             switch RequestFrame.decode(bytes, limits: configuration.limits) {
@@ -163,6 +169,7 @@ public final class SyncCore<Device: Hashable> {
 
     private func disconnect(_ device: Device) {
         guard let state = devices.removeValue(forKey: device) else { return }
+        cluster?.depart(device)
         devicesByUser[state.user]?.removeAll { $0 == device }
         if devicesByUser[state.user]?.isEmpty == true { devicesByUser[state.user] = nil }
     }
@@ -199,6 +206,7 @@ public final class SyncCore<Device: Hashable> {
             counters.messagesStored = storedBefore
             if let code = response.error?.code { counters.recordError(code) }
         }
+        if response.error == nil { presenceMayHaveChanged(device, by: frame.request) }
         step.effects.append(.reply(device, response.encode()))
     }
 

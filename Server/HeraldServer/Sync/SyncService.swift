@@ -46,9 +46,18 @@ public final class SyncService: Sendable {
         configuration.resumePageBytes = max(queueBound / 4, 1)
         let inbox = SyncInbox<SessionHandle>()
         self.inbox = inbox
-        runner = SyncThreadRunner(
-            core: SyncCore<SessionHandle>(store: store, configuration: configuration, logger: logger), store: store, server: server,
-            inbox: inbox, finished: finished)
+        let core = SyncCore<SessionHandle>(store: store, configuration: configuration, logger: logger)
+        // Several nodes on one PostgreSQL database: device presence is shared so pushes see every node (P1-P5).
+        let node = Self.newNodeID()
+        if options.store != nil {
+            do {
+                try core.joinCluster(node: node)
+            } catch {
+                store.close()
+                throw error
+            }
+        }
+        runner = SyncThreadRunner(core: core, store: store, server: server, inbox: inbox, finished: finished)
 
         // Other nodes' commits reach this node's devices through the store; the notification only says whose
         // stream advanced (and a reconnect says "catch everyone up").
@@ -57,6 +66,11 @@ public final class SyncService: Sendable {
                 switch signal {
                 case .advanced(let user, let seq): inbox.post(.streamAdvanced(user: user, seq: seq))
                 case .reconnected: inbox.post(.streamReconnected)
+                case .push(let target, let key, let message) where target == node:
+                    inbox.post(.cluster(.push(deviceKey: key, message: message)))
+                case .pushCleared(let target, let key, let conversation, let message) where target == node:
+                    inbox.post(.cluster(.pushCleared(deviceKey: key, conversation: conversation, message: message)))
+                case .push, .pushCleared: break  // addressed to another node
                 }
             }
         }
@@ -83,6 +97,15 @@ public final class SyncService: Sendable {
     /// Queues a backend operation (the HTTP API's) on the sync thread; `call.reply` runs there after its commit.
     public func perform(_ call: BackendCall) {
         inbox.post(.backend(call))
+    }
+
+    /// A random id for this node's run (16 hex digits): presence rows and pushes of a restarted node never mix with
+    /// the previous run's.
+    private static func newNodeID() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let value = UInt64.random(in: .min ... .max, using: &generator)
+        let hex = String(value, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
     }
 
     /// Stops the sync thread after it handled what is queued, and closes the store. Idempotent.
@@ -135,6 +158,7 @@ private final class SyncThreadRunner: @unchecked Sendable {
             recordMetrics(deliveries, committedAt: committedAt)
             if stopped { break }
         }
+        core.leaveCluster()
         store.close()
         finished.signal()
     }

@@ -23,6 +23,10 @@ public struct SyncConfiguration: Sendable {
     public var sendRatePerSecond: Double = 0
     /// How many sends a user may make at once before the rate applies.
     public var sendBurst: Double = 1
+    /// Several nodes on one store: how often this node refreshes its heartbeat.
+    public var clusterHeartbeatMilliseconds: Int64 = 1_000
+    /// Several nodes on one store: the devices of a node silent for longer are ignored by push decisions.
+    public var clusterPresenceTimeoutMilliseconds: Int64 = 5_000
 
     public init(
         pushGraceMilliseconds: Int64 = 2_000, retentionMilliseconds: Int64 = 7 * 24 * 3_600_000,
@@ -54,6 +58,8 @@ public enum SyncInput<Device: Hashable> {
     /// Stream notifications may have been missed (the LISTEN connection was re-established): every live device
     /// catches up from the store.
     case streamReconnected
+    /// Another node addressed one of this node's devices (a push to deliver, a push withdrawn).
+    case cluster(ClusterSignal)
 }
 
 /// One frame (JSON text) to write to some devices: the same bytes for every one of them, so the

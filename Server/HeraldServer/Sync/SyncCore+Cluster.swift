@@ -1,0 +1,196 @@
+import HeraldProtocol
+import HeraldStore
+import Logging
+
+/// A push request or withdrawal another node addressed to one of this node's devices (P1-P5 across nodes).
+public enum ClusterSignal: Sendable, Equatable {
+    /// Push `message` to the device with this key, if it is still live, in the background and the message unread.
+    case push(deviceKey: Int64, message: String)
+    /// The push of `message` this device got was withdrawn: the message was read on another node (P5).
+    case pushCleared(deviceKey: Int64, conversation: String, message: String)
+}
+
+/// This node's part of the cluster presence (issue 9): its id, the keys other nodes address its devices by, and
+/// the devices whose presence row must be written after the current batch.
+final class ClusterPresence<Device: Hashable> {
+    let node: String
+    let store: any ClusterPresenceStore
+    private(set) var keys: [Device: Int64] = [:]
+    private(set) var devicesByKey: [Int64: Device] = [:]
+    private var lastKey: Int64 = 0
+    /// Devices whose scene or liveness changed since their row was last written.
+    var changed: Set<Device> = []
+    /// Keys of devices that disconnected since the last write.
+    var departed: [Int64] = []
+    /// When the next heartbeat is due (ms since the epoch).
+    var nextHeartbeat: Int64 = .min
+
+    init(node: String, store: any ClusterPresenceStore) {
+        self.node = node
+        self.store = store
+    }
+
+    /// The device's key, handed out on first use.
+    func key(for device: Device) -> Int64 {
+        if let key = keys[device] { return key }
+        lastKey += 1
+        keys[device] = lastKey
+        devicesByKey[lastKey] = device
+        return lastKey
+    }
+
+    /// Forgets a disconnected device; its row is deleted with the next write.
+    func depart(_ device: Device) {
+        changed.remove(device)
+        guard let key = keys.removeValue(forKey: device) else { return }
+        devicesByKey[key] = nil
+        departed.append(key)
+    }
+}
+
+extension SyncCore {
+    /// Joins the cluster of nodes sharing this core's store, as `node`: from now on device presence is shared and
+    /// push decisions (P1-P5) consider every node's devices. Throws when the store is not shared (SQLite).
+    public func joinCluster(node: String) throws {
+        guard let shared = store as? any ClusterPresenceStore else {
+            throw StoreError(kind: .other, message: "this store is not shared by several nodes")
+        }
+        try shared.joinCluster(node: node)
+        cluster = ClusterPresence(node: node, store: shared)
+    }
+
+    /// Deletes this node's presence (clean shutdown); other nodes stop pushing through it at once.
+    public func leaveCluster() {
+        guard let cluster else { return }
+        do { try cluster.store.leaveCluster(node: cluster.node) } catch {
+            logger.debug("could not leave the cluster", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Notes that a request may have changed what other nodes must know about the device (its sync or scene).
+    func presenceMayHaveChanged(_ device: Device, by request: ClientRequest) {
+        guard let cluster else { return }
+        switch request {
+        case .sync, .scene: cluster.changed.insert(device)
+        default: break
+        }
+    }
+
+    /// Writes the presence rows of the devices changed in the last batch (after its commit, before its answers go
+    /// out, so a client that saw its `scene` answered is already visible to every node). A failed write is retried
+    /// with the next batch or heartbeat.
+    func publishPresence() {
+        guard let cluster, !cluster.changed.isEmpty || !cluster.departed.isEmpty else { return }
+        do {
+            try store.transaction {
+                for key in cluster.departed { try cluster.store.removePresence(node: cluster.node, deviceKey: key) }
+                for device in cluster.changed {
+                    guard let state = devices[device], state.cursor != nil else { continue }
+                    let scene = state.scene
+                    try cluster.store.setPresence(
+                        DevicePresence(
+                            node: cluster.node, deviceKey: cluster.key(for: device), user: state.user, device: state.name,
+                            foreground: scene.foreground, viewing: scene.foreground && scene.scene == .thread ? scene.conversation : nil))
+                }
+            }
+            cluster.changed.removeAll(keepingCapacity: true)
+            cluster.departed.removeAll(keepingCapacity: true)
+        } catch {
+            logger.debug("presence not written", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Refreshes this node's heartbeat when due (other nodes ignore its devices once it falls silent).
+    func clusterHeartbeat(now: Int64) {
+        guard let cluster, now >= cluster.nextHeartbeat else { return }
+        cluster.nextHeartbeat = now + max(configuration.clusterHeartbeatMilliseconds, 1)
+        do {
+            try cluster.store.heartbeat(node: cluster.node, pruneSilentMilliseconds: 10 * configuration.clusterPresenceTimeoutMilliseconds)
+        } catch {
+            logger.debug("cluster heartbeat failed", metadata: ["error": "\(error)"])
+        }
+        publishPresence()
+    }
+
+    /// P1-P4 with devices on several nodes: the push is dropped for a recipient when any of their devices on any
+    /// node is viewing the conversation or the message was read; otherwise this node's background devices get it
+    /// here and every other node is asked (on commit) to push it to its background devices of the recipient.
+    func deliverAcrossNodes(_ pending: PendingPush, cluster: ClusterPresence<Device>, now: Int64, into deliveries: inout [SyncDelivery<Device>]) {
+        let push = pending.push
+        var payload: [UInt8]?
+        for user in pending.users {
+            guard !isViewing(user, conversation: push.conversation) else { continue }
+            let local = (devicesByUser[user] ?? []).filter { device in
+                guard let state = devices[device] else { return false }
+                return !state.scene.foreground && state.cursor != nil
+            }
+            do {
+                let deliveredHere = try store.transaction { () throws -> Bool in
+                    let remote = try cluster.store.presence(
+                        user: user, aliveMilliseconds: configuration.clusterPresenceTimeoutMilliseconds, excluding: cluster.node)
+                    guard !remote.contains(where: { $0.viewing == push.conversation }) else { return false }  // P1
+                    let remoteTargets = remote.filter { !$0.foreground }  // P3
+                    guard !local.isEmpty || !remoteTargets.isEmpty else { return false }
+                    guard try !store.isRead(user: user, message: push.message) else { return false }  // P4
+                    for device in local {
+                        guard let name = devices[device]?.name else { continue }
+                        _ = try cluster.store.enqueuePush(
+                            user: user, device: name, deviceKey: cluster.key(for: device), conversation: push.conversation,
+                            message: push.message, sender: push.sender, preview: push.preview, url: push.url, now: now)
+                    }
+                    for target in remoteTargets {
+                        try cluster.store.requestPush(node: target.node, deviceKey: target.deviceKey, message: push.message)
+                    }
+                    return !local.isEmpty
+                }
+                guard deliveredHere else { continue }
+            } catch {
+                logger.debug("push not delivered: outbox or presence failed", metadata: ["user": "\(user)", "error": "\(error)"])
+                continue
+            }
+            if payload == nil {
+                var event = EventFrame(event: .push)
+                event.push = push
+                payload = event.encodeBody()
+            }
+            if let payload { deliveries.append(SyncDelivery(payload: payload, devices: local)) }
+        }
+    }
+
+    /// Handles what another node asked of one of this node's devices.
+    func receive(_ signal: ClusterSignal, now: Int64, step: inout SyncStep<Device>) {
+        guard let cluster else { return }
+        switch signal {
+        case .push(let key, let message):
+            // The device may have come to the foreground or gone since the other node looked (P3).
+            guard let device = cluster.devicesByKey[key], let state = devices[device], state.cursor != nil, !state.scene.foreground else { return }
+            do {
+                let payload = try store.transaction { () throws -> [UInt8]? in
+                    guard let record = try store.message(id: message), let conversation = try store.conversation(id: record.conversation),
+                        try !store.isRead(user: state.user, message: message)  // P4: nothing already read is pushed
+                    else { return nil }
+                    let preview = PushPreview.make(
+                        senderName: try name(of: record.sender), groupTitle: conversation.kind == .group ? conversation.title : nil, message: record)
+                    let push = PushInfo(
+                        conversation: record.conversation, message: record.id, sender: record.sender, preview: preview.body, title: preview.title,
+                        url: DeepLinks.conversation(record.conversation))
+                    _ = try cluster.store.enqueuePush(
+                        user: state.user, device: state.name, deviceKey: key, conversation: push.conversation, message: push.message,
+                        sender: push.sender, preview: push.preview, url: push.url, now: now)
+                    var event = EventFrame(event: .push)
+                    event.push = push
+                    return event.encodeBody()
+                }
+                if let payload { step.effects.append(.deviceEvent([device], payload)) }
+            } catch {
+                logger.debug("push from another node not delivered", metadata: ["error": "\(error)"])
+            }
+        case .pushCleared(let key, let conversation, let message):
+            guard let device = cluster.devicesByKey[key], devices[device] != nil else { return }
+            var cleared = EventFrame(event: .pushCleared)
+            cleared.conversationId = conversation
+            cleared.messageId = message
+            step.effects.append(.deviceEvent([device], cleared.encodeBody()))
+        }
+    }
+}

@@ -1,0 +1,57 @@
+/// Where one connected device is, as every node of a cluster sees it (P1-P5 across nodes, issue 9).
+///
+/// A row exists while the device is live (synced) on `node`; it is addressed across nodes by (`node`, `deviceKey`),
+/// a number the node hands out per connection (device names may repeat across nodes).
+public struct DevicePresence: Sendable, Equatable {
+    /// The node holding the device's connection.
+    public var node: String
+    /// The connection's number on that node.
+    public var deviceKey: Int64
+    /// The device's user.
+    public var user: String
+    /// The device's name in the push outbox.
+    public var device: String
+    /// False only in `background` (P3).
+    public var foreground: Bool
+    /// The conversation the device is viewing (S1: in its thread and in the foreground), if any.
+    public var viewing: String?
+
+    public init(node: String, deviceKey: Int64, user: String, device: String, foreground: Bool, viewing: String?) {
+        self.node = node
+        self.deviceKey = deviceKey
+        self.user = user
+        self.device = device
+        self.foreground = foreground
+        self.viewing = viewing
+    }
+}
+
+/// What a store shared by several `herald-server` nodes adds so push decisions see every node's devices (P1-P5).
+///
+/// A single-node store (SQLite) does not conform: the sync core then decides from its in-memory devices alone,
+/// exactly as before. Every node has a random id and a heartbeat; presence rows of a node whose heartbeat is
+/// older than the caller's window are ignored (the node died without cleaning up) and later deleted.
+/// Heartbeats use the database's clock, so nodes with skewed clocks agree.
+public protocol ClusterPresenceStore: AnyObject {
+    /// Registers this node: its heartbeat starts now, and pushes this store records carry `node` so a withdrawal
+    /// (P5) on another node can reach them.
+    func joinCluster(node: String) throws
+    /// Removes the node and its presence rows (a clean shutdown).
+    func leaveCluster(node: String) throws
+    /// Refreshes the node's heartbeat and deletes the nodes (and their presence rows) silent for more than
+    /// `pruneSilentMilliseconds`.
+    func heartbeat(node: String, pruneSilentMilliseconds: Int64) throws
+    /// Creates or replaces one device's presence row.
+    func setPresence(_ presence: DevicePresence) throws
+    /// Deletes one device's presence row (it disconnected).
+    func removePresence(node: String, deviceKey: Int64) throws
+    /// The user's live devices on nodes heard from within `aliveMilliseconds`, on every node but `excluding`.
+    func presence(user: String, aliveMilliseconds: Int64, excluding node: String) throws -> [DevicePresence]
+    /// Records a push for one device of this node, addressed by its key so its withdrawal reaches it (P5).
+    func enqueuePush(
+        user: String, device: String, deviceKey: Int64, conversation: String, message: String, sender: String,
+        preview: String, url: String, now: Int64
+    ) throws -> Int64
+    /// Asks `node` (once this transaction commits) to push `message` to its device `deviceKey`.
+    func requestPush(node: String, deviceKey: Int64, message: String) throws
+}

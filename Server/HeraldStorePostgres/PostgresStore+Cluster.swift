@@ -1,0 +1,101 @@
+import HeraldStore
+
+extension PostgresStore: ClusterPresenceStore {
+    // MARK: - Cluster presence (P1-P5 across nodes, issue 9)
+
+    /// The database's clock in ms since the epoch: heartbeats are written and judged by one clock.
+    private static let databaseNow = "(extract(epoch FROM clock_timestamp()) * 1000)::bigint"
+
+    public func joinCluster(node: String) throws {
+        clusterNode = node
+        try connection.execute(
+            """
+            INSERT INTO cluster_nodes (node_id, heartbeat_at) VALUES ($1, \(Self.databaseNow))
+            ON CONFLICT (node_id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at
+            """, .text(node))
+    }
+
+    public func leaveCluster(node: String) throws {
+        try transaction {
+            try connection.execute("DELETE FROM device_presence WHERE node_id = $1", .text(node))
+            try connection.execute("DELETE FROM cluster_nodes WHERE node_id = $1", .text(node))
+        }
+    }
+
+    public func heartbeat(node: String, pruneSilentMilliseconds: Int64) throws {
+        try transaction {
+            try connection.execute(
+                """
+                INSERT INTO cluster_nodes (node_id, heartbeat_at) VALUES ($1, \(Self.databaseNow))
+                ON CONFLICT (node_id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at
+                """, .text(node))
+            // A node that died without cleaning up: its rows are already ignored; now they go.
+            try connection.execute(
+                """
+                WITH gone AS (DELETE FROM cluster_nodes WHERE heartbeat_at < \(Self.databaseNow) - $1 RETURNING node_id)
+                DELETE FROM device_presence WHERE node_id IN (SELECT node_id FROM gone)
+                """, .int(max(pruneSilentMilliseconds, 0)))
+        }
+    }
+
+    public func setPresence(_ presence: DevicePresence) throws {
+        try connection.execute(
+            """
+            INSERT INTO device_presence (node_id, device_key, user_id, device, foreground, viewing) VALUES ($1, $2, $3, $4, $5 <> 0, $6)
+            ON CONFLICT (node_id, device_key) DO UPDATE
+            SET user_id = excluded.user_id, device = excluded.device, foreground = excluded.foreground, viewing = excluded.viewing
+            """,
+            .text(presence.node), .int(presence.deviceKey), .text(presence.user), .text(presence.device), .int(presence.foreground ? 1 : 0),
+            .optionalText(presence.viewing))
+    }
+
+    public func removePresence(node: String, deviceKey: Int64) throws {
+        try connection.execute("DELETE FROM device_presence WHERE node_id = $1 AND device_key = $2", .text(node), .int(deviceKey))
+    }
+
+    public func presence(user: String, aliveMilliseconds: Int64, excluding node: String) throws -> [DevicePresence] {
+        try connection.query(
+            """
+            SELECT p.node_id, p.device_key, p.user_id, p.device, p.foreground::int::bigint, p.viewing
+            FROM device_presence p JOIN cluster_nodes n ON n.node_id = p.node_id
+            WHERE p.user_id = $1 AND p.node_id <> $2 AND n.heartbeat_at >= \(Self.databaseNow) - $3
+            ORDER BY p.node_id, p.device_key
+            """, .text(user), .text(node), .int(max(aliveMilliseconds, 0))
+        ) { row in
+            DevicePresence(
+                node: row.text(0), deviceKey: row.int(1), user: row.text(2), device: row.text(3), foreground: row.int(4) != 0,
+                viewing: row.optionalText(5))
+        }
+    }
+
+    public func enqueuePush(
+        user: String, device: String, deviceKey: Int64, conversation: String, message: String, sender: String,
+        preview: String, url: String, now: Int64
+    ) throws -> Int64 {
+        guard let conversationKey = RecordID.parse(RecordID.conversation, conversation) else {
+            throw StoreError(kind: .notFound, message: "unknown conversation \(conversation)")
+        }
+        guard let messageKey = RecordID.parse(RecordID.message, message) else {
+            throw StoreError(kind: .notFound, message: "unknown message \(message)")
+        }
+        guard
+            let key = try connection.scalar(
+                """
+                INSERT INTO pushes (user_id, device, conversation_id, message_id, sender_id, preview, url, created_at, node_id, device_key)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id
+                """,
+                .text(user), .text(device), .int(conversationKey), .int(messageKey), .text(sender), .text(preview), .text(url), .int(now),
+                .optionalText(clusterNode), .int(deviceKey))
+        else { throw StoreError(kind: .other, message: "INSERT … RETURNING returned no row") }
+        return key
+    }
+
+    public func requestPush(node: String, deviceKey: Int64, message: String) throws {
+        guard let messageKey = RecordID.parse(RecordID.message, message) else {
+            throw StoreError(kind: .notFound, message: "unknown message \(message)")
+        }
+        try connection.execute(
+            "SELECT pg_notify('\(Self.pushChannel)', 'push ' || $1 || ' ' || $2::text || ' ' || $3::text)",
+            .text(node), .int(deviceKey), .int(messageKey))
+    }
+}

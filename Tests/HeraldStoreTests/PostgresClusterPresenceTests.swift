@@ -1,0 +1,97 @@
+import Foundation
+import HeraldStore
+@testable import HeraldStorePostgres
+import HeraldTestSupport
+import Testing
+
+@Suite("PostgreSQL: cluster presence and cross-node push routing (P1-P5 across nodes)",
+       .enabled(if: PostgresCluster.binariesAvailable, PostgresCluster.skipReason))
+struct PostgresClusterPresenceTests {
+    /// Two stores on one database, joined as nodes "n1" and "n2", with a direct conversation of alice and bob.
+    private func twoNodes() throws -> (url: String, n1: PostgresStore, n2: PostgresStore, conversation: String) {
+        let (url, n1) = try postgresStoreWithUsers()
+        let n2 = try PostgresStore(url: url)
+        try n1.joinCluster(node: "n1")
+        try n2.joinCluster(node: "n2")
+        let conversation = try n1.findOrCreateDirect(between: "alice", and: "bob", now: 1).conversation.id
+        return (url, n1, n2, conversation)
+    }
+
+    @Test("P1 across nodes: a node sees the other nodes' live devices of a user (not its own), updated and removed; a silent node's devices are ignored, then pruned")
+    func presence() throws {
+        let (_, n1, n2, c) = try twoNodes()
+        defer { [n1, n2].forEach { $0.close() } }
+        let phone = DevicePresence(node: "n1", deviceKey: 1, user: "bob", device: "phone", foreground: false, viewing: nil)
+        let laptop = DevicePresence(node: "n2", deviceKey: 1, user: "bob", device: "laptop", foreground: true, viewing: c)
+        try n1.setPresence(phone)
+        try n2.setPresence(laptop)
+        try n2.setPresence(DevicePresence(node: "n2", deviceKey: 2, user: "alice", device: "a", foreground: true, viewing: nil))
+        #expect(try n1.presence(user: "bob", aliveMilliseconds: 5_000, excluding: "n1") == [laptop])
+        #expect(try n2.presence(user: "bob", aliveMilliseconds: 5_000, excluding: "n2") == [phone])
+
+        var moved = laptop
+        moved.viewing = nil
+        moved.foreground = false
+        try n2.setPresence(moved)
+        #expect(try n1.presence(user: "bob", aliveMilliseconds: 5_000, excluding: "n1") == [moved])
+        try n2.removePresence(node: "n2", deviceKey: 1)
+        #expect(try n1.presence(user: "bob", aliveMilliseconds: 5_000, excluding: "n1").isEmpty)
+
+        // n1 falls silent for a minute: its rows no longer count; a heartbeat of n2 prunes them.
+        try n1.setPresence(phone)
+        try n2.connection.execute("UPDATE cluster_nodes SET heartbeat_at = heartbeat_at - 60000 WHERE node_id = $1", .text("n1"))
+        #expect(try n2.presence(user: "bob", aliveMilliseconds: 5_000, excluding: "n2").isEmpty)
+        #expect(try n2.presence(user: "bob", aliveMilliseconds: 120_000, excluding: "n2") == [phone])
+        try n2.heartbeat(node: "n2", pruneSilentMilliseconds: 30_000)
+        #expect(try n2.connection.scalar("SELECT count(*) FROM device_presence WHERE node_id = 'n1'") == 0)
+        #expect(try n2.connection.scalar("SELECT count(*) FROM cluster_nodes") == 1)
+
+        try n2.leaveCluster(node: "n2")
+        #expect(try n1.connection.scalar("SELECT count(*) FROM device_presence") == 0)
+    }
+
+    @Test("Push requests reach the listening nodes only on commit; a withdrawal (P5) notifies the node that delivered the push, never the withdrawing node itself")
+    func routing() throws {
+        struct Abort: Error {}
+        let (url, n1, n2, c) = try twoNodes()
+        defer { [n1, n2].forEach { $0.close() } }
+        let received = PostgresStreamListenerTests.Received()
+        let listener = PostgresStreamListener(url: url) { received.append($0) }
+        listener.start()
+        defer { listener.stop() }
+        #expect(received.wait(for: 1) == [.reconnected])
+        let m = try send(2, from: "alice", in: c, store: n1)
+
+        #expect(throws: Abort.self) {
+            try n1.transaction {
+                try n1.requestPush(node: "n2", deviceKey: 9, message: m[0].id)
+                throw Abort()
+            }
+        }
+        try n1.transaction { try n1.requestPush(node: "n2", deviceKey: 7, message: m[0].id) }
+        #expect(received.wait(for: 2) == [.reconnected, .push(node: "n2", deviceKey: 7, message: m[0].id)])
+
+        // n2 delivered m0 to its device 7 and n1 to its device 3; n1 withdraws: only n2 hears of it.
+        _ = try n2.enqueuePush(
+            user: "bob", device: "phone", deviceKey: 7, conversation: c, message: m[0].id, sender: "alice", preview: "p", url: "u", now: 2)
+        _ = try n1.enqueuePush(
+            user: "bob", device: "tablet", deviceKey: 3, conversation: c, message: m[0].id, sender: "alice", preview: "p", url: "u", now: 2)
+        // A push recorded without a node (single-node path) is withdrawn silently.
+        _ = try n1.enqueuePush(user: "bob", device: "old", conversation: c, message: m[1].id, sender: "alice", preview: "p", url: "u", now: 2)
+        #expect(try n1.withdrawPushes(message: m[0].id, user: "bob", now: 3).map(\.device) == ["phone", "tablet"])
+        #expect(try n1.withdrawPushes(message: m[1].id, user: "bob", now: 3).map(\.device) == ["old"])
+        #expect(received.wait(for: 3).dropFirst(2) == [.pushCleared(node: "n2", deviceKey: 7, conversation: c, message: m[0].id)])
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(received.wait(for: 3).count == 3, "nothing for n1's own push or the node-less one")
+        #expect(try n1.pushes(user: "bob").isEmpty)
+    }
+
+    @Test("Malformed push payloads are ignored")
+    func parse() {
+        #expect(PostgresStreamListener.parsePush("push n2 7 12") == .push(node: "n2", deviceKey: 7, message: "m12"))
+        #expect(PostgresStreamListener.parsePush("clear n2 7 3 12") == .pushCleared(node: "n2", deviceKey: 7, conversation: "c3", message: "m12"))
+        for bad in ["", "push", "push n2 7", "push n2 x 12", "push n2 7 0", "push  7 12", "clear n2 7 12", "clear n2 7 0 12", "pull n2 7 12", "push n2 7 12 1"] {
+            #expect(PostgresStreamListener.parsePush(bad) == nil, "\(bad)")
+        }
+    }
+}
