@@ -38,6 +38,24 @@ extension EndToEnd {
             }
         }
 
+        @Test("R1a: a device that connects in the middle of a burst misses nothing and gets nothing twice")
+        func connectDuringBurst() throws {
+            let world = try World()
+            let alice = try world.connect("alice")
+            try world.createUser("bob")
+            let c = try world.dm(alice, "bob")
+            // Half the burst is stored before bob connects, the rest races his sync.
+            for i in 1...20 { try world.send(alice, c, "early \(i)") }
+            for i in 1...40 { alice.send("send \(c) racing \(i)") }
+            let bob = try world.connect("bob")
+            let state = try bob.waitState("all sixty unread", timeout: .seconds(20)) { $0.unread(c) == 60 }
+            #expect(state.int("badge") == 60)
+            // Live events after `connected` are only the ones committed after it: never one already in the snapshot.
+            let live = bob.events("message").compactMap { $0.string("message") }
+            #expect(Set(live).count == live.count, "a message event printed twice")
+            #expect(live.count <= 40)
+        }
+
         @Test("R3, R4: the server restarts mid-conversation; clients reconnect and resume, nothing lost, nothing twice")
         func serverRestart() throws {
             let world = try World()

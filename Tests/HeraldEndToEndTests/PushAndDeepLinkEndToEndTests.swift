@@ -104,6 +104,29 @@ extension EndToEnd {
         }
     }
 
+    /// Seed 002 test #3: a group chat notification tapped from the background.
+    @Suite("D: group push tap")
+    struct GroupPushTap {
+        @Test("seed 002 #3, D2: tapping a group message's push opens the group thread")
+        func groupPushTap() throws {
+            let world = try World()
+            let alice = try world.connect("alice")
+            _ = try world.connect("carol")
+            let bob = try world.connect("bob")
+            let team = try world.group(alice, title: "Team", ["bob", "carol"])
+            try bob.waitState("bob knows the group") { $0.conversationOrder.contains(team) }
+            try bob.ok("background")
+            let mark = bob.mark
+            try world.send(alice, team, "standup in five")
+            let push = try bob.waitEvent("push", after: mark)
+            #expect(push.raw.contains(team))
+            try bob.ok("push tap")
+            let state = try bob.waitState("in the group thread") { $0.string("scene") == "thread" && $0.string("conversation") == team }
+            #expect(state.string("anchor") == "messages.thread(\(team))")
+            #expect(state.bool("foreground") == true)
+        }
+    }
+
     /// Rules D1-D3 and the deep-link tests of seed 002.
     @Suite("D: deep links")
     struct DeepLinks {

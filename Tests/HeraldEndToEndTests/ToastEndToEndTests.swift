@@ -155,6 +155,22 @@ extension EndToEnd {
             #expect(toast["text"] as? String == "📷 Image")
         }
 
+        @Test("T5: messages of one conversation coalesce into one toast with the latest preview and a count")
+        func coalescing() throws {
+            let world = try World()
+            let alice = try world.connect("alice")
+            let bob = try world.connect("bob", toastDuration: 10)
+            let c = try world.dm(alice, "bob")
+            let mark = bob.mark
+            for text in ["one", "two", "three"] { try world.send(alice, c, text) }
+            let state = try bob.waitState("one toast standing for three") { ($0.toast?["count"] as? Int) == 3 }
+            #expect(state.toast?["text"] as? String == "three", "the latest preview")
+            #expect(state.toast?["conversation"] as? String == c)
+            #expect((state.array("toastQueue") ?? []).isEmpty, "updated in place, not queued")
+            #expect(bob.events("toast.shown", after: mark).count == 1)
+            #expect(bob.events("toast.updated", after: mark).count == 2)
+        }
+
         @Test("T8: entering thread(c) removes the toast about c")
         func enteringThreadPurges() throws {
             let world = try World()
