@@ -97,7 +97,10 @@ public struct ThreadViewport: Sendable {
     /// Moves the window `count` messages towards newer ones, stopping at the bottom.
     public mutating func scrollDown(by count: Int) -> ViewportChange {
         let before = Set(visibleIDs)
-        start = Swift.min(bottomStart, start + Swift.max(0, count))
+        // `count` comes from the user (`scroll down <n>`): compare against the distance left instead of adding, so a
+        // huge n stops at the bottom rather than overflowing.
+        let steps = Swift.max(0, count)
+        start = steps > bottomStart - start ? bottomStart : start + steps
         return finish(since: before)
     }
 

@@ -46,6 +46,15 @@ struct ThreadViewportTests {
         #expect(viewport.newBelow == 0)
     }
 
+    @Test("S3: `scroll down Int.max` from a scrolled-up window stops at the bottom instead of overflowing")
+    func scrollDownByHugeCountStopsAtBottom() {
+        var (viewport, _) = ThreadViewport.open(conversation: "c1", messageIDs: twenty)
+        _ = viewport.scrollUp(by: 5)
+        #expect(viewport.scrollDown(by: .max).becameVisible == ["m16", "m17", "m18", "m19", "m20"])
+        #expect(viewport.isAtBottom)
+        #expect(viewport.scrollDown(by: .max).becameVisible == [])
+    }
+
     @Test("U3: scrolling reports exactly the ids that entered the window, never ones already visible")
     func u3OnlyNewlyVisible() {
         var (viewport, _) = ThreadViewport.open(conversation: "c1", messageIDs: twenty)
