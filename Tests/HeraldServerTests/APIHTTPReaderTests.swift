@@ -11,7 +11,7 @@ struct APIHTTPReaderTests {
         + "GET /c HTTP/1.1\r\nHost: x\r\n\r\n").utf8)
 
     /// Feeds `chunks` and collects (path, body) pairs.
-    static func read(_ chunks: [[UInt8]]) -> [String] {
+    static func read(_ chunks: [[UInt8]], maxBodySize: Int = 100) -> [String] {
         var reader = HTTPRequestReader(maxHeadSize: 8192)
         var out: [String] = []
         var path = ""
@@ -22,7 +22,7 @@ struct APIHTTPReaderTests {
                 case .needMore: break loop
                 case .head(let head):
                     path = head.path
-                    if let failure = reader.beginBody(of: head, maxBodySize: 100) { out.append("fail \(failure.status)"); break loop }
+                    if let failure = reader.beginBody(of: head, maxBodySize: maxBodySize) { out.append("fail \(failure.status)"); break loop }
                 case .body(let body): out.append(path + " " + String(decoding: body, as: UTF8.self))
                 case .failed(let failure): out.append("fail \(failure.status)"); break loop
                 }
@@ -52,5 +52,19 @@ struct APIHTTPReaderTests {
         #expect(Self.read([Array("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nab\r\n".utf8)]) == ["fail 400"])
         let trailer = "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nT: \(String(repeating: "t", count: 9000))\r\n\r\n"
         #expect(Self.read([Array(trailer.utf8)]) == ["fail 431"])
+    }
+
+    @Test("RFC 9112 §7.1: with no practical body limit (Int.max) a chunk size past Int.max is 413, not an overflow trap")
+    func chunkSizeBeyondIntMaxIsRefused() {
+        // 17 hex digits: more than 64 bits.
+        let request = "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n1ffffffffffffffff\r\n"
+        #expect(Self.read([Array(request.utf8)], maxBodySize: .max) == ["fail 413"])
+        // A first chunk near the limit, then a second whose size would push the total past Int.max.
+        let second = "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n7ffffffffffffff0\r\nab"
+        var reader = HTTPRequestReader(maxHeadSize: 8192)
+        Array(second.utf8).withUnsafeBytes { reader.append($0) }
+        guard case .head(let head) = reader.next() else { Issue.record("no head"); return }
+        #expect(reader.beginBody(of: head, maxBodySize: .max) == nil)
+        #expect(reader.next() == .needMore)
     }
 }

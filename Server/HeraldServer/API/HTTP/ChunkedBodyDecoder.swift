@@ -83,6 +83,8 @@ struct ChunkedBodyDecoder {
         let digits = line.prefix { $0 != UInt8(ascii: ";") && $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }
         guard !digits.isEmpty else { return .failure(.init(status: 400, code: "bad_request", message: "missing chunk size")) }
         var size = 0
+        // bodySize never exceeds maxBodySize, so this cannot overflow.
+        let room = maxBodySize - bodySize
         for byte in digits {
             let value: Int
             switch byte {
@@ -91,11 +93,13 @@ struct ChunkedBodyDecoder {
             case UInt8(ascii: "A")...UInt8(ascii: "F"): value = Int(byte - UInt8(ascii: "A")) + 10
             default: return .failure(.init(status: 400, code: "bad_request", message: "invalid chunk size"))
             }
-            size = size * 16 + value
-            // Checked per digit, so a huge size fails before it can overflow.
-            if bodySize + size > maxBodySize {
+            // Checked per digit and without overflow (maxBodySize may be as large as Int.max), so a huge size fails
+            // with 413 instead of trapping.
+            let (shifted, overflow) = size.multipliedReportingOverflow(by: 16)
+            guard !overflow, shifted <= room - value else {
                 return .failure(.init(status: 413, code: "too_large", message: "the body exceeds \(maxBodySize) bytes"))
             }
+            size = shifted + value
         }
         bodySize += size
         return .success(size)
