@@ -67,4 +67,15 @@ struct APIHTTPReaderTests {
         #expect(reader.beginBody(of: head, maxBodySize: .max) == nil)
         #expect(reader.next() == .needMore)
     }
+
+    @Test("RFC 9112 §6.3: a Content-Length the limit allows reserves no more than a bounded buffer up front")
+    func hugeContentLengthDoesNotPreallocate() {
+        // 18 digits: within a limit of Int.max, but reserving it would abort the process.
+        let request = "POST / HTTP/1.1\r\nContent-Length: 999999999999999999\r\n\r\nhello"
+        var reader = HTTPRequestReader(maxHeadSize: 8192)
+        Array(request.utf8).withUnsafeBytes { reader.append($0) }
+        guard case .head(let head) = reader.next() else { Issue.record("no head"); return }
+        #expect(reader.beginBody(of: head, maxBodySize: .max) == nil)
+        #expect(reader.next() == .needMore)
+    }
 }

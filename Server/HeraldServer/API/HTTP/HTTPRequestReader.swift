@@ -140,7 +140,9 @@ struct HTTPRequestReader {
         guard length <= maxBodySize else {
             return failBody(.init(status: 413, code: "too_large", message: "the body exceeds \(maxBodySize) bytes"))
         }
-        body.reserveCapacity(length)
+        // The length is only the peer's claim: reserve a bounded amount, so a large limit is not a license to make the
+        // server allocate (or fail to allocate, and abort) that much before a byte of body has arrived.
+        body.reserveCapacity(min(length, 1 << 16))
         state = .fixed(remaining: length)
         return nil
     }
