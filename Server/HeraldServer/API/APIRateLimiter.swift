@@ -33,6 +33,8 @@ final class APIRateLimiter: @unchecked Sendable {
             bucket.tokens -= 1
             return nil
         }
-        return max(1, Int(((1 - bucket.tokens) / ratePerSecond).rounded(.up)))
+        // A tiny rate (1e-300/s) makes this wait astronomically long: cap it (at ~31 years) before the conversion,
+        // which would trap.
+        return max(1, Int(min(((1 - bucket.tokens) / ratePerSecond).rounded(.up), 1e9)))
     }
 }

@@ -33,7 +33,9 @@ struct TokenBuckets<Key: Hashable> {
             bucket.tokens -= 1
             waitMs = nil
         } else {
-            waitMs = max(1, Int64(((1 - bucket.tokens) / ratePerSecond * 1000).rounded(.up)))
+            // A tiny rate (1e-300/s) makes this wait astronomically long: cap it (at ~31 years, so callers can still
+            // add to it) before the conversion, which would trap.
+            waitMs = max(1, Int64(min(((1 - bucket.tokens) / ratePerSecond * 1000).rounded(.up), 1e12)))
         }
         buckets[key] = bucket
         if buckets.count >= sweepAtCount { sweep(nowMs: nowMs) }
