@@ -80,9 +80,15 @@ extension HeraldServerOptions {
         }
     }
 
+    /// The longest push grace accepted: a day, far beyond any useful value and far from Int64 milliseconds.
+    static let maxPushGraceSeconds: Double = 86_400
+    /// The largest message size accepted: 1 TiB, far beyond memory and far from overflowing size arithmetic.
+    static let maxMessageSizeLimit = 1 << 40
+
     /// Checks values that would make the server misbehave rather than fail to start.
     public func validate() throws(OptionsError) {
-        if port > 65535 { throw OptionsError(name: "port", value: String(port), expected: "0...65535") }
+        // Negative ports come in through `--port=-1` (the variables refuse them); UInt16(port) would trap on them.
+        if !(0...65535).contains(port) { throw OptionsError(name: "port", value: String(port), expected: "0...65535") }
         if threads < 1 { throw OptionsError(name: "threads", value: String(threads), expected: "at least 1") }
         if tickMs < 1 { throw OptionsError(name: "tick", value: String(tickMs), expected: "at least 1 ms") }
         if (tlsCertificateFile == nil) != (tlsKeyFile == nil) {
@@ -90,11 +96,19 @@ extension HeraldServerOptions {
         }
         if let tlsPort {
             if tlsCertificateFile == nil { throw OptionsError(name: "tls-port", value: String(tlsPort), expected: "--tls-cert and --tls-key as well") }
-            if tlsPort > 65535 { throw OptionsError(name: "tls-port", value: String(tlsPort), expected: "0...65535") }
+            if !(0...65535).contains(tlsPort) { throw OptionsError(name: "tls-port", value: String(tlsPort), expected: "0...65535") }
         }
         if maxTextBytes < 1 { throw OptionsError(name: "max-text-bytes", value: String(maxTextBytes), expected: "at least 1") }
-        if !(handshakeRatePerIP >= 0) || !(syncSendRate >= 0) {
+        if !(handshakeRatePerIP >= 0) || !(syncSendRate >= 0) || !handshakeRatePerIP.isFinite || !syncSendRate.isFinite {
             throw OptionsError(name: "handshake-rate-per-ip/sync-send-rate", value: "\(handshakeRatePerIP)/\(syncSendRate)", expected: "rates >= 0")
+        }
+        // The grace becomes whole milliseconds in an Int64: `inf` or 1e300 (both parse as seconds) would trap there.
+        if !(0...Self.maxPushGraceSeconds).contains(pushGraceSeconds) {
+            throw OptionsError(name: "push-grace", value: String(pushGraceSeconds), expected: "0...\(Int(Self.maxPushGraceSeconds)) seconds")
+        }
+        // The send-queue bound is computed as 2 * maxMessageSize + 64, which must not overflow.
+        if maxMessageSize > Self.maxMessageSizeLimit {
+            throw OptionsError(name: "max-message-size", value: String(maxMessageSize), expected: "at most \(Self.maxMessageSizeLimit) bytes")
         }
         if handshakeTimeoutMs < 1 { throw OptionsError(name: "handshake-timeout", value: String(handshakeTimeoutMs), expected: "at least 1 ms") }
     }
