@@ -6,7 +6,7 @@ extension ServeCommand {
     func makeAPIOptions(environment: [String: String]) throws -> APIOptions {
         var options = APIOptions()
         if let text = environment["HERALD_API_RATE_LIMIT"] {
-            guard let rate = Double(text), rate >= 0 else { throw ValidationError("HERALD_API_RATE_LIMIT must be a number >= 0, not \(text)") }
+            guard let rate = Double(text), rate >= 0, rate.isFinite else { throw ValidationError("HERALD_API_RATE_LIMIT must be a number >= 0, not \(text)") }
             options.rateLimitPerSecond = rate
         }
         if let text = environment["HERALD_API_MAX_BODY"] {
@@ -14,14 +14,15 @@ extension ServeCommand {
             options.maxBodySize = size
         }
         if let apiRateLimit {
-            guard apiRateLimit >= 0 else { throw ValidationError("--api-rate-limit must be >= 0") }
+            guard apiRateLimit >= 0, apiRateLimit.isFinite else { throw ValidationError("--api-rate-limit must be a number >= 0") }
             options.rateLimitPerSecond = apiRateLimit
         }
         if let apiMaxBody {
             guard apiMaxBody > 0 else { throw ValidationError("--api-max-body must be positive") }
             options.maxBodySize = apiMaxBody
         }
-        options.rateLimitBurst = max(1, Int((2 * options.rateLimitPerSecond).rounded(.up)))
+        // Capped before the conversion: a finite but huge rate (1e300) would trap in Int(_:).
+        options.rateLimitBurst = max(1, Int(min((2 * options.rateLimitPerSecond).rounded(.up), Double(Int32.max))))
         return options
     }
 }

@@ -59,4 +59,19 @@ struct EngineCLITests {
         let (tickStatus, _) = try Self.run(["serve", "--port", "0", "--tick", "0"])
         #expect(tickStatus != 0)
     }
+
+    @Test("Values that used to trap (--port=-1, --push-grace inf, --api-rate-limit inf or 1e300) exit 64 with a message, not a signal")
+    func trappingValuesAreRefused() throws {
+        // A database path of its own, so a regression that gets as far as opening the store leaves nothing behind here.
+        let db = ["--db", FileManager.default.temporaryDirectory.appendingPathComponent("review-\(getpid()).db").path]
+        for arguments in [["--port=-1"], ["--port", "0", "--push-grace", "inf"], ["--port", "0", "--api-rate-limit", "inf"]] {
+            let (status, output) = try Self.run(["serve"] + db + arguments)
+            #expect(status == 64, "\(arguments): \(output)")
+        }
+        let (status, output) = try Self.run(["serve", "--port", "0"] + db, environment: ["HERALD_API_RATE_LIMIT": "inf"])
+        #expect(status == 64 && output.contains("HERALD_API_RATE_LIMIT"), "\(output)")
+        // Finite but huge: accepted, and the server starts (the burst is capped rather than converted with a trap).
+        let server = try ServerHarness.start(["--api-rate-limit", "1e300"])
+        server.stop()
+    }
 }
