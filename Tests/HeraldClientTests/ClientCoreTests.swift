@@ -128,6 +128,20 @@ struct ClientCoreTests {
         #expect(state["toast"]?["url"] == "herald://conversation/c1")
     }
 
+    @Test("S1: --viewport Int.max opens a thread with the largest page (200) instead of overflowing viewport * 2")
+    func hugeViewportAsksForTheLargestPage() {
+        var h = CoreHarness()
+        h.core = ClientCore(configuration: ClientConfiguration(user: "alice", viewportSize: .max, deviceTag: "d1"))
+        h.connect()
+        h.requests = []
+        h.command("open thread c1")
+        guard case .history("c1", nil, let limit)? = h.requests.last?.request else {
+            Issue.record("no history request: \(h.requests)")
+            return
+        }
+        #expect(limit == 200)
+    }
+
     @Test("S1, S2, U2: opening the thread loads the newest page and acks exactly the visible ids; arrivals at bottom are acked")
     func threadVisibility() {
         var h = CoreHarness()

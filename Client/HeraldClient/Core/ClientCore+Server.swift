@@ -273,7 +273,8 @@ extension ClientCore {
         applyUnread(unread.handle(.visible(conversation: conversation, messages: ids)), answers: answers)
     }
 
-    var pageSize: Int { min(200, max(50, configuration.viewportSize * 2)) }
+    // The viewport size comes from --viewport unbounded: cap it before doubling so Int.max cannot overflow.
+    var pageSize: Int { min(200, max(50, min(configuration.viewportSize, 100) * 2)) }
 }
 
 /// The list title of a conversation (shared by the directory and events).
