@@ -60,7 +60,8 @@ struct Herald: ParsableCommand {
         let interactive = !script && isatty(0) == 1
         let options = ClientOptions(
             server: address, token: tokenText, interactive: interactive, viewportSize: viewport,
-            toastDuration: Milliseconds(Int64((toastDuration * 1000).rounded())), openURL: open, caFile: caFile, insecure: insecure,
+            // Clamped to 1-10 s later anyway (T2); capping here keeps 1e300 from trapping in Int64(_:).
+            toastDuration: Milliseconds(Int64((min(toastDuration, 3600) * 1000).rounded())), openURL: open, caFile: caFile, insecure: insecure,
             compression: !noCompression)
         let code = ClientRunner(options: options, user: user).run()
         if code != 0 { throw ExitCode(code) }

@@ -30,6 +30,12 @@ struct ExitCodeTests {
         #expect(client.stderrLines.first?.contains("cannot reach") == true)
     }
 
+    @Test("--toast-duration 1e300 is clamped (T2) rather than trapping on the way to milliseconds: the client runs and exits 4")
+    func hugeToastDurationDoesNotTrap() throws {
+        let client = try ClientProcess.launch(["--server", "ws://127.0.0.1:1", "--token", "a.eyJzdWIiOiJhIn0.b", "--toast-duration", "1e300", "--script"])
+        #expect(client.waitForExit() == 4)
+    }
+
     @Test("exit 3: the server refuses the token with 401")
     func refusedToken() throws {
         let server = try TestServer()
