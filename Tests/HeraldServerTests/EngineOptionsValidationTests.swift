@@ -17,6 +17,18 @@ struct EngineOptionsValidationTests {
         }
     }
 
+    @Test("Timeouts beyond a year are refused: the deadline addition would wrap into the past and time everyone out")
+    func hugeTimeoutsAreRefused() {
+        #expect(Self.refuses { $0.handshakeTimeoutMs = Int.max })
+        #expect(Self.refuses { $0.pingIntervalMs = Int.max })
+        #expect(Self.refuses { $0.idleTimeoutMs = Int.max })
+        #expect(Self.refuses { $0.handshakeTimeoutMs = 0 })
+        #expect(!Self.refuses {
+            $0.pingIntervalMs = 0
+            $0.idleTimeoutMs = 0
+        }, "0 turns pings and the idle timeout off")
+    }
+
     @Test("The defaults pass validation")
     func defaultsPass() throws {
         try HeraldServerOptions().validate()

@@ -110,7 +110,14 @@ extension HeraldServerOptions {
         if maxMessageSize > Self.maxMessageSizeLimit {
             throw OptionsError(name: "max-message-size", value: String(maxMessageSize), expected: "at most \(Self.maxMessageSizeLimit) bytes")
         }
-        if handshakeTimeoutMs < 1 { throw OptionsError(name: "handshake-timeout", value: String(handshakeTimeoutMs), expected: "at least 1 ms") }
+        // Deadlines are monotonic ticks plus these values: a year is far past any real timeout, and keeps the
+        // addition from wrapping into a deadline in the past (which would time every connection out at once).
+        // Pings and the idle timeout may be off (0).
+        let year = 365 * 24 * 3_600_000
+        let bounded = [("handshake-timeout", handshakeTimeoutMs, 1), ("ping-interval", pingIntervalMs, 0), ("idle-timeout", idleTimeoutMs, 0)]
+        for (name, value, lowest) in bounded where !(lowest...year).contains(value) {
+            throw OptionsError(name: name, value: String(value), expected: "\(lowest)...\(year) ms")
+        }
     }
 }
 
