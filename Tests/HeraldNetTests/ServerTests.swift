@@ -128,29 +128,7 @@ struct ServerTests {
         #expect(events.read { $0.closed.count } == 1)
     }
 
-    @Test("SIGTERM only wakes the waiting thread; runUntilSignalled shuts down gracefully and returns")
-    func shutdownOnSignal() throws {
-        let events = ServerEvents()
-        let config = ServerConfig(port: 0, threads: 1, tickMilliseconds: 10)
-        let server = try TCPServer(config: config) { EchoHandler($0, events: events, options: HandlerOptions()) }
-        try server.start()
-        let port = try #require(server.boundPort)
-        let client = try TestClient(port: port)
-        #expect(events.waitUntil { $0.opened.count == 1 })
-        let signals = try ShutdownSignals()
-        let returned = ReturnedSignal()
-        let runner = Thread { returned.set((try? server.runUntilSignalled(signals)) ?? -1) }
-        runner.start()
-        kill(getpid(), SIGTERM)
-        #expect(try client.receiveUntilClosed() == Array("BYE".utf8))
-        #expect(waitFor { returned.value != nil })
-        #expect(returned.value == SIGTERM)
-    }
-}
-
-/// The signal `runUntilSignalled` returned, handed from its thread to the test.
-final class ReturnedSignal: Sendable {
-    private let storage = Mutex<Int32?>(nil)
-    func set(_ value: Int32) { storage.withLock { $0 = value } }
-    var value: Int32? { storage.withLock { $0 } }
+    // SIGTERM is tested on the real binary (EngineBadInputTests: every client gets 1001, exit 0), not here: the
+    // shutdown signal is process-wide, so raising it inside the test runner stops every in-process server of the
+    // tests running beside this one.
 }

@@ -6,7 +6,7 @@ import Testing
 
 /// HeraldNet's TLS filter (style E8) against blocking HeraldTLS clients: the handler sees only plaintext, the loop
 /// never blocks on a handshake, pending plaintext is drained, fan-out reaches TLS and plain peers alike.
-/// Nested in the serialized ``ServerTests``: the descriptor-limit test lowers RLIMIT_NOFILE for the whole process.
+/// Nested in the serialized ``ServerTests``.
 extension ServerTests {
     @Suite("TLS transport")
     struct TLSTransportTests {
