@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HeraldProtocol
 
 /// `fanout`: one group whose every member is connected; S members send ~100-byte messages; each message reaches
 /// every connected device of the group (the senders' own devices included, as /sync streams a user's own
@@ -8,11 +9,10 @@ struct FanoutCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fanout",
         abstract: "One group of N members, each connected; S senders; max rate (--inflight) or --rate.",
-        discussion: "A group has at most 257 users (the creator plus ProtocolLimits.maxGroupMembers = 256), so a fan-out "
-            + "to 1,000 connections is 250 members x --devices 4.")
+        discussion: "A group has at most ProtocolLimits.maxGroupMembers + 1 users (the creator and the members it names).")
 
     @OptionGroup var common: CommonOptions
-    @Option(name: [.customShort("n"), .long], help: "Group members (users), 2...257.") var members = 100
+    @Option(name: [.customShort("n"), .long], help: "Group members (users), 2...1001.") var members = 100
     @Option(help: "Connected devices per member.") var devices = 1
     @Option(name: [.customShort("s"), .long], help: "Members that send.") var senders = 1
     @Option(help: "Text size in bytes.") var size = 100
@@ -20,7 +20,10 @@ struct FanoutCommand: ParsableCommand {
     @Option(help: "Messages in flight (sent, not yet acknowledged and delivered everywhere) without --rate.") var inflight = 32
 
     func run() throws {
-        guard (2...257).contains(members) else { throw ValidationError("--members must be 2...257 (a group names at most 256 others)") }
+        let largest = ProtocolLimits.default.maxGroupMembers + 1
+        guard (2...largest).contains(members) else {
+            throw ValidationError("--members must be 2...\(largest) (a group names at most \(largest - 1) others)")
+        }
         guard devices >= 1, (1...members).contains(senders), size >= 40, inflight >= 1 else { throw ValidationError("bad --devices/--senders/--size/--inflight") }
         BenchRun.raiseOpenFileLimit()
         do {

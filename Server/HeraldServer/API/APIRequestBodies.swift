@@ -9,7 +9,8 @@ enum APIFieldRules {
     static let maxNotificationTextLength = 1000
     static let maxURLLength = 2048
     static let maxClientMessageIdLength = 128
-    static let maxGroupMembers = 256
+    /// The protocol's own limit, so a group made through the API is one a client could make.
+    static let maxGroupMembers = ProtocolLimits.default.maxGroupMembers
     static let defaultTokenTTL = 30 * 24 * 3600
     static let maxTokenTTL = 365 * 24 * 3600
 

@@ -662,7 +662,7 @@ enum OpenAPIDocument {
               "members": {
                 "type": "array",
                 "minItems": 1,
-                "maxItems": 256,
+                "maxItems": 1000,
                 "items": {
                   "$ref": "#/components/schemas/UserId"
                 }
