@@ -70,15 +70,20 @@ public final class SQLiteStore: SyncStore, @unchecked Sendable {
         if version > latest {
             throw StoreError(kind: .other, message: "database schema version \(version) is newer than this build (\(latest))")
         }
+        // user_version is a signed field of the file: a negative one would index the migrations out of range.
+        if version < 0 {
+            throw StoreError(kind: .corrupt, message: "database schema version \(version) is not valid")
+        }
         if version == latest { return }
         if connection.isReadOnly {
             throw StoreError(kind: .readOnly, message: "database needs migration from \(version) to \(latest) but is read-only")
         }
         while version < latest {
             try connection.executeScript("BEGIN IMMEDIATE")
-            do {
+            do throws(StoreError) {
                 // Re-read under the write lock: another process may have migrated meanwhile.
                 version = try connection.scalar("PRAGMA user_version") ?? 0
+                if version < 0 { throw StoreError(kind: .corrupt, message: "database schema version \(version) is not valid") }
                 if version < latest {
                     try connection.executeScript(Schema.migrations[Int(version)])
                     version += 1

@@ -27,6 +27,15 @@ struct SQLiteDurabilityTests {
         #expect(throws: StoreError.self) { try database.open(readOnly: true) }
     }
 
+    @Test("A database file with a negative schema version is refused with a StoreError, not a trap")
+    func negativeSchemaVersion() throws {
+        let database = try TemporaryDatabase()
+        let store = try database.open()
+        try store.connection.executeScript("PRAGMA user_version = -1")
+        store.close()
+        #expect(throws: StoreError.self) { try database.open() }
+    }
+
     @Test("A full database fails the write with .full and leaves the store usable")
     func full() throws {
         let (_, store) = try sqliteStoreWithUsers()
