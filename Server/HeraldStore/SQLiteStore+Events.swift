@@ -15,7 +15,10 @@ extension SQLiteStore {
             var seqs: [Int64] = []
             seqs.reserveCapacity(users.count)
             for user in users {
-                let seq = heads.advance(user, from: try cachedHead(of: user))
+                let head = try cachedHead(of: user)
+                // The head comes from the file: at Int64.max there is no next seq (and `+ 1` would trap).
+                guard head < .max else { throw StoreError(kind: .corrupt, message: "\(user)'s stream is at the last sequence number") }
+                let seq = heads.advance(user, from: head)
                 try connection.execute(
                     "INSERT INTO stream_entries (user_id, seq, body_id) VALUES (?, ?, ?)", .text(user), .int(seq), .int(body))
                 seqs.append(seq)
@@ -42,7 +45,8 @@ extension SQLiteStore {
     public func oldestRetainedSeq(user: String) throws -> Int64 {
         try snapshot {
             if let oldest = try connection.scalar("SELECT min(seq) FROM stream_entries WHERE user_id = ?", .text(user)) { return oldest }
-            return try latestSeq(user: user) + 1
+            let latest = try latestSeq(user: user)
+            return latest == .max ? .max : latest + 1  // a head read from the file may be at the very end
         }
     }
 

@@ -156,7 +156,8 @@ extension SyncStore {
         try snapshot {
             let latest = try latestSeq(user: user)
             let oldest = try oldestRetainedSeq(user: user)
-            guard seq >= oldest - 1, seq <= latest else { return .resync }
+            // `&-`: an oldest seq of Int64.min (read from the database) wraps to .max, which no cursor reaches: resync.
+            guard seq >= oldest &- 1, seq <= latest else { return .resync }
             return .events(try events(user: user, after: seq, limit: limit))
         }
     }

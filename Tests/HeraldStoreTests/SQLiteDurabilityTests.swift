@@ -36,6 +36,20 @@ struct SQLiteDurabilityTests {
         #expect(throws: StoreError.self) { try database.open() }
     }
 
+    @Test("R3: stream sequence numbers at the ends of Int64 in the file fail with a StoreError or resync, never trap")
+    func extremeSequences() throws {
+        let (_, store) = try sqliteStoreWithUsers()
+        // A head at Int64.max: the next seq does not exist.
+        try store.connection.execute("INSERT INTO event_heads (user_id, last_seq) VALUES ('alice', ?)", .int(.max))
+        #expect(throws: StoreError.self) { try store.appendEvent(user: "alice", payload: [1], now: 1) }
+        #expect(try store.oldestRetainedSeq(user: "alice") == .max)
+        #expect(try store.replay(user: "alice", after: 0, limit: 10) == .resync)
+        // A stream row at Int64.min: no cursor can resume from before it.
+        _ = try store.appendEvent(user: "bob", payload: [2], now: 1)
+        try store.connection.execute("UPDATE stream_entries SET seq = ? WHERE user_id = 'bob'", .int(.min))
+        #expect(try store.replay(user: "bob", after: 0, limit: 10) == .resync)
+    }
+
     @Test("A full database fails the write with .full and leaves the store usable")
     func full() throws {
         let (_, store) = try sqliteStoreWithUsers()
