@@ -5,6 +5,11 @@ extension PostgresStore {
 
     public func markRead(user: String, messageIds: [String], now: Int64) throws -> [MessageRecord] {
         let keys = messageIds.compactMap { RecordID.parse(RecordID.message, $0) }
+        // U7: lock the user's stream head until commit BEFORE reading anything. The caller counts unread next and
+        // appends a read event carrying that count; without the lock another node could commit a read (or a new
+        // message) for this user in between, and this later event would state an older count than the earlier one.
+        // (No head row: the user has no events, hence no unread messages either.)
+        try connection.execute("SELECT 1::bigint FROM event_heads WHERE user_id = $1 FOR UPDATE", .text(user))
         guard !keys.isEmpty else { return [] }
         // One statement: only a row in `unread` can become read (it exists only for participants other than
         // the sender, R5/S7, and only until the first read, U3), so the rows the DELETE returns are exactly

@@ -63,6 +63,33 @@ struct PostgresConcurrencyTests {
         }
     }
 
+    @Test("U7: acks of one user on two nodes are serialised, so the newest read event carries the current unread count")
+    func concurrentAcksKeepCountsInSeqOrder() throws {
+        let (url, setup) = try postgresStoreWithUsers()
+        let c = try setup.findOrCreateDirect(between: "alice", and: "bob", now: 1).conversation
+        let messages = try send(3, from: "bob", in: c.id, store: setup)
+        _ = try setup.appendEvent(user: "alice", payload: Array("start".utf8), now: 1)
+        let nodes = try (0..<2).map { _ in try PostgresStore(url: url) }
+        // What SyncCore's ack does on each node: mark read, count, append the read event with the count (U7).
+        // Node 0 pauses between counting and appending; node 1 acks another message meanwhile.
+        _ = try runConcurrently(nodes.enumerated().map { index, store in
+            { @Sendable () throws -> Int in
+                if index == 1 { Thread.sleep(forTimeInterval: 0.1) }
+                try store.transaction {
+                    _ = try store.markRead(user: "alice", messageIds: [messages[index].id], now: 5)
+                    let count = try store.unreadCount(user: "alice", conversation: c.id)
+                    if index == 0 { Thread.sleep(forTimeInterval: 0.5) }
+                    _ = try store.appendEvent(user: "alice", payload: Array(String(count).utf8), now: 5)
+                }
+                return 0
+            }
+        })
+        let events = try setup.events(user: "alice", after: 1, limit: 10)
+        #expect(events.count == 2)
+        let newest = events.last.map { String(decoding: $0.payload, as: UTF8.self) }
+        #expect(newest == String(try setup.unreadCount(user: "alice", conversation: c.id)), "the newest read event states a stale count")
+    }
+
     @Test("R4: the same retry racing on two nodes is stored once; both get the original")
     func idempotentRace() throws {
         let (url, setup) = try postgresStoreWithUsers()
