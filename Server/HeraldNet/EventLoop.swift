@@ -288,8 +288,8 @@ public final class EventLoop: @unchecked Sendable {
 
     /// Re-arms the periodic timerfd at `tickMilliseconds`.
     func armTimer() throws(NetError) {
-        let nanoseconds = tickMilliseconds * 1_000_000
-        let period = timespec(tv_sec: nanoseconds / 1_000_000_000, tv_nsec: nanoseconds % 1_000_000_000)
+        // Split before scaling: the tick comes from the options, and `tick * 1_000_000` traps above ~292 years.
+        let period = timespec(tv_sec: tickMilliseconds / 1_000, tv_nsec: (tickMilliseconds % 1_000) * 1_000_000)
         var spec = itimerspec(it_interval: period, it_value: period)
         try blockingSyscall("timerfd_settime") { timerfd_settime(timerFD, 0, &spec, nil) }
     }
