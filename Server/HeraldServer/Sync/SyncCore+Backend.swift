@@ -69,10 +69,13 @@ extension SyncCore {
 
         case .unread(let user):
             _ = try requireUser(user)
+            // U7: the seq before the counts, so the counts are at least as fresh as the seq they are stamped with (on
+            // PostgreSQL another node's read may commit between the two reads).
+            let latest = try store.latestSeq(user: user)
             let counts = try store.unreadCounts(user: user)
             return .unread(
                 perConversation: counts, badge: counts.values.reduce(0, +), bellUnread: try store.unreadNotificationCount(user: user),
-                latest: try store.latestSeq(user: user))
+                latest: latest)
         }
     }
 
