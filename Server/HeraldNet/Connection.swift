@@ -82,6 +82,22 @@ public final class Connection {
         loop.scheduleWrite(self)
     }
 
+    /// Queues a copy of the small `head` followed by a reference to `body`, as one unit for the slow-consumer rule
+    /// (never half of it): a message whose first bytes differ per receiver (a WebSocket header and a /sync `seq`) and
+    /// whose rest is shared by all of them. The write queue gathers both into the same `sendmsg`. On TLS both are
+    /// encrypted into this connection's queue (two records).
+    public func write(head: UnsafeRawBufferPointer, body: SharedBytes) {
+        guard state == .open, head.count + body.count > 0, admit(head.count + body.count) else { return }
+        if let tls {
+            if head.count > 0 { loop.encrypt(head, on: self, tls) }
+            if body.count > 0 { body.withUnsafeBytes { loop.encrypt($0, on: self, tls) } }
+            return
+        }
+        output.append(head)
+        output.append(body)
+        loop.scheduleWrite(self)
+    }
+
     /// Closes the connection. With `afterFlush`, queued output is sent first (reads stop at once);
     /// otherwise queued output is dropped. Either way the descriptor is closed after the current batch
     /// and the handler then sees `connectionDidClose`. Calling it again is harmless. A graceful close of a TLS

@@ -17,20 +17,23 @@ final class OwnedBlock {
 }
 
 /// One queued piece of output: bytes the connection owns, or a reference to a shared frame.
+///
+/// Owned bytes are a slice of a block, so several small owned pieces separated by shared frames (a /sync fan-out's
+/// per-receiver heads between shared bodies) fill ONE block instead of taking a block each.
 enum OutputChunk {
-    case owned(OwnedBlock)
+    case owned(OwnedBlock, start: Int, end: Int)
     case shared(SharedBytes)
 
     var base: UnsafeRawPointer {
         switch self {
-        case .owned(let block): UnsafeRawPointer(block.base)
+        case .owned(let block, let start, _): UnsafeRawPointer(block.base + start)
         case .shared(let frame): frame.base
         }
     }
 
     var count: Int {
         switch self {
-        case .owned(let block): block.count
+        case .owned(_, let start, let end): end - start
         case .shared(let frame): frame.count
         }
     }
@@ -54,17 +57,25 @@ struct WriteQueue {
 
     var isEmpty: Bool { count == 0 }
 
-    /// Copies `bytes` into owned blocks, filling the last block before starting a new one.
+    /// Copies `bytes` into owned blocks, filling the newest block before starting a new one: the last chunk grows,
+    /// or, when the last chunk is a shared frame that follows the newest owned slice, a new slice of the same block
+    /// starts after it (head, shared body, head, shared body... share one block).
     mutating func append(_ bytes: UnsafeRawBufferPointer) {
         guard var source = bytes.baseAddress, bytes.count > 0 else { return }
         var remaining = bytes.count
         count += remaining
-        if head < chunks.count, case .owned(let last) = chunks[chunks.count - 1], last.count < last.capacity {
-            let taken = min(remaining, last.capacity - last.count)
-            (last.base + last.count).copyMemory(from: source, byteCount: taken)
-            last.count += taken
+        if let (index, block) = openTailSlice(), block.count < block.capacity {
+            let start = block.count
+            let taken = min(remaining, block.capacity - block.count)
+            (block.base + block.count).copyMemory(from: source, byteCount: taken)
+            block.count += taken
             source += taken
             remaining -= taken
+            if index == chunks.count - 1, case .owned(_, let sliceStart, _) = chunks[index] {
+                chunks[index] = .owned(block, start: sliceStart, end: block.count)
+            } else {
+                chunks.append(.owned(block, start: start, end: block.count))
+            }
         }
         guard remaining > 0 else { return }
         // A drained block of this loop (OwnedBlockPool), so a request/response connection allocates no blocks and an
@@ -73,7 +84,16 @@ struct WriteQueue {
                                                 : OwnedBlock(capacity: remaining)
         block.base.copyMemory(from: source, byteCount: remaining)
         block.count = remaining
-        chunks.append(.owned(block))
+        chunks.append(.owned(block, start: 0, end: remaining))
+    }
+
+    /// The newest owned slice whose block may take more bytes right after it without reordering output: the last
+    /// chunk, or the one before a last shared chunk; its slice must end at the block's fill mark.
+    private func openTailSlice() -> (index: Int, block: OwnedBlock)? {
+        for index in stride(from: chunks.count - 1, through: max(head, chunks.count - 2), by: -1) {
+            if case .owned(let block, _, let end) = chunks[index] { return end == block.count ? (index, block) : nil }
+        }
+        return nil
     }
 
     /// Queues a reference to `frame`; no bytes are copied.
@@ -138,12 +158,13 @@ struct WriteQueue {
     }
 
     private mutating func release(chunkAt index: Int) {
-        if case .owned(let block) = chunks[index], block.capacity == Self.blockSize {
-            chunks[index] = .shared(WriteQueue.emptyFrame)  // drop our reference so `block` is unique again
-            OwnedBlockPool.current?.give(block)
-        } else {
+        guard case .owned(var block, _, _) = chunks[index] else {
             chunks[index] = .shared(WriteQueue.emptyFrame)
+            return
         }
+        chunks[index] = .shared(WriteQueue.emptyFrame)  // drop our reference so `block` may be unique again
+        // A later slice of the same block keeps it; the last slice to go hands it back to the pool.
+        if block.capacity == Self.blockSize, isKnownUniquelyReferenced(&block) { OwnedBlockPool.current?.give(block) }
     }
 
     /// Placeholder stored in dead slots so they hold no reference to released memory.

@@ -142,6 +142,35 @@ public struct EventFrame: Codable, Sendable, Equatable {
     public static func sequencePrefix(_ seq: Int64) -> [UInt8] {
         Array("{\"seq\":\(seq),".utf8)
     }
+
+    /// The most bytes ``writeSequencePrefix(_:into:)`` writes: `{"seq":` + the 20 characters of `Int64.min` + `,`.
+    public static let maxSequencePrefixSize = 28
+
+    /// Writes ``sequencePrefix(_:)`` into `buffer` without allocating (fan-out writes it per receiver) and returns
+    /// how many bytes it wrote; 0 when `buffer` is shorter than ``maxSequencePrefixSize``.
+    public static func writeSequencePrefix(_ seq: Int64, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        guard buffer.count >= maxSequencePrefixSize else { return 0 }
+        var index = 0
+        for byte in "{\"seq\":".utf8 {
+            buffer[index] = byte
+            index += 1
+        }
+        if seq < 0 {
+            buffer[index] = UInt8(ascii: "-")
+            index += 1
+        }
+        // Digits of the magnitude, most significant first (UInt64 holds |Int64.min|).
+        let magnitude = seq.magnitude
+        var divisor: UInt64 = 1
+        while magnitude / divisor >= 10 { divisor *= 10 }
+        while divisor > 0 {
+            buffer[index] = UInt8(ascii: "0") + UInt8(magnitude / divisor % 10)
+            index += 1
+            divisor /= 10
+        }
+        buffer[index] = UInt8(ascii: ",")
+        return index + 1
+    }
 }
 
 /// Anything the server sends on /sync, as the client decodes it.

@@ -42,4 +42,38 @@ struct WriteQueuePoolTests {
         queue.consume(big.count)
         #expect(pool.freeCount == pooled)
     }
+
+    @Test("E7: small heads between shared bodies fill ONE block (a slice each); the block returns to the pool after its last slice")
+    func headsBetweenSharedFramesShareABlock() throws {
+        let pool = try #require(OwnedBlockPool.current)
+        var queue = WriteQueue()
+        let body = SharedBytes(Array("BODY".utf8))
+        var expected: [UInt8] = []
+        for index in 0..<100 {
+            let head = Array("h\(index):".utf8)
+            head.withUnsafeBytes { queue.append($0) }
+            queue.append(body)
+            expected += head + Array("BODY".utf8)
+        }
+        let iovecs = UnsafeMutablePointer<iovec>.allocate(capacity: 256)
+        defer { iovecs.deallocate() }
+        let (count, bytes) = queue.fill(iovecs, capacity: 256, maxBytes: .max)
+        #expect(count == 200 && bytes == expected.count)
+        var gathered: [UInt8] = []
+        for index in 0..<count { gathered += UnsafeRawBufferPointer(start: iovecs[index].iov_base, count: iovecs[index].iov_len) }
+        #expect(gathered == expected)
+        // Every head lies in the first head's block, one after another.
+        let first = try #require(iovecs[0].iov_base)
+        var offset = 0
+        for index in stride(from: 0, to: count, by: 2) {
+            #expect(iovecs[index].iov_base == first + offset)
+            offset += iovecs[index].iov_len
+        }
+        #expect(UnsafeRawPointer(iovecs[1].iov_base) == body.base)
+        let pooled = pool.freeCount
+        queue.consume(expected.count - 1)  // all but the last body byte: the block is released with the last head
+        #expect(pool.freeCount == pooled + 1)
+        queue.consume(1)
+        #expect(queue.isEmpty && pool.freeCount == pooled + 1)
+    }
 }

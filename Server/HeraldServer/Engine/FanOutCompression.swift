@@ -47,6 +47,16 @@ struct FanOutFrame {
         layout = plain.withUnsafeBytes { ServerFrameLayout(parsing: $0) }
     }
 
+    /// The frame `head` + `body` in one shared buffer (a split /sync event frame, for sessions that need it whole).
+    init(joining head: UnsafeRawBufferPointer, _ body: SharedBytes) {
+        self.init(SharedBytes(count: head.count + body.count) { buffer in
+            if head.count > 0 { UnsafeMutableRawBufferPointer(rebasing: buffer[..<head.count]).copyMemory(from: head) }
+            body.withUnsafeBytes { source in
+                if source.count > 0 { UnsafeMutableRawBufferPointer(rebasing: buffer[head.count...]).copyMemory(from: source) }
+            }
+        })
+    }
+
     /// The frame to queue for a session with `compression`, compressing on first need with `compressors`.
     mutating func frame(for compression: OutgoingCompression, compressors: LoopCompressors) -> SharedBytes {
         guard case .shared(let windowBits, let options) = compression, let layout,
@@ -90,22 +100,30 @@ struct ServerFrameLayout {
     static func textFrame(_ payload: [UInt8]) -> SharedBytes {
         let header = FrameEncoder.headerSize(payloadLength: payload.count, masked: false)
         return SharedBytes(count: header + payload.count) { buffer in
-            buffer[0] = 0x80 | WebSocketOpcode.text.rawValue  // FIN + text
-            switch header {
-            case 2:
-                buffer[1] = UInt8(payload.count)
-            case 4:
-                buffer[1] = 126
-                buffer[2] = UInt8(truncatingIfNeeded: payload.count >> 8)
-                buffer[3] = UInt8(truncatingIfNeeded: payload.count)
-            default:
-                buffer[1] = 127
-                for index in 0..<8 { buffer[2 + index] = UInt8(truncatingIfNeeded: UInt64(payload.count) >> (56 - 8 * UInt64(index))) }
-            }
+            _ = writeTextHeader(payloadLength: payload.count, into: buffer)
             payload.withUnsafeBytes { source in
                 UnsafeMutableRawBufferPointer(rebasing: buffer[header...]).copyMemory(from: source)
             }
         }
+    }
+
+    /// Writes the header of an unmasked, final text frame of `payloadLength` bytes (RFC 6455 §5.2: 2, 4 or 10
+    /// bytes) at the start of `buffer` (at least 10 bytes) and returns its size.
+    static func writeTextHeader(payloadLength: Int, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        let header = FrameEncoder.headerSize(payloadLength: payloadLength, masked: false)
+        buffer[0] = 0x80 | WebSocketOpcode.text.rawValue  // FIN + text
+        switch header {
+        case 2:
+            buffer[1] = UInt8(payloadLength)
+        case 4:
+            buffer[1] = 126
+            buffer[2] = UInt8(truncatingIfNeeded: payloadLength >> 8)
+            buffer[3] = UInt8(truncatingIfNeeded: payloadLength)
+        default:
+            buffer[1] = 127
+            for index in 0..<8 { buffer[2 + index] = UInt8(truncatingIfNeeded: UInt64(payloadLength) >> (56 - 8 * UInt64(index))) }
+        }
+        return header
     }
 
     init?(parsing frame: UnsafeRawBufferPointer) {

@@ -176,27 +176,33 @@ public final class HeraldHTTPServer: Sendable {
     /// From any thread: ``send(_:to:)`` for several frames at once, delivered in order with ONE task per loop for all
     /// of them (the sync thread hands over a whole batch's fan-out this way: one wake-up per loop, not one per frame).
     public func send(_ batch: [(frame: SharedBytes, sessions: [SessionHandle])]) {
+        send(messages: batch.map { (.frame($0.frame), $0.sessions) })
+    }
+
+    /// From any thread: a batch of fan-out messages (``FanOutMessage``), in order, with ONE task per loop for all of
+    /// them. Messages to one session arrive in call order, whatever their form.
+    public func send(messages batch: [(message: FanOutMessage, sessions: [SessionHandle])]) {
         guard let loops = state.withLock({ $0.tcpServer?.group.loops }), !batch.isEmpty else { return }
         let compressors = fanOutCompressors
         if loops.count == 1 {
             let loop = loops[0]
             loop.execute {
-                for (frame, sessions) in batch { Self.deliver(frame, to: sessions, on: loop, compressors: compressors) }
+                for (message, sessions) in batch { Self.deliver(message, to: sessions, on: loop, compressors: compressors) }
             }
             return
         }
-        var perLoop = [[(frame: SharedBytes, sessions: [SessionHandle])]](repeating: [], count: loops.count)
-        for (frame, sessions) in batch {
+        var perLoop = [[(message: FanOutMessage, sessions: [SessionHandle])]](repeating: [], count: loops.count)
+        for (message, sessions) in batch {
             var split = [[SessionHandle]](repeating: [], count: loops.count)
             for session in sessions where session.connection.loopIndex >= 0 && session.connection.loopIndex < loops.count {
                 split[session.connection.loopIndex].append(session)
             }
-            for (index, part) in split.enumerated() where !part.isEmpty { perLoop[index].append((frame, part)) }
+            for (index, part) in split.enumerated() where !part.isEmpty { perLoop[index].append((message, part)) }
         }
         for (index, work) in perLoop.enumerated() where !work.isEmpty {
             let loop = loops[index]
             loop.execute {
-                for (frame, sessions) in work { Self.deliver(frame, to: sessions, on: loop, compressors: compressors) }
+                for (message, sessions) in work { Self.deliver(message, to: sessions, on: loop, compressors: compressors) }
             }
         }
     }
@@ -265,6 +271,13 @@ public final class HeraldHTTPServer: Sendable {
         loop.connection(for: handle.connection)?.userData as? WebSocketSession
     }
 
+    static func deliver(_ message: FanOutMessage, to sessions: [SessionHandle], on loop: EventLoop, compressors: [LoopCompressors]) {
+        switch message {
+        case .frame(let frame): deliver(frame, to: sessions, on: loop, compressors: compressors)
+        case .sequencedEvent(let seq, let body): deliverEvent(seq: seq, body: body, to: sessions, on: loop, compressors: compressors)
+        }
+    }
+
     static func deliver(_ frame: SharedBytes, to sessions: [SessionHandle], on loop: EventLoop, compressors: [LoopCompressors]) {
         guard loop.index >= 0, loop.index < compressors.count else {
             for handle in sessions { session(handle, on: loop)?.send(frame) }
@@ -273,6 +286,27 @@ public final class HeraldHTTPServer: Sendable {
         var fanOut = FanOutFrame(frame)
         let loopCompressors = compressors[loop.index]
         for handle in sessions { session(handle, on: loop)?.send(&fanOut, compressors: loopCompressors) }
+    }
+
+    /// A ``FanOutMessage/sequencedEvent(seq:body:)``: the head is written once on the stack and copied into each plain
+    /// session's queue, the body is queued by reference. The whole frame is built only if a session that negotiated
+    /// permessage-deflate is among `sessions` (then once, and deflated once per configuration as for any frame).
+    static func deliverEvent(seq: Int64, body: SharedBytes, to sessions: [SessionHandle], on loop: EventLoop, compressors: [LoopCompressors]) {
+        let loopCompressors = loop.index >= 0 && loop.index < compressors.count ? compressors[loop.index] : nil
+        withUnsafeTemporaryAllocation(byteCount: SequencedEventHead.maxSize, alignment: 1) { buffer in
+            let head = UnsafeRawBufferPointer(rebasing: buffer[..<SequencedEventHead.write(seq: seq, bodyCount: body.count, into: buffer)])
+            var fanOut: FanOutFrame?
+            for handle in sessions {
+                guard let session = session(handle, on: loop) else { continue }
+                if session.sendsPlainFrames {
+                    session.send(head: head, body: body)
+                    continue
+                }
+                var whole = fanOut ?? FanOutFrame(joining: head, body)
+                if let loopCompressors { session.send(&whole, compressors: loopCompressors) } else { session.send(whole.plain) }
+                fanOut = whole
+            }
+        }
     }
 }
 

@@ -89,6 +89,17 @@ public final class WebSocketSession {
         connection.write(frame)
     }
 
+    /// True when fan-out frames go to this session exactly as encoded (no permessage-deflate), so a frame may be
+    /// split into a per-session head and a shared body.
+    var sendsPlainFrames: Bool { compression == nil }
+
+    /// Queues a plain frame made of a small `head` (copied) followed by a shared `body` (by reference), as one unit:
+    /// only for a session that ``sendsPlainFrames``. Dropped once the close handshake has started (§5.5.1).
+    func send(head: UnsafeRawBufferPointer, body: SharedBytes) {
+        guard !closeSent else { return }
+        connection.write(head: head, body: body)
+    }
+
     /// How this session takes fan-out frames: plain, deflated once per loop and configuration, or by itself.
     var outgoingCompression: OutgoingCompression {
         guard let compression else { return .none }

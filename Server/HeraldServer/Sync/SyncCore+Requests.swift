@@ -1,3 +1,4 @@
+import HeraldNet
 import HeraldProtocol
 import HeraldStore
 
@@ -255,8 +256,10 @@ extension SyncCore {
             unique = users.filter { seen.insert($0).inserted }
         }
         let seqs = try store.appendEvent(users: unique, payload: body, now: now)
+        // One shared copy of the body (without "{") for the whole fan-out; each user's frame adds only its seq.
+        let shared = body.withUnsafeBytes { SharedBytes(copying: UnsafeRawBufferPointer(rebasing: $0.dropFirst())) }
         for (user, seq) in zip(unique, seqs) {
-            step.effects.append(.userEvent(user: user, seq: seq, body: body))
+            step.effects.append(.userEvent(user: user, seq: seq, body: shared))
         }
     }
 

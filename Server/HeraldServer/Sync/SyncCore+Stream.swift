@@ -1,3 +1,4 @@
+import HeraldNet
 import HeraldProtocol
 import HeraldStore
 import Logging
@@ -9,7 +10,7 @@ extension SyncCore {
     /// those devices share one encoding. With several nodes on one database, another node may have committed
     /// events in between: such a device first reads the gap from the store, so it never skips one, and a later
     /// notification of those events finds its cursor past them and sends nothing twice.
-    func deliverStreamEvent(user: String, seq: Int64, body: [UInt8], into deliveries: inout [SyncDelivery<Device>]) {
+    func deliverStreamEvent(user: String, seq: Int64, body: SharedBytes, into deliveries: inout [SyncDelivery<Device>]) {
         guard let mine = devicesByUser[user] else { return }
         var next: [Device] = []
         for device in mine {
@@ -21,7 +22,8 @@ extension SyncCore {
                 catchUp(device, user: user, after: cursor, through: seq, into: &deliveries)
             }
         }
-        if !next.isEmpty { deliveries.append(SyncDelivery(payload: EventFrame.withSequence(body, seq: seq), devices: next)) }
+        // The frame is `{"seq":N,` + the body every user of this event shares (no per-user copy of the body).
+        if !next.isEmpty { deliveries.append(SyncDelivery(seq: seq, body: body, devices: next)) }
     }
 
     /// Brings every live device of `user` up to `seq` (or everything stored, for `.max`) from the store.

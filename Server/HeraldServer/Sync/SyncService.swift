@@ -154,7 +154,7 @@ private final class SyncThreadRunner: @unchecked Sendable {
             // Published before the frames go out, so a client that saw its answer sees it counted.
             server.metrics.publish(core.counters)
             // The whole batch in one task per loop (frames stay in order).
-            if !deliveries.isEmpty { server.send(deliveries.map { (Self.textFrame($0.payload), $0.devices) }) }
+            if !deliveries.isEmpty { server.send(messages: deliveries.map { (Self.message($0), $0.devices) }) }
             recordMetrics(deliveries, committedAt: committedAt)
             if stopped { break }
         }
@@ -178,6 +178,13 @@ private final class SyncThreadRunner: @unchecked Sendable {
         for loop in server.loops where loopsUsed & (1 << UInt64(loop.index & 63)) != 0 {
             loop.execute { metrics.deliveryLatency.observe(microseconds: MonotonicClock.microseconds() - committedAt) }
         }
+    }
+
+    /// How a delivery goes out: a live stream event as a per-user head plus the fan-out's shared body, anything
+    /// else as one complete frame shared by the delivery's devices.
+    static func message(_ delivery: SyncDelivery<SessionHandle>) -> FanOutMessage {
+        if let event = delivery.event { return .sequencedEvent(seq: event.seq, body: event.body) }
+        return .frame(textFrame(delivery.payload))
     }
 
     /// One unmasked text frame, shared by every receiver of a delivery, written straight into its shared buffer.

@@ -1,3 +1,4 @@
+import HeraldNet
 import HeraldProtocol
 
 /// Settings of the sync service's logic.
@@ -65,13 +66,30 @@ public enum SyncInput<Device: Hashable> {
 /// One frame (JSON text) to write to some devices: the same bytes for every one of them, so the
 /// caller encodes one WebSocket frame and shares it (fan-out without per-receiver copies).
 public struct SyncDelivery<Device: Hashable> {
-    /// The JSON text of one response or event.
-    public var payload: [UInt8]
+    /// The JSON text of one response or event. For a live stream event (``event``) it is built on demand from the
+    /// shared body; the sender does not use it for those.
+    public var payload: [UInt8] {
+        guard let event else { return text }
+        return EventFrame.sequencePrefix(event.seq) + event.body.bytes
+    }
     /// Who gets it, in no particular order.
     public var devices: [Device]
+    /// A live stream event: the receiving user's `seq` and the event's JSON without its leading `{`, the SAME
+    /// buffer for every user of one fan-out (the frame is `{"seq":N,` + `body`, and only that head is per user).
+    /// nil for responses, replayed and device-only events, whose ``payload`` is the whole text.
+    public let event: (seq: Int64, body: SharedBytes)?
+    private let text: [UInt8]
 
     public init(payload: [UInt8], devices: [Device]) {
-        self.payload = payload
+        self.text = payload
+        self.event = nil
+        self.devices = devices
+    }
+
+    /// A live stream event `{"seq":seq,` + `body` for `devices` (all of one user).
+    public init(seq: Int64, body: SharedBytes, devices: [Device]) {
+        self.text = []
+        self.event = (seq, body)
         self.devices = devices
     }
 }
@@ -107,8 +125,9 @@ struct PendingPush {
 enum SyncEffect<Device: Hashable> {
     /// A response or replayed event for one device.
     case reply(Device, [UInt8])
-    /// An event appended to `user`'s stream as `seq`, for the user's live devices.
-    case userEvent(user: String, seq: Int64, body: [UInt8])
+    /// An event appended to `user`'s stream as `seq`, for the user's live devices. `body` is the event's JSON
+    /// without its leading `{`, one buffer shared by every user the event was appended for.
+    case userEvent(user: String, seq: Int64, body: SharedBytes)
     /// A device-only event (push, push.cleared).
     case deviceEvent([Device], [UInt8])
     /// The device's stream is live after `cursor`.

@@ -1,0 +1,147 @@
+import Foundation
+import HeraldNet
+import HeraldProtocol
+import HeraldTestSupport
+import HeraldWebSocket
+import Logging
+import Testing
+
+@testable import HeraldServer
+
+/// A /sync stream event fans out as a per-user head (WebSocket header + `{"seq":N,`) and ONE shared body: every
+/// receiver must still get exactly the frame that `EventFrame.withSequence` + a whole-frame encoding gave before.
+@Suite("Fan-out of sequenced events (RFC 6455 §5.2)")
+struct FanOutSequencedEventTests {
+    /// An event whose JSON body (without seq) is about `textBytes` long.
+    static func eventBody(textBytes: Int) -> [UInt8] {
+        var event = EventFrame(event: .message)
+        event.conversationId = "c1"
+        event.messageId = String(repeating: "m", count: textBytes)
+        return event.encodeBody()
+    }
+
+    /// The frame the server sent before the split: `{"seq":N,` + body, encoded whole.
+    static func wholeFrame(body: [UInt8], seq: Int64) -> [UInt8] {
+        var frame: [UInt8] = []
+        FrameEncoder.encodeServerFrame(opcode: .text, payload: EventFrame.withSequence(body, seq: seq), into: &frame)
+        return frame
+    }
+
+    @Test("RFC 6455 §5.2: head + shared body is byte for byte the whole frame, across the 7-bit, 16-bit and 64-bit length forms",
+          arguments: [0, 60, 90, 100, 200, 65_400, 65_500, 65_600, 70_000])
+    func headPlusBodyIsTheWholeFrame(textBytes: Int) {
+        let body = Self.eventBody(textBytes: textBytes)
+        for seq: Int64 in [0, 1, 9, 10, 99_999, Int64.max, Int64.min, -42] {
+            let head = withUnsafeTemporaryAllocation(byteCount: SequencedEventHead.maxSize, alignment: 1) { buffer in
+                Array(UnsafeRawBufferPointer(rebasing: buffer[..<SequencedEventHead.write(seq: seq, bodyCount: body.count - 1, into: buffer)]))
+            }
+            #expect(head + body.dropFirst() == Self.wholeFrame(body: body, seq: seq), "text \(textBytes), seq \(seq)")
+        }
+    }
+
+    @Test("writeSequencePrefix writes exactly sequencePrefix, without allocating, for any Int64")
+    func prefixMatches() {
+        var generator = SystemRandomNumberGenerator()
+        let samples: [Int64] = [0, 1, -1, 9, 10, Int64.max, Int64.min, 1_000_000_000_000] + (0..<200).map { _ in Int64.random(in: .min ... .max, using: &generator) }
+        for seq in samples {
+            let written = withUnsafeTemporaryAllocation(byteCount: EventFrame.maxSequencePrefixSize, alignment: 1) { buffer in
+                Array(UnsafeRawBufferPointer(rebasing: buffer[..<EventFrame.writeSequencePrefix(seq, into: buffer)]))
+            }
+            #expect(written == EventFrame.sequencePrefix(seq))
+        }
+        let short = withUnsafeTemporaryAllocation(byteCount: EventFrame.maxSequencePrefixSize - 1, alignment: 1) {
+            EventFrame.writeSequencePrefix(Int64.min, into: $0)
+        }
+        #expect(short == 0)
+    }
+
+    @Test("R1a fan-out: several users of one event each receive their own seq and the same event, for bodies of 7-, 16- and 64-bit lengths, in call order")
+    func usersReceiveTheirFrames() throws {
+        let harness = try Harness(sessions: 5)
+        defer { harness.stop() }
+        for textBytes in [40, 1_000, 70_000] {
+            let body = Self.eventBody(textBytes: textBytes)
+            let shared = body.withUnsafeBytes { SharedBytes(copying: UnsafeRawBufferPointer(rebasing: $0.dropFirst())) }
+            let seqs: [Int64] = [1, 9, 10, 12_345, 9_999_999_999]
+            var batch: [(message: FanOutMessage, sessions: [SessionHandle])] = []
+            for (index, seq) in seqs.enumerated() {
+                batch.append((.sequencedEvent(seq: seq, body: shared), [harness.handles[index]]))
+            }
+            // A whole frame after it, to everyone: order per session is call order.
+            let after = Array(#"{"type":"event","event":"after"}"#.utf8)
+            batch.append((.frame(ServerFrameLayout.textFrame(after)), harness.handles))
+            harness.server.send(messages: batch)
+            for (index, seq) in seqs.enumerated() {
+                let frame = try harness.clients[index].readFrame()
+                #expect(frame.fin && frame.rsv == 0 && frame.opcode == 0x1)
+                #expect(frame.payload == EventFrame.withSequence(body, seq: seq))
+                var expected = try JSONDecoder().decode(EventFrame.self, from: Data(body))
+                expected.seq = seq
+                let decoded = try JSONDecoder().decode(EventFrame.self, from: Data(frame.payload))
+                #expect(decoded == expected)
+                #expect(decoded.seq == seq)
+                #expect(try harness.clients[index].readFrame().payload == after)
+            }
+        }
+    }
+
+    /// An in-process HeraldHTTPServer (two loops) with `sessions` raw clients connected to a silent route.
+    final class Harness: @unchecked Sendable {
+        let server: HeraldHTTPServer
+        let clients: [RawWebSocketClient]
+        let handles: [SessionHandle]
+        private let stopped = DispatchSemaphore(value: 0)
+
+        init(sessions count: Int) throws {
+            var options = HeraldServerOptions()
+            options.port = 0
+            options.threads = 2
+            var logger = Logger(label: "fanout-test")
+            logger.logLevel = .warning
+            server = HeraldHTTPServer(options: options, logger: logger)
+            let accepted = Accepted()
+            server.addWebSocketRoute("/t") { _ in
+                .accept(subprotocol: nil) { session in
+                    accepted.add(session.handle)
+                    return SilentDelegate()
+                }
+            }
+            try server.start()
+            let server = self.server, stopped = self.stopped
+            Thread.detachNewThread {
+                server.runUntilShutdown()
+                stopped.signal()
+            }
+            // One at a time, so client i is handle i.
+            var clients: [RawWebSocketClient] = []
+            for index in 0..<count {
+                clients.append(try RawWebSocketClient.connect(port: server.boundPort, path: "/t"))
+                let deadline = Date().addingTimeInterval(5)
+                while accepted.count <= index, Date() < deadline { usleep(1_000) }
+            }
+            self.clients = clients
+            handles = accepted.all
+            #expect(handles.count == count)
+        }
+
+        func stop() {
+            for client in clients { client.close() }
+            server.shutdown()
+            stopped.wait()
+        }
+    }
+
+    final class Accepted: @unchecked Sendable {
+        private let lock = NSLock()
+        private var handles: [SessionHandle] = []
+        func add(_ handle: SessionHandle) { lock.withLock { handles.append(handle) } }
+        var count: Int { lock.withLock { handles.count } }
+        var all: [SessionHandle] { lock.withLock { handles } }
+    }
+
+    final class SilentDelegate: WebSocketSessionDelegate {
+        func sessionDidReceiveText(_ session: WebSocketSession, _ text: [UInt8]) {}
+        func sessionDidReceiveBinary(_ session: WebSocketSession, _ bytes: [UInt8]) {}
+        func sessionDidClose(_ session: WebSocketSession) {}
+    }
+}
