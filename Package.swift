@@ -120,6 +120,12 @@ let package = Package(
             path: "Tests/HeraldEndToEndTests",
             swiftSettings: swiftSettings
         ),
+        .testTarget(
+            name: "HeraldEndToEndMultiNodeTests",
+            dependencies: ["HeraldTestSupport"],
+            path: "Tests/HeraldEndToEndMultiNodeTests",
+            swiftSettings: swiftSettings
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

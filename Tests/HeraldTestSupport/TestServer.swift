@@ -19,11 +19,14 @@ public final class TestServer: @unchecked Sendable {
 
     /// The temporary directory holding the database and the server logs; removed on deinit.
     public let directory: URL
-    /// The database passed with `--db`, kept across restarts.
+    /// The database passed with `--db`, kept across restarts (unused when ``store`` is set).
     public let databasePath: String
+    /// The shared PostgreSQL store (`postgres://…`) passed with `--store` instead of `--db`, for a node of a
+    /// multi-node deployment; nil for the usual SQLite file.
+    public let store: String?
     /// The port the server listens on, kept across restarts.
     public let port: Int
-    /// Arguments after `serve --host --port --db`: `--push-grace` when given, then the caller's.
+    /// Arguments after `serve --host --port --db` (or `--store`): `--push-grace` when given, then the caller's.
     public let arguments: [String]
     private let running: Mutex<(child: ChildProcess, output: LineCollector, log: String, starts: Int)>
     private let tokens = Mutex<[String: String]>([:])
@@ -33,13 +36,16 @@ public final class TestServer: @unchecked Sendable {
     /// - Parameters:
     ///   - pushGrace: P4's grace period in seconds (`--push-grace`); nil keeps the server's default.
     ///   - arguments: extra server flags, e.g. `["--secret", "s"]`.
-    public init(pushGrace: Double? = nil, arguments: [String] = []) throws {
+    ///   - store: a `postgres://` URL: serve and mint tokens with `--store` on that shared database (several
+    ///     nodes may use the same one) instead of a fresh SQLite file.
+    public init(pushGrace: Double? = nil, arguments: [String] = [], store: String? = nil) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-e2e-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         databasePath = directory.appendingPathComponent("herald.db").path
+        self.store = store
         self.arguments = (pushGrace.map { ["--push-grace", String($0)] } ?? []) + arguments
         do {
-            let first = try Self.launch(port: 0, databasePath: databasePath, arguments: self.arguments, log: directory.appendingPathComponent("server-1.log").path)
+            let first = try Self.launch(port: 0, database: store.map { ["--store", $0] } ?? ["--db", databasePath], arguments: self.arguments, log: directory.appendingPathComponent("server-1.log").path)
             port = first.port
             running = Mutex((first.child, first.output, first.log, 1))
         } catch {
@@ -53,11 +59,14 @@ public final class TestServer: @unchecked Sendable {
         try? FileManager.default.removeItem(at: directory)
     }
 
+    /// `--store <url>` when the server runs on a shared store, else `--db <file>`: for `serve` and `token`.
+    private var database: [String] { store.map { ["--store", $0] } ?? ["--db", databasePath] }
+
     /// Starts `herald-server serve` and waits for `herald-server listening on 127.0.0.1:<port>`.
-    private static func launch(port: Int, databasePath: String, arguments: [String], log: String) throws
+    private static func launch(port: Int, database: [String], arguments: [String], log: String) throws
         -> (child: ChildProcess, output: LineCollector, log: String, port: Int) {
         let child = try ChildProcess(HeraldBinaries.server,
-                                     ["serve", "--host", "127.0.0.1", "--port", String(port), "--db", databasePath] + arguments,
+                                     ["serve", "--host", "127.0.0.1", "--port", String(port)] + database + arguments,
                                      output: .pipe, error: .file(log))
         let output = LineCollector(descriptor: child.pipes.output ?? -1)
         let context = { "\nserver log:\n" + ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "") }
@@ -84,12 +93,12 @@ public final class TestServer: @unchecked Sendable {
         return (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
     }
 
-    /// A token for `user` from `herald-server token <user> --name <name> --db <db>`, which creates the user;
-    /// `name` defaults to the id capitalised. Made once per user and kept.
+    /// A token for `user` from `herald-server token <user> --name <name> --db <db>` (`--store <url>` on a shared
+    /// store), which creates the user; `name` defaults to the id capitalised. Made once per user and kept.
     public func token(_ user: String, name: String? = nil) throws -> String {
         if let token = tokens.withLock({ $0[user] }) { return token }
         let display = name ?? user.prefix(1).uppercased() + user.dropFirst()
-        let result = try runToCompletion(HeraldBinaries.server, ["token", user, "--name", display, "--db", databasePath], timeout: .seconds(30))
+        let result = try runToCompletion(HeraldBinaries.server, ["token", user, "--name", display] + database, timeout: .seconds(30))
         let token = result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
         guard result.status == 0, !token.isEmpty else {
             throw ProcessHarnessError("token \(user) failed with \(result.status): \(result.standardError)")
@@ -126,7 +135,7 @@ public final class TestServer: @unchecked Sendable {
     public func restart() throws {
         kill()
         let starts = running.withLock { $0.starts } + 1
-        let next = try Self.launch(port: port, databasePath: databasePath, arguments: arguments,
+        let next = try Self.launch(port: port, database: database, arguments: arguments,
                                    log: directory.appendingPathComponent("server-\(starts).log").path)
         running.withLock { $0 = (next.child, next.output, next.log, starts) }
     }
