@@ -13,11 +13,13 @@ extension SyncCore {
             try sync(after: after, device: device, user: user, into: &response, step: &step)
 
         case .conversations:
+            // U7: the seq first. Counts read after it are at least that fresh; read before it (PostgreSQL, READ
+            // COMMITTED) another node's read could commit in between and its event look older than these counts.
+            response.latest = try store.latestSeq(user: user)
             let summaries = try store.conversations(for: user)
             response.conversations = try summaries.map(conversationInfo)
             response.unread = Dictionary(summaries.map { ($0.conversation.id, $0.unreadCount) }, uniquingKeysWith: { first, _ in first })
             response.badge = summaries.reduce(0) { $0 + $1.unreadCount }
-            response.latest = try store.latestSeq(user: user)
 
         case .dm(let other):
             guard try store.user(id: other) != nil else { throw ErrorInfo(.unknownUser, "no user '\(other.prefix(64))'") }
@@ -113,7 +115,8 @@ extension SyncCore {
     private func sync(after: Int64?, device: Device, user: String, into response: inout ResponseFrame, step: inout SyncStep<Device>) throws {
         let latest = try store.latestSeq(user: user)
         response.latest = latest
-        if let after, after >= (try store.oldestRetainedSeq(user: user)) - 1, after <= latest {
+        // `&-`: an oldest seq of Int64.min (read from the database) wraps to .max, which no cursor reaches: resync.
+        if let after, after >= (try store.oldestRetainedSeq(user: user)) &- 1, after <= latest {
             response.mode = .resume
             counters.resumes += 1
             let cursor = try replayPage(user: user, after: after, through: latest, device: device, step: &step)
