@@ -4,7 +4,7 @@ import HeraldTestSupport
 /// The multi-node counterpart of HeraldEndToEndTests' World, with the same API so the same scenario files run:
 /// two nodes on one PostgreSQL database (``Nodes``), and each client this world connects goes to the next node in
 /// turn (round robin), so a conversation's members, and a user's devices, sit on different nodes.
-final class World: @unchecked Sendable {
+final class World: ScenarioWorld, @unchecked Sendable {
     let server: Nodes
     private(set) var clients: [ClientProcess] = []
 
@@ -27,28 +27,6 @@ final class World: @unchecked Sendable {
         clients.append(client)
         if waitConnected { try client.waitConnected() }
         return client
-    }
-
-    /// `dm <other>` from `client`; returns the conversation id.
-    func dm(_ client: ClientProcess, _ other: String) throws -> String {
-        let answer = try client.ok("dm \(other)")
-        guard let id = answer.string("conversation") else { throw ProcessHarnessError("dm answered without a conversation: \(answer)") }
-        return id
-    }
-
-    /// `group "<title>" <members…>` from `client`; returns the conversation id.
-    func group(_ client: ClientProcess, title: String, _ members: [String]) throws -> String {
-        let answer = try client.ok("group \"\(title)\" \(members.joined(separator: " "))")
-        guard let id = answer.string("conversation") else { throw ProcessHarnessError("group answered without a conversation: \(answer)") }
-        return id
-    }
-
-    /// `send <c> <text>` from `client`; returns the stored message id.
-    @discardableResult
-    func send(_ client: ClientProcess, _ conversation: String, _ text: String) throws -> String {
-        let answer = try client.ok("send \(conversation) \(text)")
-        guard let id = answer.string("message") else { throw ProcessHarnessError("send answered without a message id: \(answer)") }
-        return id
     }
 
     deinit {

@@ -1,0 +1,1 @@
+../../HeraldEndToEndTests/Support/ScenarioWorld.swift
