@@ -38,6 +38,32 @@ extension EndToEnd {
             try laptop.waitEvent("read", after: mark)
         }
 
+        @Test("U1, U7: reads from another device arrive stamped with rising seqs and the counts only go down")
+        func countsNeverGoBackwards() throws {
+            let world = try World()
+            let alice = try world.connect("alice")
+            let phone = try world.connect("bob", arguments: ["--viewport", "3"])
+            let laptop = try world.connect("bob")
+            let c = try world.dm(alice, "bob")
+            for i in 1...10 { try world.send(alice, c, "line \(i)") }
+            try laptop.waitState("ten unread") { $0.unread(c) == 10 && $0.int("badge") == 10 }
+            let mark = laptop.mark
+            // The phone reads in steps of three: 7, 4, 1, then 0 left.
+            try phone.ok("open thread \(c)")
+            for _ in 1...3 { try phone.ok("scroll up 3") }
+            try laptop.waitState("all read on the laptop") { $0.unread(c) == 0 && $0.int("badge") == 0 }
+            let reads = laptop.events("read", after: mark).filter { $0.string("conversation") == c }
+            let seqs = reads.compactMap { $0.int("seq") }
+            let counts = reads.compactMap { $0.int("unread") }
+            #expect(reads.count >= 2, "several read updates")
+            #expect(seqs.count == reads.count, "every update carries its seq")
+            #expect(seqs == seqs.sorted() && Set(seqs).count == seqs.count, "seqs rise: \(seqs)")
+            #expect(counts == counts.sorted(by: >), "counts only go down: \(counts)")
+            #expect(counts.last == 0)
+            // U1: the badge is the sum over conversations.
+            #expect(try laptop.state().int("badge") == 0)
+        }
+
         @Test("U5: badge text is the number up to 99, then 99+")
         func badgeText() throws {
             let world = try World()

@@ -143,8 +143,10 @@ extension ClientCore {
             }
             // P5: a push for a message read anywhere is withdrawn.
             withdrawPushes { $0.conversation == conversation && ids.contains($0.message) }
+            // U7: the stream sequence the new counts reflect, so a reader of these lines can order them too.
             event("read", ["conversation": .string(conversation), "messages": .strings(ids),
-                           "unread": .number(unread.unread(in: conversation)), "badge": .number(unread.badge)])
+                           "unread": .number(unread.unread(in: conversation)), "badge": .number(unread.badge),
+                           "seq": frame.seq.map { .int($0) } ?? .null])
         case .receipt:
             event("receipt", ["conversation": .optional(frame.conversationId), "message": .optional(frame.messageId),
                               "reader": .optional(frame.reader), "at": frame.at.map { .int($0) } ?? .null])
