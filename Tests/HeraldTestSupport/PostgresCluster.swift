@@ -51,6 +51,12 @@ public final class PostgresCluster: @unchecked Sendable {
         }
     }
 
+    /// A cluster of the caller's own, not shared: for a test that restarts or stops the server (``restart(downFor:)``),
+    /// which would break every other test on the shared one. Stopped and deleted when this process exits.
+    public static func startPrivate() throws -> PostgresCluster {
+        try startWithRetries()
+    }
+
     /// A fresh, empty database on the shared cluster; returns its `postgres://` URL.
     public static func newDatabase() throws -> String {
         try shared().createDatabase()
@@ -65,6 +71,10 @@ public final class PostgresCluster: @unchecked Sendable {
     private let lock = NSLock()
     private var admin: AdminConnection?
     private var databaseCounter = 0
+    /// How ``restart(downFor:)`` starts the server again: the same pg_ctl, options and user as the first start.
+    private var pgctl = ""
+    private var serverOptions = ""
+    private var runAs: (uid: uid_t, gid: gid_t)?
 
     nonisolated(unsafe) private static var started: PostgresCluster?
     nonisolated(unsafe) private static var startFailure: (any Error)?
@@ -101,6 +111,43 @@ public final class PostgresCluster: @unchecked Sendable {
         guard let admin, let name = url.split(separator: "/").last else { throw ClusterError("no admin connection") }
         try admin.execute(
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(name)' AND pid <> pg_backend_pid()")
+    }
+
+    /// Restarts the server (use a ``startPrivate()`` cluster: the shared one serves tests running in parallel) as an operator would: fast shutdown (sessions are ended, transactions in flight roll
+    /// back), `downFor` seconds with nothing listening, then a start on the same data directory and port.
+    /// Every database and row survives; every client connection is gone and must reconnect.
+    public func restart(downFor seconds: Double = 1) throws {
+        lock.lock()
+        defer { lock.unlock() }
+        admin = nil
+        try runPGCtl("-m fast -w -t 30 stop")
+        Thread.sleep(forTimeInterval: seconds)
+        try runPGCtl("-l \(Self.shellQuoted(directory + "/server.log")) -o \(Self.shellQuoted(serverOptions)) -w -t 30 start")
+        admin = try AdminConnection(url(database: "postgres"))
+    }
+
+    /// Runs `pg_ctl -D <data> <arguments>` as the server's user and throws when it fails.
+    private func runPGCtl(_ arguments: String) throws {
+        let process = Process()
+        Self.configure(process, runAs: runAs, directory: directory, arguments: ["/bin/sh", "-c", pgctl + " " + arguments + " >/dev/null 2>&1"])
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        // Reaped here with waitpid rather than waitUntilExit: called from a test's own thread, Foundation's exit
+        // monitor never saw the child end (it stayed a zombie), so waitUntilExit hung.
+        var status: Int32 = 0
+        let deadline = Date().addingTimeInterval(60)
+        while true {
+            let reaped = waitpid(process.processIdentifier, &status, WNOHANG)
+            if reaped == process.processIdentifier { break }
+            if reaped < 0 {  // Foundation reaped it first
+                status = process.isRunning ? 1 << 8 : process.terminationStatus << 8
+                break
+            }
+            guard Date() < deadline else { throw ClusterError("pg_ctl \(arguments) did not finish within 60 s") }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        let exitCode = (status >> 8) & 0xff
+        guard status & 0x7f == 0, exitCode == 0 else { throw ClusterError("pg_ctl \(arguments) failed: wait status \(status)") }
     }
 
     // MARK: - Starting
@@ -171,6 +218,9 @@ public final class PostgresCluster: @unchecked Sendable {
         try watchdog.run()
 
         let cluster = PostgresCluster(port: port, directory: directory, watchdog: watchdog, watchdogInput: input)
+        cluster.pgctl = pgctl
+        cluster.serverOptions = options
+        cluster.runAs = runAs
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {
             if !watchdog.isRunning { break }
