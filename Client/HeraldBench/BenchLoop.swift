@@ -21,12 +21,15 @@ final class BenchLoop {
     private var events: [BenchConnection.Input] = []
     weak var delegate: (any BenchLoopDelegate)?
     let port: Int
+    /// Every node's port (`port` first); connection `tag` goes to `ports[tag % ports.count]` (fan-out over nodes).
+    let ports: [Int]
     /// Connections currently registered.
     private(set) var openCount = 0
 
-    init(port: Int) throws(BenchError) {
+    init(port: Int, otherPorts: [Int] = []) throws(BenchError) {
         epoll = try Epoll(capacity: 4096)
         self.port = port
+        ports = [port] + otherPorts
         readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 << 10, alignment: 16)
     }
 
@@ -34,7 +37,7 @@ final class BenchLoop {
 
     /// Connects `connection` to `path` with `token`.
     func connect(_ connection: BenchConnection, path: String, token: String) throws(BenchError) {
-        try connection.open(port: port, path: path, token: token)
+        try connection.open(port: ports[max(connection.tag, 0) % ports.count], path: path, token: token)
         let fd = Int(connection.fd)
         if fd >= byFD.count { byFD += [BenchConnection?](repeating: nil, count: fd - byFD.count + 1024) }
         byFD[fd] = connection

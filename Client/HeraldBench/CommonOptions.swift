@@ -4,6 +4,8 @@ import Foundation
 /// Options every scenario takes: where the server is, how to get tokens, and the run's bounds.
 struct CommonOptions: ParsableArguments {
     @Option(help: "The server, ws://127.0.0.1:PORT (loopback only).") var url = "ws://127.0.0.1:8080"
+    @Option(help: "A second node on the same database, ws://127.0.0.1:PORT: connections alternate between --url and it (odd ones here).")
+    var url2: String?
     @Option(help: "The server's --secret: mint HS256 tokens here (fast; unknown users are created on connect).") var secret: String?
     @Option(help: "Else: run `<server-bin> token <user> --db <db>` once per user (slow for many users).") var serverBin: String?
     @Option(help: "The server's database, for --server-bin.") var db: String?
@@ -16,8 +18,15 @@ struct CommonOptions: ParsableArguments {
     @Option(help: "User-id prefix; the default is unique per run so runs on one database do not collide.") var prefix: String?
     @Flag(help: "No progress lines on stderr.") var quiet = false
 
+    /// The ports connections alternate over: `--url`'s, then `--url2`'s when given.
+    func ports() throws -> [Int] {
+        try [port()] + (url2.map { [try Self.port(of: $0)] } ?? [])
+    }
+
     /// The port from `--url`; only 127.0.0.1 / localhost are accepted.
-    func port() throws -> Int {
+    func port() throws -> Int { try Self.port(of: url) }
+
+    private static func port(of url: String) throws -> Int {
         guard let parsed = URL(string: url), parsed.scheme == "ws", let host = parsed.host, host == "127.0.0.1" || host == "localhost",
               let port = parsed.port, (1...65535).contains(port)
         else { throw ValidationError("--url must be ws://127.0.0.1:PORT (benchmarks stay on loopback)") }

@@ -30,7 +30,8 @@ struct FanoutCommand: ParsableCommand {
             let prefix = common.userPrefix()
             let users = (0..<members).map { "\(prefix)u\($0)" }
             let deviceUsers = (0..<members * devices).map { users[$0 % members] }
-            let loop = try BenchLoop(port: try common.port())
+            let ports = try common.ports()
+            let loop = try BenchLoop(port: ports[0], otherPorts: Array(ports.dropFirst()))
             let fleet = Fleet(loop: loop, tokens: try common.tokenSource(), deviceUsers: deviceUsers, devicePrefix: "\(prefix)d")
             let deadline = BenchRun.deadline(common.setupTimeout)
             try fleet.connectAll(deadline: deadline, progress: !common.quiet)

@@ -113,9 +113,10 @@ public final class PostgresCluster: @unchecked Sendable {
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(name)' AND pid <> pg_backend_pid()")
     }
 
-    /// Restarts the server (use a ``startPrivate()`` cluster: the shared one serves tests running in parallel) as an operator would: fast shutdown (sessions are ended, transactions in flight roll
+    /// Restarts the server as an operator would: fast shutdown (sessions are ended, transactions in flight roll
     /// back), `downFor` seconds with nothing listening, then a start on the same data directory and port.
-    /// Every database and row survives; every client connection is gone and must reconnect.
+    /// Every database and row survives; every client connection is gone and must reconnect. Use it on a
+    /// ``startPrivate()`` cluster: the shared one serves other tests running in parallel.
     public func restart(downFor seconds: Double = 1) throws {
         lock.lock()
         defer { lock.unlock() }
