@@ -101,7 +101,7 @@ let package = Package(
             path: "Tests/HeraldStoreTests",
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "HeraldNetTests", dependencies: ["HeraldNet"], path: "Tests/HeraldNetTests", swiftSettings: swiftSettings),
+        .testTarget(name: "HeraldNetTests", dependencies: ["HeraldNet", "HeraldTestSupport"], path: "Tests/HeraldNetTests", swiftSettings: swiftSettings),
         .testTarget(
             name: "HeraldServerTests",
             dependencies: ["HeraldServer", "HeraldTestSupport", "HeraldWebSocket", "HeraldProtocol"],

@@ -1,32 +1,14 @@
 import Foundation
 import Glibc
 import HeraldTLS
+import HeraldTestSupport
 
-/// A self-signed certificate for localhost/127.0.0.1, made by the `openssl` command at test time.
-struct TestCertificate: Sendable {
-    let certificateFile: String
-    let keyFile: String
+/// The self-signed test certificate (one definition, in HeraldTestSupport).
+typealias TestCertificate = SelfSignedCertificate
 
-    /// Runs `openssl req -x509` with `commonName` into a fresh temporary directory.
-    static func make(commonName: String = "localhost") throws -> TestCertificate {
-        let directory = NSTemporaryDirectory() + "herald-net-tls-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let certificate = directory + "/cert.pem", key = directory + "/key.pem"
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-                             "-subj", "/CN=\(commonName)", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-days", "2",
-                             "-keyout", key, "-out", certificate]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw ClientError(errno: process.terminationStatus, call: "openssl req") }
-        return TestCertificate(certificateFile: certificate, keyFile: key)
-    }
-
-    /// One certificate for the whole suite.
-    static let shared: Result<TestCertificate, any Error> = Result { try make() }
+extension SelfSignedCertificate {
+    /// One certificate for every TLS test of the target.
+    static let shared: Result<SelfSignedCertificate, any Error> = Result { try make() }
 }
 
 /// A blocking TLS client: ``TestClient``'s socket with a HeraldTLS client engine on top, verifying the server's

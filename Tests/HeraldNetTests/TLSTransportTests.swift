@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import HeraldNet
 import HeraldTLS
+import HeraldTestSupport
 import Testing
 
 /// HeraldNet's TLS filter (style E8) against blocking HeraldTLS clients: the handler sees only plaintext, the loop

@@ -4,34 +4,12 @@ import HeraldTLS
 import HeraldTestSupport
 import Testing
 
-/// A self-signed certificate for localhost/127.0.0.1, made by the `openssl` command at test time.
-struct ServerTestCertificate: Sendable {
-    let certificateFile: String
-    let keyFile: String
+/// The self-signed test certificate (one definition, in HeraldTestSupport).
+typealias ServerTestCertificate = SelfSignedCertificate
 
-    /// Runs `openssl req -x509` (P-256: fast to generate) into a fresh temporary directory.
-    static func make(commonName: String = "localhost") throws -> ServerTestCertificate {
-        let directory = NSTemporaryDirectory() + "herald-server-tls-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let certificate = directory + "/cert.pem", key = directory + "/key.pem"
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-                             "-subj", "/CN=\(commonName)", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-days", "2",
-                             "-keyout", key, "-out", certificate]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw TLSTestError("openssl req exited with \(process.terminationStatus)") }
-        return ServerTestCertificate(certificateFile: certificate, keyFile: key)
-    }
-
+extension SelfSignedCertificate {
     /// One certificate for every TLS test of the target.
-    static let shared: Result<ServerTestCertificate, any Error> = Result { try make() }
-
-    /// `--tls-cert` and `--tls-key` for this certificate.
-    var serverArguments: [String] { ["--tls-cert", certificateFile, "--tls-key", keyFile] }
+    static let shared: Result<SelfSignedCertificate, any Error> = Result { try make() }
 }
 
 /// Monotonic milliseconds, for deadlines in tests.
