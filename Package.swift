@@ -97,7 +97,9 @@ let package = Package(
         .testTarget(name: "HeraldProtocolTests", dependencies: ["HeraldProtocol"], path: "Tests/HeraldProtocolTests", swiftSettings: swiftSettings),
         .testTarget(
             name: "HeraldStoreTests",
-            dependencies: ["HeraldStore", "HeraldStorePostgres", "HeraldTestSupport"],
+            dependencies: [
+                "HeraldStore", "HeraldStorePostgres", "HeraldTestSupport", .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
             path: "Tests/HeraldStoreTests",
             swiftSettings: swiftSettings
         ),

@@ -78,17 +78,41 @@ extension SQLiteStore {
                 "SELECT kind, title, created_at, last_activity FROM conversations WHERE id = ?", .int(rowid),
                 row: { row in (kind: row.int(0), title: row.optionalText(1), createdAt: row.int(2), lastActivity: row.int(3)) })
         else { return nil }
-        let participants = try connection.query(
-            "SELECT user_id FROM participants WHERE conversation_id = ? ORDER BY user_id", .int(rowid)
-        ) { row in row.text(0) }
+        let participants = try participants(of: rowid)
         return ConversationRecord(
             id: RecordID.format(RecordID.conversation, rowid), kind: ConversationRecord.Kind(rawValue: base.kind) ?? .group,
             title: base.title, participants: participants, createdAt: base.createdAt, lastActivity: base.lastActivity)
     }
 
     func isParticipant(user: String, rowid: Int64) throws(StoreError) -> Bool {
-        try connection.scalar(
+        if let cached = participantsCache.participants(of: rowid) { return Self.sortedContains(cached, user) }
+        return try connection.scalar(
             "SELECT 1 FROM participants WHERE conversation_id = ? AND user_id = ?", .int(rowid), .text(user)) != nil
+    }
+
+    /// The conversation's participants, sorted; from memory after the first read (read-write stores only).
+    func participants(of rowid: Int64) throws(StoreError) -> [String] {
+        if let cached = participantsCache.participants(of: rowid) { return cached }
+        let participants = try connection.query(
+            "SELECT user_id FROM participants WHERE conversation_id = ? ORDER BY user_id", .int(rowid)
+        ) { row in row.text(0) }
+        if !connection.isReadOnly { participantsCache.store(participants, of: rowid) }
+        return participants
+    }
+
+    /// Binary search in a list sorted the way SQLite's `ORDER BY user_id` sorts: BINARY collation, i.e. by UTF-8
+    /// bytes. Swift's `<` and `==` on String follow Unicode canonical equivalence instead, so bytes are compared here,
+    /// exactly as the SQL this replaces would.
+    static func sortedContains(_ sorted: [String], _ user: String) -> Bool {
+        var low = 0
+        var high = sorted.count
+        while low < high {
+            let middle = (low + high) / 2
+            let candidate = sorted[middle].utf8
+            if candidate.elementsEqual(user.utf8) { return true }
+            if candidate.lexicographicallyPrecedes(user.utf8) { low = middle + 1 } else { high = middle }
+        }
+        return false
     }
 
     private func requireUsers(_ ids: [String]) throws(StoreError) {

@@ -5,8 +5,9 @@ extension SQLiteStore {
         try appendEvent(users: [user], payload: payload, now: now).first ?? 0
     }
 
-    /// Stores `payload` once in `event_bodies` and gives each user a small stream row pointing at it, with
-    /// sequence numbers from the in-memory heads (``StreamHeadCache``), written back once per user at commit.
+    /// Stores `payload` once in `event_bodies` and hands each user the next seq of their stream from memory
+    /// (``StreamCache``). No stream row is written here: each user's newest run is written once per transaction,
+    /// before COMMIT, so per recipient an event costs a dictionary update, not a B-tree insert.
     public func appendEvent(users: [String], payload: [UInt8], now: Int64) throws -> [Int64] {
         guard !users.isEmpty else { return [] }
         return try transaction {
@@ -15,13 +16,15 @@ extension SQLiteStore {
             var seqs: [Int64] = []
             seqs.reserveCapacity(users.count)
             for user in users {
-                let head = try cachedHead(of: user)
-                // The head comes from the file: at Int64.max there is no next seq (and `+ 1` would trap).
-                guard head < .max else { throw StoreError(kind: .corrupt, message: "\(user)'s stream is at the last sequence number") }
-                let seq = heads.advance(user, from: head)
-                try connection.execute(
-                    "INSERT INTO stream_entries (user_id, seq, body_id) VALUES (?, ?, ?)", .text(user), .int(seq), .int(body))
-                seqs.append(seq)
+                if let seq = try streams.append(user, body: body) {
+                    seqs.append(seq)
+                } else {
+                    try loadStream(of: user)
+                    guard let seq = try streams.append(user, body: body) else {
+                        throw StoreError(kind: .other, message: "\(user)'s stream is not cached")
+                    }
+                    seqs.append(seq)
+                }
             }
             return seqs
         }
@@ -29,67 +32,153 @@ extension SQLiteStore {
 
     public func events(user: String, after seq: Int64, limit: Int) throws -> [StoredEvent] {
         guard limit > 0 else { return [] }
+        try writePendingRuns(of: user)
+        // The run holding `after` (the newest starting at or before it) and every later one; each run's bodies are a
+        // rowid range of event_bodies, so this is one index range on stream_runs and one rowid range per run.
         return try connection.query(
             """
-            SELECT e.seq, b.payload, b.created_at FROM stream_entries e JOIN event_bodies b ON b.id = e.body_id
-            WHERE e.user_id = ? AND e.seq > ? ORDER BY e.seq LIMIT ?
+            SELECT r.first_seq + (b.id - r.first_body) AS seq, b.payload, b.created_at
+            FROM stream_runs r JOIN event_bodies b ON b.id BETWEEN r.first_body AND r.first_body + r.count - 1
+            WHERE r.user_id = ?1
+              AND r.first_seq >= coalesce((SELECT max(first_seq) FROM stream_runs WHERE user_id = ?1 AND first_seq <= ?2), ?2)
+              AND r.first_seq + (b.id - r.first_body) > ?2
+            ORDER BY r.first_seq, b.id LIMIT ?3
             """,
             .text(user), .int(seq), .int(Int64(limit))
         ) { row in StoredEvent(seq: row.int(0), payload: row.blob(1), createdAt: row.int(2)) }
     }
 
     public func latestSeq(user: String) throws -> Int64 {
-        try cachedHead(of: user)
+        try cachedStream(of: user).head
     }
 
     public func oldestRetainedSeq(user: String) throws -> Int64 {
         try snapshot {
-            if let oldest = try connection.scalar("SELECT min(seq) FROM stream_entries WHERE user_id = ?", .text(user)) { return oldest }
+            try writePendingRuns(of: user)
+            if let oldest = try connection.scalar("SELECT min(first_seq) FROM stream_runs WHERE user_id = ?", .text(user)) { return oldest }
             let latest = try latestSeq(user: user)
             return latest == .max ? .max : latest + 1  // a head read from the file may be at the very end
         }
     }
 
+    /// Deletes the stream entries of every event stored before the first one created at or after `cutoff` (the
+    /// oldest events, by storage order, so a clock stepping back can never cut a hole in the middle of a stream),
+    /// keeping each user's newest `keepAtLeast`, then the bodies nothing refers to any more.
     @discardableResult
     public func pruneEvents(olderThan cutoff: Int64, keepAtLeast: Int) throws -> Int {
         try transaction {
-            // The heads in `event_heads` must be current for the "keep at least" bound.
-            try writeDirtyHeads()
-            let deleted = try connection.execute(
-                """
-                DELETE FROM stream_entries
-                WHERE body_id IN (SELECT id FROM event_bodies WHERE created_at < ?)
-                AND seq <= (SELECT h.last_seq FROM event_heads h WHERE h.user_id = stream_entries.user_id) - ?
-                """, .int(cutoff), .int(Int64(max(keepAtLeast, 0))))
-            try connection.execute(
-                """
-                DELETE FROM event_bodies WHERE created_at < ?
-                AND NOT EXISTS (SELECT 1 FROM stream_entries e WHERE e.body_id = event_bodies.id)
-                """, .int(cutoff))
+            try writeDirtyStreams()
+            // Bodies are appended in time order; the first body that is not old ends the prefix that may go.
+            let lastOld: Int64
+            if let firstKept = try connection.scalar("SELECT id FROM event_bodies WHERE created_at >= ? ORDER BY id LIMIT 1", .int(cutoff)) {
+                lastOld = firstKept - 1
+            } else {
+                lastOld = try connection.scalar("SELECT max(id) FROM event_bodies") ?? 0
+            }
+            let keep = Int64(max(keepAtLeast, 0))
+            let oldRuns = try connection.query(
+                "SELECT user_id, first_seq, first_body, count FROM stream_runs WHERE first_body <= ?", .int(lastOld)
+            ) { row in (user: row.text(0), run: StreamRun(firstSeq: row.int(1), firstBody: row.int(2), count: row.int(3))) }
+            var deleted = 0
+            var stillReferenced: [ClosedRange<Int64>] = []
+            var headsWritten: Set<String> = []
+            for (user, run) in oldRuns {
+                guard run.lastSeq != nil, let lastBody = run.lastBody else {
+                    throw StoreError(kind: .corrupt, message: "\(user)'s stream has a run of \(run.count) events")
+                }
+                let head = try cachedStream(of: user).head
+                let (lastToDrop, below) = head.subtractingReportingOverflow(keep)
+                let drop = below ? 0 : run.prefixCount(throughSeq: lastToDrop, throughBody: lastOld)
+                guard drop > 0 else {
+                    stillReferenced.append(run.firstBody...lastBody)
+                    continue
+                }
+                // The head must outlive the user's last rows (R3: seqs never restart).
+                if headsWritten.insert(user).inserted {
+                    try connection.execute(
+                        """
+                        INSERT INTO event_heads (user_id, last_seq) VALUES (?, ?)
+                        ON CONFLICT (user_id) DO UPDATE SET last_seq = max(last_seq, excluded.last_seq)
+                        """, .text(user), .int(head))
+                }
+                if drop == run.count {
+                    try connection.execute("DELETE FROM stream_runs WHERE user_id = ? AND first_seq = ?", .text(user), .int(run.firstSeq))
+                } else {
+                    try connection.execute(
+                        "UPDATE stream_runs SET first_seq = ?, first_body = ?, count = ? WHERE user_id = ? AND first_seq = ?",
+                        .int(run.firstSeq + drop), .int(run.firstBody + drop), .int(run.count - drop), .text(user), .int(run.firstSeq))
+                    stillReferenced.append((run.firstBody + drop)...lastBody)
+                }
+                deleted += Int(drop)
+            }
+            try deleteBodies(through: lastOld, except: stillReferenced)
+            // Rows moved under the cache: reload on demand (everything dirty was written above).
+            streams.removeAll()
             return deleted
         }
     }
 
-    // MARK: - Stream heads
+    // MARK: - Streams in memory
 
-    /// The user's last handed-out seq: from memory, else from `event_heads` (0 when the user has none).
-    /// Read-only stores always ask the database, since another process may be appending.
-    func cachedHead(of user: String) throws -> Int64 {
-        if let head = heads.head(of: user) { return head }
-        let head = try connection.scalar("SELECT last_seq FROM event_heads WHERE user_id = ?", .text(user)) ?? 0
-        if !connection.isReadOnly { heads.load(user, head) }
-        return head
+    /// The user's cached stream, loaded when missing. Read-only stores always ask the database, since another
+    /// process may be appending.
+    func cachedStream(of user: String) throws -> StreamCache.UserStream {
+        if let stream = streams.stream(of: user) { return stream }
+        let stream = try readStream(of: user)
+        if !connection.isReadOnly { streams.load(user, stream) }
+        return stream
     }
 
-    /// Writes the heads advanced in the open transaction to `event_heads` (one row per user); called before COMMIT.
-    func writeDirtyHeads() throws {
-        for user in heads.dirty {
-            guard let head = heads.head(of: user) else { continue }
-            try connection.execute(
-                """
-                INSERT INTO event_heads (user_id, last_seq) VALUES (?, ?)
-                ON CONFLICT (user_id) DO UPDATE SET last_seq = excluded.last_seq
-                """, .text(user), .int(head))
+    private func loadStream(of user: String) throws {
+        _ = try cachedStream(of: user)
+    }
+
+    /// The head is the later of `event_heads` (kept through pruning) and the end of the newest run.
+    private func readStream(of user: String) throws -> StreamCache.UserStream {
+        let saved = try connection.scalar("SELECT last_seq FROM event_heads WHERE user_id = ?", .text(user)) ?? 0
+        let newest = try connection.queryFirst(
+            "SELECT first_seq, first_body, count FROM stream_runs WHERE user_id = ? ORDER BY first_seq DESC LIMIT 1", .text(user)
+        ) { row in StreamRun(firstSeq: row.int(0), firstBody: row.int(1), count: row.int(2)) }
+        guard let run = newest else { return StreamCache.UserStream(head: saved, run: nil) }
+        guard let last = run.lastSeq else { throw StoreError(kind: .corrupt, message: "\(user)'s stream has a run of \(run.count) events") }
+        // A run that ends before the saved head cannot grow: the seqs after it were handed out and pruned.
+        return StreamCache.UserStream(head: max(saved, last), run: last >= saved ? run : nil)
+    }
+
+    /// Writes every run that changed in the open transaction; called before COMMIT (and before pruning).
+    func writeDirtyStreams() throws {
+        for (user, run) in streams.closed { try writeRun(run, of: user) }
+        for user in streams.dirty {
+            guard let run = streams.stream(of: user)?.run else { continue }
+            try writeRun(run, of: user)
         }
+    }
+
+    /// Makes the table current for one user before reading it inside a transaction (the rows are written again,
+    /// unchanged or grown, at COMMIT; writing a run twice is an upsert of the same key).
+    private func writePendingRuns(of user: String) throws {
+        guard let stream = streams.stream(of: user), stream.changedIn != 0 else { return }
+        for (owner, run) in streams.closed where owner == user { try writeRun(run, of: user) }
+        if let run = stream.run { try writeRun(run, of: user) }
+    }
+
+    private func writeRun(_ run: StreamRun, of user: String) throws(StoreError) {
+        try connection.execute(
+            """
+            INSERT INTO stream_runs (user_id, first_seq, first_body, count) VALUES (?, ?, ?, ?)
+            ON CONFLICT (user_id, first_seq) DO UPDATE SET first_body = excluded.first_body, count = excluded.count
+            """, .text(user), .int(run.firstSeq), .int(run.firstBody), .int(run.count))
+    }
+
+    /// Deletes the bodies with id ≤ `last` outside the ranges still referenced, one range DELETE per gap.
+    private func deleteBodies(through last: Int64, except referenced: [ClosedRange<Int64>]) throws(StoreError) {
+        var from = Int64.min
+        for range in referenced.sorted(by: { $0.lowerBound < $1.lowerBound }) {
+            if range.lowerBound > from {
+                try connection.execute("DELETE FROM event_bodies WHERE id >= ? AND id < ? AND id <= ?", .int(from), .int(range.lowerBound), .int(last))
+            }
+            if range.upperBound >= from { from = range.upperBound == .max ? .max : range.upperBound + 1 }
+        }
+        if from <= last { try connection.execute("DELETE FROM event_bodies WHERE id >= ? AND id <= ?", .int(from), .int(last)) }
     }
 }

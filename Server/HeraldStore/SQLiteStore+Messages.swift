@@ -29,14 +29,14 @@ extension SQLiteStore {
                 .int(conversationRowID), .text(sender), .text(clientMessageId), .int(kind.rawValue),
                 .optionalText(text), .optionalText(imageURL), .int(now))
             let rowid = connection.lastInsertRowID
-            // U1/S7: unread for every participant but the sender.
+            // U1/S7: one more unread for every participant but the sender: two counter updates, however many
+            // participants there are (see migration 4).
             try connection.execute(
-                """
-                INSERT INTO unread (user_id, message_id, conversation_id)
-                SELECT user_id, ?, conversation_id FROM participants WHERE conversation_id = ? AND user_id <> ?
-                """, .int(rowid), .int(conversationRowID), .text(sender))
+                "UPDATE conversations SET last_activity = max(last_activity, ?), message_count = message_count + 1 WHERE id = ?",
+                .int(now), .int(conversationRowID))
             try connection.execute(
-                "UPDATE conversations SET last_activity = max(last_activity, ?) WHERE id = ?", .int(now), .int(conversationRowID))
+                "UPDATE participants SET sent_count = sent_count + 1 WHERE conversation_id = ? AND user_id = ?",
+                .int(conversationRowID), .text(sender))
             let record = MessageRecord(
                 id: RecordID.format(RecordID.message, rowid), conversation: conversation, sender: sender,
                 clientMessageId: clientMessageId, kind: kind, text: text, imageURL: imageURL, createdAt: now, order: rowid)

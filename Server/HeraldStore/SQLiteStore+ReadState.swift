@@ -5,14 +5,19 @@ extension SQLiteStore {
         try transaction {
             var newlyRead: [MessageRecord] = []
             for id in messageIds {
-                guard let rowid = RecordID.parse(RecordID.message, id) else { continue }
-                // Only a row in `unread` can become read: it exists only for participants other than
-                // the sender (R5, S7) and only until the first read (U3), so "changed a row" is "newly read".
-                guard try connection.execute("DELETE FROM unread WHERE user_id = ? AND message_id = ?", .text(user), .int(rowid)) == 1
+                guard let rowid = RecordID.parse(RecordID.message, id), let record = try message(rowid: rowid) else { continue }
+                // R5, S7: only a participant's read of someone else's message counts.
+                guard !record.sender.utf8.elementsEqual(user.utf8), let conversation = RecordID.parse(RecordID.conversation, record.conversation),
+                    try isParticipant(user: user, rowid: conversation)
+                else { continue }
+                // U3: the receipt row makes "became read now" exact: only the first read inserts it.
+                guard try connection.execute(
+                    "INSERT OR IGNORE INTO receipts (message_id, user_id, read_at) VALUES (?, ?, ?)", .int(rowid), .text(user), .int(now)) == 1
                 else { continue }
                 try connection.execute(
-                    "INSERT OR IGNORE INTO receipts (message_id, user_id, read_at) VALUES (?, ?, ?)", .int(rowid), .text(user), .int(now))
-                if let record = try message(rowid: rowid) { newlyRead.append(record) }
+                    "UPDATE participants SET read_count = read_count + 1 WHERE conversation_id = ? AND user_id = ?",
+                    .int(conversation), .text(user))
+                newlyRead.append(record)
             }
             return newlyRead.sorted { $0.order < $1.order }
         }
@@ -31,9 +36,8 @@ extension SQLiteStore {
     public func unreadCounts(user: String) throws -> [String: Int] {
         let rows = try connection.query(
             """
-            SELECT p.conversation_id,
-                   (SELECT count(*) FROM unread u WHERE u.user_id = p.user_id AND u.conversation_id = p.conversation_id)
-            FROM participants p WHERE p.user_id = ?
+            SELECT p.conversation_id, c.message_count - p.sent_count - p.read_count
+            FROM participants p JOIN conversations c ON c.id = p.conversation_id WHERE p.user_id = ?
             """, .text(user)
         ) { row in (RecordID.format(RecordID.conversation, row.int(0)), Int(row.int(1))) }
         return Dictionary(rows, uniquingKeysWith: { first, _ in first })
@@ -47,6 +51,10 @@ extension SQLiteStore {
     }
 
     func unreadCount(user: String, rowid: Int64) throws(StoreError) -> Int {
-        Int(try connection.scalar("SELECT count(*) FROM unread WHERE user_id = ? AND conversation_id = ?", .text(user), .int(rowid)) ?? 0)
+        Int(try connection.scalar(
+            """
+            SELECT c.message_count - p.sent_count - p.read_count
+            FROM participants p JOIN conversations c ON c.id = p.conversation_id WHERE p.user_id = ? AND p.conversation_id = ?
+            """, .text(user), .int(rowid)) ?? 0)
     }
 }

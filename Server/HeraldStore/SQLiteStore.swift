@@ -21,8 +21,10 @@ public final class SQLiteStore: SyncStore, @unchecked Sendable {
     let connection: SQLiteConnection
     /// Savepoint nesting depth; 0 means no transaction is open.
     private var transactionDepth = 0
-    /// Per-user stream heads in memory; see ``StreamHeadCache`` for why that is safe.
-    var heads = StreamHeadCache()
+    /// Per-user stream heads and newest runs in memory; see ``StreamCache`` for why that is safe.
+    var streams = StreamCache()
+    /// Conversation participants (fixed at creation), so a send to a group of 1,000 reads no participant rows.
+    var participantsCache = ParticipantsCache()
 
     /// The path this store was opened with.
     public let path: String
@@ -105,17 +107,19 @@ public final class SQLiteStore: SyncStore, @unchecked Sendable {
         // IMMEDIATE takes the write lock up front, so a busy writer is waited for (busy_timeout)
         // at BEGIN instead of failing later when a read transaction tries to upgrade.
         try connection.executeScript(depth == 0 ? "BEGIN IMMEDIATE" : "SAVEPOINT \(savepoint)")
-        let headsMark = heads.mark
+        let streamsMark = streams.mark
         transactionDepth += 1
         let result: T
         do {
             result = try body()
         } catch {
             transactionDepth = depth
-            heads.rollBack(to: headsMark)
+            streams.rollBack(to: streamsMark)
+            // A rolled-back conversation's id may be handed out again: forget what was cached meanwhile.
+            participantsCache.removeAll()
             if depth == 0 {
                 try? connection.executeScript("ROLLBACK")
-                heads.endTransaction()
+                streams.endTransaction()
             } else {
                 try? connection.executeScript("ROLLBACK TO \(savepoint); RELEASE \(savepoint)")
             }
@@ -123,19 +127,20 @@ public final class SQLiteStore: SyncStore, @unchecked Sendable {
         }
         transactionDepth = depth
         do {
-            if depth == 0 { try writeDirtyHeads() }
+            if depth == 0 { try writeDirtyStreams() }
             try connection.executeScript(depth == 0 ? "COMMIT" : "RELEASE \(savepoint)")
         } catch {
             // A failed COMMIT (disk full, I/O) may leave the transaction open: end it so the
             // connection stays usable, and report the failure: nothing was committed.
             if depth == 0 {
                 try? connection.executeScript("ROLLBACK")
-                heads.rollBack(to: 0)
-                heads.endTransaction()
+                streams.rollBack(to: streamsMark)
+                streams.endTransaction()
+                participantsCache.removeAll()
             }
             throw error
         }
-        if depth == 0 { heads.endTransaction() }
+        if depth == 0 { streams.endTransaction() }
         return result
     }
 

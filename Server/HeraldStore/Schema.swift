@@ -148,5 +148,35 @@ enum Schema {
             SELECT user_id, seq, row_number() OVER (ORDER BY user_id, seq) FROM events;
         DROP TABLE events;
         """,
+        // 4: nothing per recipient per message. A user's stream becomes runs (seqs and body ids that rise together,
+        // see StreamRun): a batch of group messages extends each member's run instead of adding a row per message.
+        // Unread counts become counters: unread(u, c) = c.message_count - p.sent_count - p.read_count, where a send
+        // bumps the conversation's count and the sender's sent_count, and a first read bumps the reader's read_count
+        // (its receipt row makes "first" exact, U3). Participants are fixed at creation, so every message of c counts.
+        // Existing rows move over exactly: each stream row is a run of one, and read_count is derived from the unread
+        // rows so every count is what it was. Bodies are pruned by id order now, so their time index goes.
+        """
+        CREATE TABLE stream_runs (
+            user_id TEXT NOT NULL,
+            first_seq INTEGER NOT NULL,
+            first_body INTEGER NOT NULL,
+            count INTEGER NOT NULL,
+            PRIMARY KEY (user_id, first_seq)
+        ) WITHOUT ROWID;
+        INSERT INTO stream_runs (user_id, first_seq, first_body, count) SELECT user_id, seq, body_id, 1 FROM stream_entries;
+        DROP TABLE stream_entries;
+        DROP INDEX event_bodies_by_time;
+
+        ALTER TABLE conversations ADD COLUMN message_count INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE participants ADD COLUMN sent_count INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE participants ADD COLUMN read_count INTEGER NOT NULL DEFAULT 0;
+        UPDATE conversations SET message_count = (SELECT count(*) FROM messages m WHERE m.conversation_id = conversations.id);
+        UPDATE participants SET sent_count = (
+            SELECT count(*) FROM messages m WHERE m.conversation_id = participants.conversation_id AND m.sender_id = participants.user_id);
+        UPDATE participants SET read_count =
+            (SELECT c.message_count FROM conversations c WHERE c.id = participants.conversation_id) - sent_count
+            - (SELECT count(*) FROM unread u WHERE u.user_id = participants.user_id AND u.conversation_id = participants.conversation_id);
+        DROP TABLE unread;
+        """,
     ]
 }

@@ -12,7 +12,7 @@ struct SyncCoreStoreInputTests {
         f.online(1, "alice")
         let c = f.dm(1, with: "bob")
         f.say(1, in: c, "hello")
-        try f.store.connection.execute("UPDATE stream_entries SET seq = ? WHERE user_id = 'bob' AND seq = 1", .int(.min))
+        try f.store.connection.execute("UPDATE stream_runs SET first_seq = ? WHERE user_id = 'bob' AND first_seq = 1", .int(.min))
         let answer = f.online(2, "bob", after: 0)
         #expect(answer.mode == .resync)
         #expect(answer.conversations?.map(\.id) == [c])

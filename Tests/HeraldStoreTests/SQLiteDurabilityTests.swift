@@ -46,7 +46,7 @@ struct SQLiteDurabilityTests {
         #expect(try store.replay(user: "alice", after: 0, limit: 10) == .resync)
         // A stream row at Int64.min: no cursor can resume from before it.
         _ = try store.appendEvent(user: "bob", payload: [2], now: 1)
-        try store.connection.execute("UPDATE stream_entries SET seq = ? WHERE user_id = 'bob'", .int(.min))
+        try store.connection.execute("UPDATE stream_runs SET first_seq = ? WHERE user_id = 'bob'", .int(.min))
         #expect(try store.replay(user: "bob", after: 0, limit: 10) == .resync)
     }
 

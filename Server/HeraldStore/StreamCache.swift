@@ -1,0 +1,154 @@
+/// A stretch of one user's stream in which the seq and the event body id both go up by one per event: seqs
+/// `firstSeq ..< firstSeq + count` are bodies `firstBody ..< firstBody + count`. A group message sent while the
+/// same group's previous message was the user's last event extends the run instead of adding a row, so a batch of
+/// 32 messages to a group of 1,000 writes 1,000 rows, not 32,000 (one `stream_runs` row per user and run).
+struct StreamRun: Equatable, Sendable {
+    var firstSeq: Int64
+    var firstBody: Int64
+    var count: Int64
+
+    /// The run's last seq; nil when the values (read from the file) do not describe a run.
+    var lastSeq: Int64? {
+        guard count > 0 else { return nil }
+        let (last, overflow) = firstSeq.addingReportingOverflow(count - 1)
+        return overflow ? nil : last
+    }
+
+    /// The run's last body id; nil when the values (read from the file) do not describe a run.
+    var lastBody: Int64? {
+        guard count > 0 else { return nil }
+        let (last, overflow) = firstBody.addingReportingOverflow(count - 1)
+        return overflow ? nil : last
+    }
+
+    /// How many entries from the start of the run have a seq ≤ `seq` and a body ≤ `body` (both rise along a run,
+    /// so they are a prefix).
+    func prefixCount(throughSeq seq: Int64, throughBody body: Int64) -> Int64 {
+        func entries(from first: Int64, through last: Int64) -> Int64 {
+            guard last >= first else { return 0 }
+            let (distance, overflow) = last.subtractingReportingOverflow(first)
+            return overflow || distance >= count ? count : distance + 1
+        }
+        return min(entries(from: firstSeq, through: seq), entries(from: firstBody, through: body))
+    }
+
+    /// Whether `(seq, body)` is the run's next entry.
+    func continues(seq: Int64, body: Int64) -> Bool {
+        count > 0 && seq &- firstSeq == count && body &- firstBody == count
+    }
+}
+
+/// Every user's stream head and newest run, kept in memory so appending an event costs no read and no write per
+/// event: the rows are written once per user per transaction, just before COMMIT (``SQLiteStore/writeDirtyStreams()``).
+///
+/// Only valid while this store is the ONLY writer of event streams in its database file. That holds for the server:
+/// one sync thread owns the one read-write `SQLiteStore` that appends events. Other connections to the same file
+/// (`herald-server token`, the API's key lookups, a test's second store) never append events, so they never move a
+/// head behind our back. Read-only stores do not use the cache at all (another process may be writing).
+///
+/// Rollbacks undo exactly what they covered: every change (including a load, which may have read rows written
+/// earlier in the transaction) logs the previous value, and rolling back a savepoint replays the log back to the
+/// mark taken when it began. Runs closed in the transaction are kept until COMMIT and truncated by rollbacks.
+struct StreamCache {
+    struct UserStream {
+        /// The last seq handed out (survives pruning through `event_heads`).
+        var head: Int64
+        /// The user's newest run, when it ends at `head` and may still grow.
+        var run: StreamRun?
+        /// The transaction in which `run` last changed; equal to the current one means "write before COMMIT".
+        var changedIn: UInt64 = 0
+    }
+
+    /// A position in the undo log, with the cache generation it belongs to.
+    struct Mark {
+        fileprivate var undo: Int
+        fileprivate var closed: Int
+        fileprivate var generation: UInt64
+    }
+
+    private var streams: [String: UserStream] = [:]
+    /// Users whose run changed in the open transaction (each once).
+    private(set) var dirty: [String] = []
+    /// Runs that stopped growing in the open transaction; they are written before COMMIT like the current ones.
+    private(set) var closed: [(user: String, run: StreamRun)] = []
+    private var undo: [(user: String, previous: UserStream?)] = []
+    /// Counts transactions, so "changed in this transaction" needs no set of users.
+    private var transaction: UInt64 = 1
+    /// Bumped by ``removeAll()``: a rollback to a mark of an older generation cannot replay, so it drops everything.
+    private var generation: UInt64 = 0
+    /// Beyond this many cached users the cache is dropped at the next commit (it reloads on demand).
+    static let maxCachedUsers = 200_000
+
+    /// The position to roll back to for a savepoint that begins now.
+    var mark: Mark { Mark(undo: undo.count, closed: closed.count, generation: generation) }
+
+    /// The cached stream, if any.
+    func stream(of user: String) -> UserStream? { streams[user] }
+
+    /// Records a stream read from the database. Logged for rollbacks: inside a transaction the rows read may be
+    /// uncommitted ones this cache wrote itself.
+    mutating func load(_ user: String, _ stream: UserStream) {
+        guard streams[user] == nil else { return }
+        undo.append((user, nil))
+        var loaded = stream
+        loaded.changedIn = 0
+        streams[user] = loaded
+    }
+
+    /// Hands out the next seq of `user` for the event stored as `body`; nil when the user's stream is not cached.
+    /// Throws when the head is at the last Int64 (from the file; `+ 1` would trap).
+    mutating func append(_ user: String, body: Int64) throws(StoreError) -> Int64? {
+        guard let index = streams.index(forKey: user) else { return nil }
+        let previous = streams.values[index]
+        guard previous.head < .max else { throw StoreError(kind: .corrupt, message: "\(user)'s stream is at the last sequence number") }
+        let seq = previous.head + 1
+        undo.append((user, previous))
+        var next = previous
+        next.head = seq
+        if let run = previous.run, run.continues(seq: seq, body: body) {
+            next.run?.count += 1
+        } else {
+            // A run that changed in this transaction is not in the table yet as it stands: keep it for COMMIT.
+            if let run = previous.run, previous.changedIn == transaction { closed.append((user, run)) }
+            next.run = StreamRun(firstSeq: seq, firstBody: body, count: 1)
+        }
+        if previous.changedIn != transaction {
+            next.changedIn = transaction
+            dirty.append(user)
+        }
+        streams.values[index] = next
+        return seq
+    }
+
+    /// Restores everything changed since `mark` (a rolled-back savepoint or transaction).
+    mutating func rollBack(to mark: Mark) {
+        guard mark.generation == generation else {
+            removeAll()
+            return
+        }
+        while undo.count > mark.undo, let (user, previous) = undo.popLast() {
+            streams[user] = previous
+        }
+        if closed.count > mark.closed { closed.removeSubrange(mark.closed...) }
+        // `dirty` may keep users whose change was undone: writing their (restored, already stored) run again is harmless.
+    }
+
+    /// The outermost transaction ended (committed after its rows were written, or rolled back to its start).
+    mutating func endTransaction() {
+        undo.removeAll(keepingCapacity: true)
+        dirty.removeAll(keepingCapacity: true)
+        closed.removeAll(keepingCapacity: true)
+        transaction &+= 1
+        if streams.count > Self.maxCachedUsers { streams.removeAll() }
+    }
+
+    /// Forgets everything, e.g. after pruning rewrote rows. Safe inside a transaction only once every dirty run
+    /// is in the table (pruning writes them first); later rollbacks of older marks then drop the cache again.
+    mutating func removeAll() {
+        streams.removeAll()
+        undo.removeAll(keepingCapacity: true)
+        dirty.removeAll(keepingCapacity: true)
+        closed.removeAll(keepingCapacity: true)
+        generation &+= 1
+    }
+}
