@@ -94,7 +94,12 @@ let package = Package(
         ),
         .testTarget(name: "HeraldDeflateTests", dependencies: ["HeraldDeflate"], path: "Tests/HeraldDeflateTests", swiftSettings: swiftSettings),
         .testTarget(name: "HeraldTLSTests", dependencies: ["HeraldTLS"], path: "Tests/HeraldTLSTests", swiftSettings: swiftSettings),
-        .testTarget(name: "HeraldProtocolTests", dependencies: ["HeraldProtocol"], path: "Tests/HeraldProtocolTests", swiftSettings: swiftSettings),
+        .testTarget(
+            name: "HeraldProtocolTests",
+            dependencies: ["HeraldProtocol", .product(name: "PropertyBased", package: "swift-property-based")],
+            path: "Tests/HeraldProtocolTests",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "HeraldStoreTests",
             dependencies: [

@@ -95,6 +95,19 @@ final class SQLiteConnection {
         return result
     }
 
+    /// Runs a WAL checkpoint of the given mode (`SQLITE_CHECKPOINT_PASSIVE`, `…_RESTART`, …) and returns the WAL's
+    /// size in frames and how many of them are now in the database file.
+    func checkpoint(mode: Int32) throws(StoreError) -> (walFrames: Int, checkpointed: Int) {
+        let db = try open()
+        var log: Int32 = 0
+        var done: Int32 = 0
+        let code = sqlite3_wal_checkpoint_v2(db, nil, mode, &log, &done)
+        guard code == SQLITE_OK else {
+            throw StoreError.sqlite(sqlite3_extended_errcode(db), message: "checkpoint: \(String(cString: sqlite3_errmsg(db)))")
+        }
+        return (Int(log), Int(done))
+    }
+
     // MARK: - Internals
 
     private func open() throws(StoreError) -> OpaquePointer {

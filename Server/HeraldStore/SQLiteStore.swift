@@ -28,6 +28,8 @@ public final class SQLiteStore: SyncStore, @unchecked Sendable {
 
     /// The path this store was opened with.
     public let path: String
+    /// Runs WAL checkpoints off the writer's thread (``init(path:readOnly:synchronous:busyTimeoutMilliseconds:checkpointsInBackground:)``).
+    private var checkpointer: SQLiteCheckpointer?
 
     /// Opens (creating when missing) the database at `path` and migrates it to the current schema.
     ///
@@ -37,7 +39,22 @@ public final class SQLiteStore: SyncStore, @unchecked Sendable {
     ///     The file must exist and already carry the current schema.
     ///   - synchronous: `.normal` (default) survives process crashes; `.full` also survives power loss.
     ///   - busyTimeoutMilliseconds: How long to wait for another connection's lock before `.busy`.
-    public init(path: String, readOnly: Bool = false, synchronous: Synchronous = .normal, busyTimeoutMilliseconds: Int32 = 5_000) throws {
+    ///   - checkpointsInBackground: Copy the WAL into the file on a thread of its own (``SQLiteCheckpointer``)
+    ///     instead of inside the commit that crosses SQLite's threshold. For the server's one writing store.
+    public convenience init(
+        path: String, readOnly: Bool = false, synchronous: Synchronous = .normal, busyTimeoutMilliseconds: Int32 = 5_000,
+        checkpointsInBackground: Bool = false
+    ) throws {
+        try self.init(
+            path: path, readOnly: readOnly, synchronous: synchronous, busyTimeoutMilliseconds: busyTimeoutMilliseconds,
+            backgroundCheckpoints: checkpointsInBackground ? SQLiteCheckpointer.Settings() : nil)
+    }
+
+    /// The designated initializer; `backgroundCheckpoints` lets tests use a short interval and a small WAL bound.
+    init(
+        path: String, readOnly: Bool, synchronous: Synchronous, busyTimeoutMilliseconds: Int32,
+        backgroundCheckpoints: SQLiteCheckpointer.Settings?
+    ) throws {
         self.path = path
         connection = try SQLiteConnection(path: path, readOnly: readOnly, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
         do {
@@ -52,11 +69,17 @@ public final class SQLiteStore: SyncStore, @unchecked Sendable {
             try connection.executeScript(
                 "PRAGMA cache_size = -65536; PRAGMA mmap_size = 268435456; PRAGMA wal_autocheckpoint = 4000; PRAGMA temp_store = MEMORY")
             try migrate()
+            if let backgroundCheckpoints, !connection.isReadOnly {
+                try connection.executeScript("PRAGMA wal_autocheckpoint = 0")
+                checkpointer = try SQLiteCheckpointer(path: path, settings: backgroundCheckpoints)
+            }
         } catch {
             connection.close()
             throw error
         }
     }
+
+    deinit { checkpointer?.stop() }
 
     /// Opens (creating when missing) the database at `path`; see ``init(path:readOnly:synchronous:busyTimeoutMilliseconds:)``.
     public static func open(path: String, readOnly: Bool = false, synchronous: Synchronous = .normal) throws -> SQLiteStore {
@@ -164,6 +187,8 @@ public final class SQLiteStore: SyncStore, @unchecked Sendable {
     }
 
     public func close() {
+        checkpointer?.stop()
+        checkpointer = nil
         connection.close()
     }
 

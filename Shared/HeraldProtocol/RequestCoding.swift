@@ -39,14 +39,16 @@ extension RequestFrame {
     /// Decodes one text frame of a client. Never throws or traps: every failure is a value with a code.
     public static func decode(_ bytes: [UInt8], limits: ProtocolLimits = .default) -> Result<RequestFrame, RequestDecodeFailure> {
         let data = Data(bytes)
-        let probeId = (try? JSONDecoder().decode(IdProbe.self, from: data))?.id
+        let decoder = JSONDecoder()
+        // The id is probed leniently only when the request does not decode, so the error can still name it.
+        func probeId() -> Int? { (try? decoder.decode(IdProbe.self, from: data))?.id }
         let wire: WireRequest
         do {
-            wire = try JSONDecoder().decode(WireRequest.self, from: data)
+            wire = try decoder.decode(WireRequest.self, from: data)
         } catch let error as DecodingError {
-            return .failure(RequestDecodeFailure(id: probeId, error: describe(error)))
+            return .failure(RequestDecodeFailure(id: probeId(), error: describe(error)))
         } catch {
-            return .failure(RequestDecodeFailure(id: probeId, error: ErrorInfo(.badJSON, "not a JSON request object")))
+            return .failure(RequestDecodeFailure(id: probeId(), error: ErrorInfo(.badJSON, "not a JSON request object")))
         }
         do {
             return .success(RequestFrame(id: wire.id, request: try validate(wire, limits: limits)))

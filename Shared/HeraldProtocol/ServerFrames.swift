@@ -65,7 +65,9 @@ public struct ResponseFrame: Codable, Sendable, Equatable {
 
     /// The JSON text of this response.
     public func encode() -> [UInt8] {
-        (try? Array(JSONEncoder().encode(self))) ?? Array(#"{"type":"response","ok":false}"#.utf8)
+        var writer = JSONWriter()
+        write(to: &writer)
+        return writer.bytes
     }
 }
 
@@ -128,7 +130,9 @@ public struct EventFrame: Codable, Sendable, Equatable {
     public func encodeBody() -> [UInt8] {
         var copy = self
         copy.seq = nil
-        return (try? Array(JSONEncoder().encode(copy))) ?? []
+        var writer = JSONWriter()
+        copy.write(to: &writer)
+        return writer.bytes
     }
 
     /// Splices `"seq":N` into an encoded event body, so one encoding serves every user of a fan-out.

@@ -26,7 +26,7 @@ public final class SyncService: Sendable {
     /// Opens (creating and migrating) the database, resolves the signing secret, registers `/sync` and
     /// starts the sync thread. Call before `server.start()`.
     public init(options: HeraldServerOptions, server: HeraldHTTPServer, logger: Logger) throws {
-        let store: any SyncStore = try options.store.map { try PostgresStore(url: $0) } ?? SQLiteStore(path: options.dbPath)
+        let store: any SyncStore = try options.store.map { try PostgresStore(url: $0) } ?? SQLiteStore(path: options.dbPath, checkpointsInBackground: true)
         let secret: [UInt8]
         do {
             secret = try SigningSecret.resolve(option: options.secret, store: store)

@@ -1,0 +1,127 @@
+/// The server frames' JSON, written with ``JSONWriter``: the same keys in the same order as their `Codable`
+/// conformances (which the clients decode with), absent optionals omitted.
+
+extension ErrorInfo: JSONWritable {
+    public func write(to writer: inout JSONWriter) {
+        writer.object { out in
+            out.field("code", code.rawValue)
+            out.field("message", message)
+        }
+    }
+}
+
+extension ParticipantInfo: JSONWritable {
+    public func write(to writer: inout JSONWriter) {
+        writer.object { out in
+            out.field("id", id)
+            out.field("name", name)
+        }
+    }
+}
+
+extension MessageInfo: JSONWritable {
+    public func write(to writer: inout JSONWriter) {
+        writer.object { out in
+            out.field("id", id)
+            out.field("conversation", conversation)
+            out.field("sender", sender)
+            out.field("senderName", senderName)
+            out.field("kind", kind.rawValue)
+            out.field("text", text)
+            out.field("imageURL", imageURL)
+            out.field("clientMessageId", clientMessageId)
+            out.field("createdAt", createdAt)
+        }
+    }
+}
+
+extension ConversationInfo: JSONWritable {
+    public func write(to writer: inout JSONWriter) {
+        writer.object { out in
+            out.field("id", id)
+            out.field("kind", kind.rawValue)
+            out.field("title", title)
+            out.field("participants", participants)
+            out.field("unread", unread)
+            out.field("lastMessage", lastMessage)
+            out.field("lastActivity", lastActivity)
+        }
+    }
+}
+
+extension NotificationInfo: JSONWritable {
+    public func write(to writer: inout JSONWriter) {
+        writer.object { out in
+            out.field("id", id)
+            out.field("kind", kind.rawValue)
+            out.field("actor", actor)
+            out.field("text", text)
+            out.field("url", url)
+            out.field("read", read)
+            out.field("createdAt", createdAt)
+        }
+    }
+}
+
+extension PushInfo: JSONWritable {
+    public func write(to writer: inout JSONWriter) {
+        writer.object { out in
+            out.field("conversation", conversation)
+            out.field("message", message)
+            out.field("sender", sender)
+            out.field("preview", preview)
+            out.field("title", title)
+            out.field("url", url)
+        }
+    }
+}
+
+extension ResponseFrame: JSONWritable {
+    public func write(to writer: inout JSONWriter) {
+        writer.object { out in
+            out.field("type", type)
+            out.field("id", id)
+            out.field("ok", ok)
+            out.field("error", error)
+            out.field("mode", mode?.rawValue)
+            out.field("latest", latest)
+            out.field("more", more)
+            out.field("conversation", conversation)
+            out.field("conversations", conversations)
+            out.field("messages", messages)
+            out.field("hasMore", hasMore)
+            out.field("message", message)
+            out.field("duplicate", duplicate)
+            out.field("read", read)
+            out.field("unread", unread)
+            out.field("badge", badge)
+            out.field("notification", notification)
+            out.field("notifications", notifications)
+            out.field("bellUnread", bellUnread)
+        }
+    }
+}
+
+extension EventFrame: JSONWritable {
+    public func write(to writer: inout JSONWriter) {
+        writer.object { out in
+            out.field("type", type)
+            out.field("event", event.rawValue)
+            out.field("seq", seq)
+            out.field("message", message)
+            out.field("conversation", conversation)
+            out.field("conversationId", conversationId)
+            out.field("messages", messages)
+            out.field("unread", unread)
+            out.field("badge", badge)
+            out.field("messageId", messageId)
+            out.field("reader", reader)
+            out.field("at", at)
+            out.field("action", action?.rawValue)
+            out.field("notification", notification)
+            out.field("notificationIds", notificationIds)
+            out.field("bellUnread", bellUnread)
+            out.field("push", push)
+        }
+    }
+}
