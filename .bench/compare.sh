@@ -8,8 +8,9 @@
 #    in OUTDIR/venv), Hummingbird only if its release binary is already built (building it takes minutes).
 # 3. bench-peers.sh: for each round, each server, each test: a fresh server pinned to CPU 0, wsbench on CPU 1;
 #    rounds interleave servers so machine noise hits all alike. summarize.py: medians and ratios to Node ws.
-# 4. herald-bench fanout / fanout --rate 20 / chat / insert / connect against a fresh herald-server each
-#    (server on CPU 0 with --secret, herald-bench on CPU 1). One JSON line each in OUTDIR/sync.jsonl.
+# 4. herald-bench fanout / fanout --rate 20 / chat / insert / connect / group of 1,000 against a fresh herald-server
+#    each (server on CPU 0 with --secret, herald-bench on CPU 1), ROUNDS interleaved rounds. One JSON line per run in
+#    OUTDIR/sync.jsonl; sync_table.py prints every run, the medians, and the group fan-out against Node ws.
 # Everything is on 127.0.0.1 and bounded in time. Results: OUTDIR (default .bench/results/<timestamp>).
 # HERALD_BIN_DIR=/path/to/release skips step 1's swift build and uses herald-server/herald-bench from there.
 # Herald's abuse limits are off for every run (HERALD_BENCH_FLAGS): one load generator on 127.0.0.1 would otherwise
@@ -99,39 +100,42 @@ stop_server() {
 }
 trap 'stop_server; exit 130' INT TERM
 
-sync_run() { # name port herald-bench-args...
+sync_run() { # name port herald-bench-args...  (ROUND is the current round)
   local name=$1 port=$2; shift 2
-  local db="$OUT/sync-$name"
+  local db="$OUT/sync-$name-$ROUND"
   rm -rf "$db"; mkdir -p "$db"
   # shellcheck disable=SC2086
   taskset -c 0 "$SERVER" serve --threads 1 --port "$port" --db "$db/herald.db" --secret bench --log-level error \
     --push-grace 2 $HERALD_BENCH_FLAGS >>"$OUT/sync-server.log" 2>&1 &
   SPID=$!
   for _ in $(seq 1 100); do [ -n "$(ss -Hltn "sport = :$port" 2>/dev/null)" ] && break; sleep 0.1; done
-  echo "== $name: taskset -c 1 herald-bench $* --url ws://127.0.0.1:$port --secret bench --server-pid PID" >>"$OUT/sync.log"
+  echo "== $name round $ROUND: taskset -c 1 herald-bench $* --url ws://127.0.0.1:$port --secret bench --server-pid PID" >>"$OUT/sync.log"
   local line
   line=$(taskset -c 1 "$BENCH" "$@" --url "ws://127.0.0.1:$port" --secret bench --server-pid "$SPID" 2>>"$OUT/sync.log")
-  echo "{\"name\":\"$name\",\"r\":${line:-null}}" >>"$OUT/sync.jsonl"
-  log "$name: $line"
+  echo "{\"name\":\"$name\",\"round\":$ROUND,\"r\":${line:-null}}" >>"$OUT/sync.jsonl"
+  log "$name round $ROUND: $line"
   stop_server
-  # The store's size shows what each message costs on disk (per-recipient stream rows).
-  log "$name: database after the run: $(du -sk "$db" | cut -f1) KiB"
+  # The store's size shows what each message costs on disk.
+  log "$name round $ROUND: database after the run: $(du -sk "$db" | cut -f1) KiB"
+  rm -rf "$db"
   sleep 1
 }
 
-sync_run fanout-1000-max32 9201 fanout -n 250 --devices 4 -s 1 --inflight 32 --duration 10
-sync_run fanout-1000-rate20 9202 fanout -n 250 --devices 4 -s 1 --rate 20 --duration 10
-sync_run chat-5000x1 9203 chat -u 5000 --per-user 1 --duration 10
-sync_run insert-16x256 9204 insert -c 16 --inflight 256 --duration 10
-sync_run connect-1000 9205 connect -d 1000 --parallel 64 --duration 10
-# A group of 1,000 users (ProtocolLimits.maxGroupMembers = 1,000), one device each. herald-bench must accept
-# -n 1001; one that still caps --members at 257 fails setup here and records null.
-sync_run fanout-group1000-max32 9206 fanout -n 1000 --devices 1 -s 1 --inflight 32 --duration 10
+# Interleaved rounds, like the peers: machine noise hits every scenario alike.
+for ROUND in $(seq 1 "$ROUNDS"); do
+  sync_run fanout-1000-max32 9201 fanout -n 250 --devices 4 -s 1 --inflight 32 --duration 10
+  sync_run fanout-1000-rate20 9202 fanout -n 250 --devices 4 -s 1 --rate 20 --duration 10
+  sync_run chat-5000x1 9203 chat -u 5000 --per-user 1 --duration 10
+  sync_run insert-16x256 9204 insert -c 16 --inflight 256 --duration 10
+  sync_run connect-1000 9205 connect -d 1000 --parallel 64 --duration 10
+  # A group of 1,000 users (ProtocolLimits.maxGroupMembers = 1,000), one device each.
+  sync_run fanout-group1000-max32 9206 fanout -n 1000 --devices 1 -s 1 --inflight 32 --duration 10
+done
 
 {
   echo "## herald-bench: /sync scenarios against Herald (one run each; server on CPU 0, herald-bench on CPU 1)"
   echo
-  python3 "$HERE/sync_table.py" "$OUT/sync.jsonl"
+  python3 "$HERE/sync_table.py" "$OUT/sync.jsonl" "$OUT/peers.jsonl"
   echo
   echo "- load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
 } >>"$SUMMARY" 2>&1

@@ -1,6 +1,14 @@
 #!/usr/bin/env python3
-"""Markdown table of herald-bench results (sync.jsonl lines: {"name":..., "r": <herald-bench JSON>})."""
+"""Markdown tables of herald-bench results.
+
+    sync_table.py sync.jsonl [peers.jsonl]
+
+sync.jsonl lines: {"name":..., "round": N, "r": <herald-bench JSON>}. Prints every run, then the median of each
+scenario over its rounds. With the wsbench peers.jsonl of the same run, also the /sync group fan-out against
+Node ws's raw /broadcast fan-out (the issue's "5x Node ws" target), round by round.
+"""
 import json
+import statistics
 import sys
 
 
@@ -9,23 +17,68 @@ def lat(r, key="latency_ms"):
     return "{} / {} / {} / {}".format(*(l.get(k, "-") for k in ("p50", "p99", "p99.9", "max")))
 
 
-print("| scenario | throughput | latency p50 / p99 / p99.9 / max ms | lost | dup | other | srv CPU% | srv RSS MiB |")
-print("| --- | --- | --- | --- | --- | --- | --- | --- |")
-for line in open(sys.argv[1]):
-    if not line.strip():
-        continue
-    row = json.loads(line)
+rows = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
+
+print("| scenario | round | throughput | latency p50 / p99 / p99.9 / max ms | lost | dup | other | srv CPU% | srv RSS MiB |")
+print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+for row in rows:
     r = row.get("r") or {}
+    rnd = row.get("round", 1)
     if "error" in r or not r:
-        print(f"| {row['name']} | error: {r.get('error', 'no result')} | | | | | | |")
+        print(f"| {row['name']} | {rnd} | error: {r.get('error', 'no result')} | | | | | | |")
         continue
     rss = r.get("server_rss_kib")
     rss = f"{rss / 1024:.0f}" if rss else "-"
     if r.get("scenario") == "connect":
-        print(f"| {row['name']} | {r['connects_per_s']:,.0f} connects/s | {lat(r, 'connect_latency_ms')} | - | - | "
+        print(f"| {row['name']} | {rnd} | {r['connects_per_s']:,.0f} connects/s | {lat(r, 'connect_latency_ms')} | - | - | "
               f"failed {r['failed']} | {r.get('server_cpu_pct', '-')} | {rss} |")
     else:
         thr = f"{r['deliveries_per_s']:,.0f} deliveries/s, {r['acks_per_s']:,.0f} acked sends/s"
         other = f"unacked {r['unacked']}, refused {r['refused']}, dropped {r['dropped_connections']}; ack {lat(r, 'ack_latency_ms')}"
-        print(f"| {row['name']} | {thr} | {lat(r)} | {r['lost']} | {r['duplicated']} | {other} | "
+        print(f"| {row['name']} | {rnd} | {thr} | {lat(r)} | {r['lost']} | {r['duplicated']} | {other} | "
               f"{r.get('server_cpu_pct', '-')} | {rss} |")
+
+# Medians per scenario over its rounds.
+by_name = {}
+for row in rows:
+    r = row.get("r") or {}
+    if r and "error" not in r:
+        by_name.setdefault(row["name"], []).append(r)
+print()
+print("Medians over rounds:")
+print()
+print("| scenario | rounds | throughput (median) | p50 / p99 ms (median) | ack p99 ms (median) | lost / dup (all rounds) |")
+print("| --- | --- | --- | --- | --- | --- |")
+for name, runs in by_name.items():
+    med = lambda f: statistics.median(f(r) for r in runs)
+    if runs[0].get("scenario") == "connect":
+        print(f"| {name} | {len(runs)} | {med(lambda r: r['connects_per_s']):,.0f} connects/s | "
+              f"{med(lambda r: r['connect_latency_ms']['p50'])} / {med(lambda r: r['connect_latency_ms']['p99'])} | - | "
+              f"failed {sum(r['failed'] for r in runs)} |")
+    else:
+        print(f"| {name} | {len(runs)} | {med(lambda r: r['deliveries_per_s']):,.0f} deliveries/s, "
+              f"{med(lambda r: r['acks_per_s']):,.0f} acked sends/s | {med(lambda r: r['latency_ms']['p50'])} / "
+              f"{med(lambda r: r['latency_ms']['p99'])} | {med(lambda r: r['ack_latency_ms']['p99'])} | "
+              f"{sum(r['lost'] for r in runs)} / {sum(r['duplicated'] for r in runs)} |")
+
+# The group fan-out through /sync against Node ws's raw broadcast fan-out, round by round.
+if len(sys.argv) > 2:
+    node = {}
+    for line in open(sys.argv[2]):
+        if line.strip():
+            p = json.loads(line)
+            if p["server"] == "node-ws" and p["test"] == "fanout-max32" and p.get("r"):
+                node[p["run"]] = p["r"]["deliveries_per_s"]
+    if node:
+        print()
+        print("/sync group fan-out against Node ws's raw /broadcast fan-out to 1,000 (same run):")
+        print()
+        print("| /sync scenario | round | Herald /sync deliveries/s | Node ws /broadcast deliveries/s (same round) | ratio |")
+        print("| --- | --- | --- | --- | --- |")
+        for row in rows:
+            r = row.get("r") or {}
+            rnd = row.get("round", 1)
+            if row["name"].startswith("fanout") and "max32" in row["name"] and r and "error" not in r and rnd in node:
+                print(f"| {row['name']} | {rnd} | {r['deliveries_per_s']:,.0f} | {node[rnd]:,.0f} | "
+                      f"{r['deliveries_per_s'] / node[rnd]:.2f}x |")
+        print(f"\nNode ws median over {len(node)} rounds: {statistics.median(node.values()):,.0f} deliveries/s.")

@@ -129,7 +129,8 @@ public final class SQLiteStore: SyncStore, @unchecked Sendable {
         let savepoint = "s\(depth)"
         // IMMEDIATE takes the write lock up front, so a busy writer is waited for (busy_timeout)
         // at BEGIN instead of failing later when a read transaction tries to upgrade.
-        try connection.executeScript(depth == 0 ? "BEGIN IMMEDIATE" : "SAVEPOINT \(savepoint)")
+        // Cached statements: every request of a batch opens a savepoint, and sqlite3_exec would parse it each time.
+        _ = try connection.execute(depth == 0 ? "BEGIN IMMEDIATE" : "SAVEPOINT \(savepoint)")
         let streamsMark = streams.mark
         transactionDepth += 1
         let result: T
@@ -151,7 +152,7 @@ public final class SQLiteStore: SyncStore, @unchecked Sendable {
         transactionDepth = depth
         do {
             if depth == 0 { try writeDirtyStreams() }
-            try connection.executeScript(depth == 0 ? "COMMIT" : "RELEASE \(savepoint)")
+            _ = try connection.execute(depth == 0 ? "COMMIT" : "RELEASE \(savepoint)")
         } catch {
             // A failed COMMIT (disk full, I/O) may leave the transaction open: end it so the
             // connection stays usable, and report the failure: nothing was committed.
