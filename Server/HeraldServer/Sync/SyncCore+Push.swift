@@ -17,6 +17,8 @@ extension SyncCore {
     /// devices is in the background. The `push` event reads the same for everyone, so it is encoded once.
     func deliver(_ pending: PendingPush, now: Int64, into deliveries: inout [SyncDelivery<Device>]) {
         if let cluster { return deliverAcrossNodes(pending, cluster: cluster, now: now, into: &deliveries) }
+        // P3: only background devices get a push; with none on this node, no recipient can get one.
+        guard presence.backgroundDevices > 0 else { return }
         let push = pending.push
         var payload: [UInt8]?
         for user in pending.users {

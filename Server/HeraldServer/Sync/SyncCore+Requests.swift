@@ -56,7 +56,7 @@ extension SyncCore {
 
         case .scene(let report):
             // Not stored: a scene is only true while the connection lasts.
-            devices[device]?.scene = report
+            if let state = devices[device] { setScene(report, of: state) }
 
         case .bell:
             response.notifications = try store.notifications(user: user, limit: SQLiteStore.notificationsKept).map(\.info)
@@ -187,7 +187,8 @@ extension SyncCore {
         event.message = info
         try appendEvent(event.encodeBody(), to: stored.participants, now: now, step: &step)
         // S7: not the sender; P1/S1: a recipient viewing the conversation gets no push at all.
-        let recipients = stored.participants.filter { $0 != user && !isViewing($0, conversation: record.conversation) }
+        let viewed = presence.isViewed(record.conversation)
+        let recipients = stored.participants.filter { $0 != user && !(viewed && isViewing($0, conversation: record.conversation)) }
         guard !recipients.isEmpty else { return }
         // The push reads the same for every recipient: one preview and one schedule entry per message.
         let preview = PushPreview.make(senderName: info.senderName, groupTitle: stored.kind == .group ? stored.title : nil, message: record)
@@ -251,17 +252,12 @@ extension SyncCore {
     // MARK: - Helpers
 
     /// Appends one event body to each user's stream (one store call: the body is stored once) and queues it for
-    /// their live devices.
+    /// their live devices. `users` are distinct: one user, or a conversation's participants (a primary key).
     func appendEvent(_ body: [UInt8], to users: [String], now: Int64, step: inout SyncStep<Device>) throws {
-        var unique = users
-        if users.count > 1 {
-            var seen = Set<String>(minimumCapacity: users.count)
-            unique = users.filter { seen.insert($0).inserted }
-        }
-        let seqs = try store.appendEvent(users: unique, payload: body, now: now)
+        let seqs = try store.appendEvent(users: users, payload: body, now: now)
         // One shared copy of the body (without "{") for the whole fan-out; each user's frame adds only its seq.
         let shared = body.withUnsafeBytes { SharedBytes(copying: UnsafeRawBufferPointer(rebasing: $0.dropFirst())) }
-        for (user, seq) in zip(unique, seqs) {
+        for (user, seq) in zip(users, seqs) {
             step.effects.append(.userEvent(user: user, seq: seq, body: shared))
         }
     }
@@ -295,7 +291,13 @@ extension SyncCore {
 
     /// Whether any of the user's devices is viewing the conversation (S1, P1).
     func isViewing(_ user: String, conversation: String) -> Bool {
-        (devicesByUser[user] ?? []).contains { devices[$0]?.scene.isViewing(conversation) ?? false }
+        presence.isViewed(conversation) && (devicesByUser[user] ?? []).contains { devices[$0]?.scene.isViewing(conversation) ?? false }
+    }
+
+    /// Every scene change goes through here, so ``presence`` stays exact.
+    func setScene(_ report: SceneReport, of state: DeviceState) {
+        presence.change(from: state.scene, to: report)
+        state.scene = report
     }
 
     func name(of user: String) throws -> String {

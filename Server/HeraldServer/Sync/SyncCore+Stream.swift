@@ -14,10 +14,10 @@ extension SyncCore {
         guard let mine = devicesByUser[user] else { return }
         var next: [Device] = []
         for device in mine {
-            guard let cursor = devices[device]?.cursor, cursor < seq else { continue }
+            guard let state = devices[device], let cursor = state.cursor, cursor < seq else { continue }
             if cursor == seq - 1 {
                 next.append(device)
-                devices[device]?.cursor = seq
+                state.cursor = seq
             } else {
                 catchUp(device, user: user, after: cursor, through: seq, into: &deliveries)
             }

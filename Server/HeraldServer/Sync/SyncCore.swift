@@ -26,6 +26,8 @@ public final class SyncCore<Device: Hashable> {
 
     var devices: [Device: DeviceState] = [:]
     var devicesByUser: [String: [Device]] = [:]
+    /// Viewers per conversation and background devices, kept with every scene change (see ``setScene(_:of:)``).
+    var presence = ScenePresence()
     /// Display names by user id (refreshed when a user connects).
     var names: [String: String] = [:]
     /// Pushes in their grace period, ordered by deadline.
@@ -144,11 +146,15 @@ public final class SyncCore<Device: Hashable> {
     }
 
     private func connect(_ device: Device, user: String, name: String, deviceName: String?, standalone: Bool) {
-        if devices[device] == nil {
+        if let previous = devices[device] {
+            presence.change(from: previous.scene, to: nil)
+        } else {
             deviceCounter += 1
             devicesByUser[user, default: []].append(device)
         }
-        devices[device] = DeviceState(user: user, name: deviceName ?? "\(user).d\(deviceCounter)")
+        let state = DeviceState(user: user, name: deviceName ?? "\(user).d\(deviceCounter)")
+        devices[device] = state
+        presence.change(from: nil, to: state.scene)
         // A token signed with `--secret` may name a user the database has never seen.
         do {
             if let record = try store.user(id: user) {
@@ -169,6 +175,7 @@ public final class SyncCore<Device: Hashable> {
 
     private func disconnect(_ device: Device) {
         guard let state = devices.removeValue(forKey: device) else { return }
+        presence.change(from: state.scene, to: nil)
         cluster?.depart(device)
         devicesByUser[state.user]?.removeAll { $0 == device }
         if devicesByUser[state.user]?.isEmpty == true { devicesByUser[state.user] = nil }
