@@ -1,25 +1,48 @@
 /// Each conversation's participants (sorted user ids) by row id, kept in memory by the read-write store.
 ///
 /// Participants are fixed when a conversation is created and only this store's connection creates conversations
-/// (the API goes through the sync thread), so an entry never goes stale. A rolled-back transaction clears the cache,
-/// since a conversation created in it may have been cached and its row id can be handed out again.
+/// (the API goes through the sync thread), so an entry of a committed conversation never goes stale. An entry added
+/// inside a transaction may belong to a conversation created in it, whose row id a rollback hands out again: a
+/// rollback forgets the entries added since its savepoint began (``mark`` / ``rollBack(to:)``).
 struct ParticipantsCache {
     private var byConversation: [Int64: [String]] = [:]
     private var cachedUsers = 0
+    /// Conversations cached in the open transaction, in order, for rollbacks.
+    private var addedInTransaction: [Int64] = []
     /// Beyond this many cached participant ids in all the cache starts over (it refills on demand).
     static let maxCachedUsers = 1_000_000
 
+    /// The position to roll back to for a savepoint that begins now.
+    var mark: Int { addedInTransaction.count }
+
     func participants(of conversation: Int64) -> [String]? { byConversation[conversation] }
 
-    mutating func store(_ participants: [String], of conversation: Int64) {
+    /// Caches a list read from the database; `inTransaction` when a transaction (that may roll back) is open.
+    mutating func store(_ participants: [String], of conversation: Int64, inTransaction: Bool) {
         guard !participants.isEmpty, byConversation[conversation] == nil else { return }
         if cachedUsers + participants.count > Self.maxCachedUsers { removeAll() }
         byConversation[conversation] = participants
         cachedUsers += participants.count
+        if inTransaction { addedInTransaction.append(conversation) }
+    }
+
+    /// Forgets what was cached since `mark` (a rolled-back savepoint or transaction).
+    mutating func rollBack(to mark: Int) {
+        guard mark < addedInTransaction.count else { return }
+        for conversation in addedInTransaction[max(mark, 0)...] {
+            if let removed = byConversation.removeValue(forKey: conversation) { cachedUsers -= removed.count }
+        }
+        addedInTransaction.removeSubrange(max(mark, 0)...)
+    }
+
+    /// The outermost transaction ended: what it cached is committed (or was rolled back already).
+    mutating func endTransaction() {
+        addedInTransaction.removeAll(keepingCapacity: true)
     }
 
     mutating func removeAll() {
         byConversation.removeAll()
         cachedUsers = 0
+        addedInTransaction.removeAll(keepingCapacity: true)
     }
 }

@@ -96,7 +96,7 @@ extension SQLiteStore {
         let participants = try connection.query(
             "SELECT user_id FROM participants WHERE conversation_id = ? ORDER BY user_id", .int(rowid)
         ) { row in row.text(0) }
-        if !connection.isReadOnly { participantsCache.store(participants, of: rowid) }
+        if !connection.isReadOnly { participantsCache.store(participants, of: rowid, inTransaction: isInTransaction) }
         return participants
     }
 

@@ -71,7 +71,7 @@ extension SQLiteStore {
             // Bodies are appended in time order; the first body that is not old ends the prefix that may go.
             let lastOld: Int64
             if let firstKept = try connection.scalar("SELECT id FROM event_bodies WHERE created_at >= ? ORDER BY id LIMIT 1", .int(cutoff)) {
-                lastOld = firstKept - 1
+                lastOld = firstKept > .min ? firstKept - 1 : .min
             } else {
                 lastOld = try connection.scalar("SELECT max(id) FROM event_bodies") ?? 0
             }

@@ -21,6 +21,8 @@ public final class SQLiteStore: SyncStore, @unchecked Sendable {
     let connection: SQLiteConnection
     /// Savepoint nesting depth; 0 means no transaction is open.
     private var transactionDepth = 0
+    /// Whether a transaction (or snapshot) is open.
+    var isInTransaction: Bool { transactionDepth > 0 }
     /// Per-user stream heads and newest runs in memory; see ``StreamCache`` for why that is safe.
     var streams = StreamCache()
     /// Conversation participants (fixed at creation), so a send to a group of 1,000 reads no participant rows.
@@ -132,6 +134,7 @@ public final class SQLiteStore: SyncStore, @unchecked Sendable {
         // Cached statements: every request of a batch opens a savepoint, and sqlite3_exec would parse it each time.
         _ = try connection.execute(depth == 0 ? "BEGIN IMMEDIATE" : "SAVEPOINT \(savepoint)")
         let streamsMark = streams.mark
+        let participantsMark = participantsCache.mark
         transactionDepth += 1
         let result: T
         do {
@@ -140,10 +143,11 @@ public final class SQLiteStore: SyncStore, @unchecked Sendable {
             transactionDepth = depth
             streams.rollBack(to: streamsMark)
             // A rolled-back conversation's id may be handed out again: forget what was cached meanwhile.
-            participantsCache.removeAll()
+            participantsCache.rollBack(to: participantsMark)
             if depth == 0 {
                 try? connection.executeScript("ROLLBACK")
                 streams.endTransaction()
+                participantsCache.endTransaction()
             } else {
                 try? connection.executeScript("ROLLBACK TO \(savepoint); RELEASE \(savepoint)")
             }
@@ -160,11 +164,15 @@ public final class SQLiteStore: SyncStore, @unchecked Sendable {
                 try? connection.executeScript("ROLLBACK")
                 streams.rollBack(to: streamsMark)
                 streams.endTransaction()
-                participantsCache.removeAll()
+                participantsCache.rollBack(to: participantsMark)
+                participantsCache.endTransaction()
             }
             throw error
         }
-        if depth == 0 { streams.endTransaction() }
+        if depth == 0 {
+            streams.endTransaction()
+            participantsCache.endTransaction()
+        }
         return result
     }
 

@@ -34,7 +34,7 @@ struct StreamRun: Equatable, Sendable {
 
     /// Whether `(seq, body)` is the run's next entry.
     func continues(seq: Int64, body: Int64) -> Bool {
-        count > 0 && seq &- firstSeq == count && body &- firstBody == count
+        count > 0 && count < .max && seq &- firstSeq == count && body &- firstBody == count
     }
 }
 

@@ -38,6 +38,14 @@ private struct IdProbe: Decodable {
 extension RequestFrame {
     /// Decodes one text frame of a client. Never throws or traps: every failure is a value with a code.
     public static func decode(_ bytes: [UInt8], limits: ProtocolLimits = .default) -> Result<RequestFrame, RequestDecodeFailure> {
+        // The fast path takes only requests it reads exactly as JSONDecoder would; everything else (including every
+        // malformed request, for the error message) goes through JSONDecoder.
+        if let wire = WireRequestScanner.scan(bytes) { return validated(wire, limits: limits) }
+        return decodeWithFoundation(bytes, limits: limits)
+    }
+
+    /// ``decode(_:limits:)`` through Foundation's JSONDecoder only (the reference the fast path is tested against).
+    static func decodeWithFoundation(_ bytes: [UInt8], limits: ProtocolLimits = .default) -> Result<RequestFrame, RequestDecodeFailure> {
         let data = Data(bytes)
         let decoder = JSONDecoder()
         // The id is probed leniently only when the request does not decode, so the error can still name it.
@@ -50,6 +58,10 @@ extension RequestFrame {
         } catch {
             return .failure(RequestDecodeFailure(id: probeId(), error: ErrorInfo(.badJSON, "not a JSON request object")))
         }
+        return validated(wire, limits: limits)
+    }
+
+    private static func validated(_ wire: WireRequest, limits: ProtocolLimits) -> Result<RequestFrame, RequestDecodeFailure> {
         do {
             return .success(RequestFrame(id: wire.id, request: try validate(wire, limits: limits)))
         } catch let error as ErrorInfo {

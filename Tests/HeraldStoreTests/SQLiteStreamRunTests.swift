@@ -79,6 +79,29 @@ struct SQLiteStreamRunTests {
         #expect(try store.unreadCounts(user: "bob") == [group.id: 1])
     }
 
+    @Test("R5: a conversation cached inside a rolled-back savepoint is forgotten; its reused id has the new participants")
+    func participantsCacheRollback() throws {
+        let (_, store) = try sqliteStoreWithUsers()
+        struct Refused: Error {}
+        var rolledBack = ""
+        try store.transaction {
+            do {
+                try store.transaction {
+                    let group = try store.createGroup(title: "gone", creator: "alice", members: ["bob"], now: 1)
+                    rolledBack = group.id
+                    #expect(try store.isParticipant(user: "bob", conversation: group.id))  // cached now
+                    throw Refused()
+                }
+            } catch is Refused {}
+            let group = try store.createGroup(title: "kept", creator: "alice", members: ["carol"], now: 2)
+            #expect(group.id == rolledBack, "SQLite hands the rolled-back row id out again")
+            #expect(try !store.isParticipant(user: "bob", conversation: group.id))
+            #expect(try store.conversation(id: group.id)?.participants == ["alice", "carol"])
+        }
+        #expect(try store.conversation(id: rolledBack)?.participants == ["alice", "carol"])
+        #expect(try !store.isParticipant(user: "bob", conversation: rolledBack))
+    }
+
     @Test("Migration 4 turns a version-3 file's stream rows into runs and its unread rows into the same counts")
     func migrationFromVersion3() throws {
         let database = try TemporaryDatabase()
