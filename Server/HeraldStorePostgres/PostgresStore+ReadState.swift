@@ -9,7 +9,15 @@ extension PostgresStore {
         // appends a read event carrying that count; without the lock another node could commit a read (or a new
         // message) for this user in between, and this later event would state an older count than the earlier one.
         // (No head row: the user has no events, hence no unread messages either.)
-        try connection.execute("SELECT 1::bigint FROM event_heads WHERE user_id = $1 FOR UPDATE", .text(user))
+        // U6: the caller then appends receipts to the senders' streams. Their heads are locked here too, all in user-id
+        // order: two users acking each other's messages on two nodes would otherwise each hold the head the other
+        // waits for (a deadlock PostgreSQL breaks by aborting one of them).
+        try connection.execute(
+            """
+            SELECT 1::bigint FROM event_heads
+            WHERE user_id = $1 OR user_id IN (SELECT sender_id FROM messages WHERE id = ANY ($2))
+            ORDER BY user_id FOR UPDATE
+            """, .text(user), .intArray(keys))
         guard !keys.isEmpty else { return [] }
         // One statement: only a row in `unread` can become read (it exists only for participants other than
         // the sender, R5/S7, and only until the first read, U3), so the rows the DELETE returns are exactly

@@ -90,6 +90,38 @@ struct PostgresConcurrencyTests {
         #expect(newest == String(try setup.unreadCount(user: "alice", conversation: c.id)), "the newest read event states a stale count")
     }
 
+    @Test("U6: two users acking each other's messages on two nodes at once both commit (no deadlock on the stream heads)")
+    func crossedAcksDoNotDeadlock() throws {
+        let (url, setup) = try postgresStoreWithUsers()
+        let c = try setup.findOrCreateDirect(between: "alice", and: "bob", now: 1).conversation
+        let fromBob = try send(1, from: "bob", in: c.id, store: setup)[0]
+        let fromAlice = try send(1, from: "alice", in: c.id, store: setup, startingAt: 2_000)[0]
+        // Both users have a stream head row, as after any event.
+        _ = try setup.appendEvent(users: ["alice", "bob"], payload: Array("start".utf8), now: 1)
+        let nodes = try (0..<2).map { _ in try PostgresStore(url: url) }
+        // What SyncCore's ack does: mark read, append the reader's read event, append the receipt to the sender's stream.
+        // Node 0 (alice) pauses before the receipt; node 1 (bob) acks meanwhile. Locking the reader's head first and the
+        // sender's later made each node hold the head the other wanted.
+        let acks: [(reader: String, sender: String, message: String)] = [("alice", "bob", fromBob.id), ("bob", "alice", fromAlice.id)]
+        let results = try runConcurrently(nodes.enumerated().map { index, store in
+            { @Sendable () throws -> Int in
+                if index == 1 { Thread.sleep(forTimeInterval: 0.1) }
+                let ack = acks[index]
+                return try store.transaction {
+                    let read = try store.markRead(user: ack.reader, messageIds: [ack.message], now: 5)
+                    _ = try store.appendEvent(user: ack.reader, payload: Array("read".utf8), now: 5)
+                    if index == 0 { Thread.sleep(forTimeInterval: 0.4) }
+                    _ = try store.appendEvent(user: ack.sender, payload: Array("receipt".utf8), now: 5)
+                    return read.count
+                }
+            }
+        })
+        #expect(results == [1, 1])
+        #expect(try setup.isRead(user: "alice", message: fromBob.id) && setup.isRead(user: "bob", message: fromAlice.id))
+        #expect(try setup.events(user: "alice", after: 0, limit: 10).count == 3)
+        #expect(try setup.events(user: "bob", after: 0, limit: 10).count == 3)
+    }
+
     @Test("R4: the same retry racing on two nodes is stored once; both get the original")
     func idempotentRace() throws {
         let (url, setup) = try postgresStoreWithUsers()
