@@ -157,9 +157,7 @@ extension SQLiteStore {
     /// Makes the table current for one user before reading it inside a transaction (the rows are written again,
     /// unchanged or grown, at COMMIT; writing a run twice is an upsert of the same key).
     private func writePendingRuns(of user: String) throws {
-        guard let stream = streams.stream(of: user), stream.changedIn != 0 else { return }
-        for (owner, run) in streams.closed where owner == user { try writeRun(run, of: user) }
-        if let run = stream.run { try writeRun(run, of: user) }
+        for run in streams.pendingRuns(of: user) { try writeRun(run, of: user) }
     }
 
     private func writeRun(_ run: StreamRun, of user: String) throws(StoreError) {

@@ -85,6 +85,13 @@ struct StreamCache {
     /// The cached stream, if any.
     func stream(of user: String) -> UserStream? { streams[user] }
 
+    /// The user's runs that changed in the open transaction and are not in the table as they stand: the runs it closed
+    /// and its current one. Empty outside a transaction (a commit wrote them all).
+    func pendingRuns(of user: String) -> [StreamRun] {
+        guard let stream = streams[user], stream.changedIn == transaction else { return [] }
+        return closed.filter { $0.user == user }.map(\.run) + (stream.run.map { [$0] } ?? [])
+    }
+
     /// Records a stream read from the database. Logged for rollbacks: inside a transaction the rows read may be
     /// uncommitted ones this cache wrote itself.
     mutating func load(_ user: String, _ stream: UserStream) {

@@ -52,6 +52,17 @@ struct SQLiteStreamRunTests {
         #expect(try store.events(user: "bob", after: 0, limit: 10).map(\.payload) == [[1], [4]])
     }
 
+    @Test("R3: reading a stream after its transaction committed writes nothing (only pending runs are written on read)")
+    func readsAfterCommitDoNotWrite() throws {
+        let (_, store) = try sqliteStoreWithUsers()
+        _ = try store.appendEvent(users: ["alice", "bob"], payload: [1], now: 1)
+        // Any write from here on fails: a read that rewrote the run would throw.
+        try store.connection.executeScript("PRAGMA query_only = ON")
+        #expect(try store.events(user: "alice", after: 0, limit: 10).map(\.payload) == [[1]])
+        #expect(try store.oldestRetainedSeq(user: "bob") == 1)
+        try store.connection.executeScript("PRAGMA query_only = OFF")
+    }
+
     @Test("R3: pruning goes by storage order, so a clock that stepped back never cuts a hole in a stream")
     func pruneByStorageOrder() throws {
         let (_, store) = try sqliteStoreWithUsers()
