@@ -16,15 +16,16 @@ extension SQLiteStore {
             var seqs: [Int64] = []
             seqs.reserveCapacity(users.count)
             for user in users {
+                // Cached after a user's first event; loaded from the file once otherwise.
                 if let seq = try streams.append(user, body: body) {
                     seqs.append(seq)
-                } else {
-                    try loadStream(of: user)
-                    guard let seq = try streams.append(user, body: body) else {
-                        throw StoreError(kind: .other, message: "\(user)'s stream is not cached")
-                    }
-                    seqs.append(seq)
+                    continue
                 }
+                _ = try cachedStream(of: user)
+                guard let seq = try streams.append(user, body: body) else {
+                    throw StoreError(kind: .other, message: "\(user)'s stream could not be cached")
+                }
+                seqs.append(seq)
             }
             return seqs
         }
@@ -127,10 +128,6 @@ extension SQLiteStore {
         let stream = try readStream(of: user)
         if !connection.isReadOnly { streams.load(user, stream) }
         return stream
-    }
-
-    private func loadStream(of user: String) throws {
-        _ = try cachedStream(of: user)
     }
 
     /// The head is the later of `event_heads` (kept through pruning) and the end of the newest run.

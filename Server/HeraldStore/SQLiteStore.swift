@@ -65,14 +65,15 @@ public final class SQLiteStore: SyncStore, @unchecked Sendable {
                 try connection.executeScript("PRAGMA journal_mode = WAL")
             }
             try connection.executeScript("PRAGMA synchronous = \(synchronous.rawValue); PRAGMA foreign_keys = ON")
-            // A 64 MiB page cache and a 256 MiB memory map keep the hot indexes (stream rows, unread, heads) in memory
-            // instead of re-reading pages with pread on every statement. Checkpointing every 4,000 pages (16 MiB of WAL)
-            // instead of 1,000 runs the checkpoint's writes and fdatasync on the sync thread a quarter as often.
+            // A 64 MiB page cache and a 256 MiB memory map keep the hot indexes (stream runs, messages, participants) in
+            // memory instead of re-reading pages with pread on every statement. With background checkpoints the writer
+            // never checkpoints itself (0 turns SQLite's own off); without, every 4,000 pages (16 MiB of WAL) instead of
+            // 1,000 runs the checkpoint's writes and fdatasync on the writing thread a quarter as often.
+            let autocheckpoint = backgroundCheckpoints == nil ? 4000 : 0
             try connection.executeScript(
-                "PRAGMA cache_size = -65536; PRAGMA mmap_size = 268435456; PRAGMA wal_autocheckpoint = 4000; PRAGMA temp_store = MEMORY")
+                "PRAGMA cache_size = -65536; PRAGMA mmap_size = 268435456; PRAGMA wal_autocheckpoint = \(autocheckpoint); PRAGMA temp_store = MEMORY")
             try migrate()
             if let backgroundCheckpoints, !connection.isReadOnly {
-                try connection.executeScript("PRAGMA wal_autocheckpoint = 0")
                 checkpointer = try SQLiteCheckpointer(path: path, settings: backgroundCheckpoints)
             }
         } catch {

@@ -120,10 +120,7 @@ extension SyncCore {
         var payload: [UInt8]?
         for user in pending.users {
             guard !isViewing(user, conversation: push.conversation) else { continue }
-            let local = (devicesByUser[user] ?? []).filter { device in
-                guard let state = devices[device] else { return false }
-                return !state.scene.foreground && state.cursor != nil
-            }
+            let local = pushTargets(of: user)
             do {
                 let deliveredHere = try store.transaction { () throws -> Bool in
                     let remote = try cluster.store.presence(

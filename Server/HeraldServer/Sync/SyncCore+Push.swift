@@ -23,11 +23,7 @@ extension SyncCore {
         var payload: [UInt8]?
         for user in pending.users {
             guard !isViewing(user, conversation: push.conversation) else { continue }
-            // P3: only background devices that are live get a push.
-            let targets = (devicesByUser[user] ?? []).filter { device in
-                guard let state = devices[device] else { return false }
-                return !state.scene.foreground && state.cursor != nil
-            }
+            let targets = pushTargets(of: user)
             guard !targets.isEmpty else { continue }
             do {
                 let delivered = try store.transaction { () throws -> Bool in
@@ -52,6 +48,14 @@ extension SyncCore {
                 payload = event.encodeBody()
             }
             if let payload { deliveries.append(SyncDelivery(payload: payload, devices: targets)) }
+        }
+    }
+
+    /// P3: the user's devices on this node that may get a push: live (synced) and in the background.
+    func pushTargets(of user: String) -> [Device] {
+        (devicesByUser[user] ?? []).filter { device in
+            guard let state = devices[device] else { return false }
+            return !state.scene.foreground && state.cursor != nil
         }
     }
 }

@@ -187,8 +187,9 @@ extension SyncCore {
         event.message = info
         try appendEvent(event.encodeBody(), to: stored.participants, now: now, step: &step)
         // S7: not the sender; P1/S1: a recipient viewing the conversation gets no push at all.
+        // One lookup for the whole group: when no device views the conversation, no recipient's devices are looked at.
         let viewed = presence.isViewed(record.conversation)
-        let recipients = stored.participants.filter { $0 != user && !(viewed && isViewing($0, conversation: record.conversation)) }
+        let recipients = stored.participants.filter { $0 != user && !(viewed && hasDeviceViewing($0, record.conversation)) }
         guard !recipients.isEmpty else { return }
         // The push reads the same for every recipient: one preview and one schedule entry per message.
         let preview = PushPreview.make(senderName: info.senderName, groupTitle: stored.kind == .group ? stored.title : nil, message: record)
@@ -291,7 +292,12 @@ extension SyncCore {
 
     /// Whether any of the user's devices is viewing the conversation (S1, P1).
     func isViewing(_ user: String, conversation: String) -> Bool {
-        presence.isViewed(conversation) && (devicesByUser[user] ?? []).contains { devices[$0]?.scene.isViewing(conversation) ?? false }
+        presence.isViewed(conversation) && hasDeviceViewing(user, conversation)
+    }
+
+    /// ``isViewing(_:conversation:)`` without the ``presence`` fast path, for a caller that checked it once for many users.
+    private func hasDeviceViewing(_ user: String, _ conversation: String) -> Bool {
+        (devicesByUser[user] ?? []).contains { devices[$0]?.scene.isViewing(conversation) ?? false }
     }
 
     /// Every scene change goes through here, so ``presence`` stays exact.
