@@ -62,11 +62,11 @@ struct FanOutSequencedEventTests {
         for textBytes in [40, 1_000, 70_000] {
             let body = Self.eventBody(textBytes: textBytes)
             let shared = body.withUnsafeBytes { SharedBytes(copying: UnsafeRawBufferPointer(rebasing: $0.dropFirst())) }
-            let seqs: [Int64] = [1, 9, 10, 12_345, 9_999_999_999]
+            // One fan-out entry for all five sessions (split over both loops), each with its own seq; sessions 1 and 2
+            // share one, like two devices of one user.
+            let seqs: [Int64] = [1, 9, 9, 12_345, 9_999_999_999]
             var batch: [(message: FanOutMessage, sessions: [SessionHandle])] = []
-            for (index, seq) in seqs.enumerated() {
-                batch.append((.sequencedEvent(seq: seq, body: shared), [harness.handles[index]]))
-            }
+            batch.append((.sequencedEvent(body: shared, seqs: seqs), harness.handles))
             // A whole frame after it, to everyone: order per session is call order.
             let after = Array(#"{"type":"event","event":"after"}"#.utf8)
             batch.append((.frame(ServerFrameLayout.textFrame(after)), harness.handles))

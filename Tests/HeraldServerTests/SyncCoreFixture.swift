@@ -40,11 +40,13 @@ final class SyncCoreFixture {
 
     func record(_ deliveries: [SyncDelivery<Int>]) {
         for delivery in deliveries {
-            guard case .success(let frame) = ServerFrame.decode(delivery.payload) else {
-                received[-1, default: []].append(.response(.failure(id: nil, ErrorInfo(.internal, "undecodable"))))
-                continue
+            for (index, device) in delivery.devices.enumerated() {
+                guard case .success(let frame) = ServerFrame.decode(delivery.payload(at: index)) else {
+                    received[-1, default: []].append(.response(.failure(id: nil, ErrorInfo(.internal, "undecodable"))))
+                    continue
+                }
+                received[device, default: []].append(frame)
             }
-            for device in delivery.devices { received[device, default: []].append(frame) }
         }
     }
 

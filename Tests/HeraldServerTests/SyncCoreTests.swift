@@ -364,7 +364,7 @@ struct SyncCoreGuardTests {
         let core = SyncCore<Int>(store: readOnly)
         func ask(_ text: String) -> ResponseFrame? {
             let out = core.process([.text(9, Array(text.utf8))], now: f.now)
-            for delivery in out { if case .success(.response(let r)) = ServerFrame.decode(delivery.payload) { return r } }
+            for delivery in out { if case .success(.response(let r)) = ServerFrame.decode(delivery.payload(at: 0)) { return r } }
             return nil
         }
         _ = core.process([.connect(9, user: "alice", name: "Alice", deviceName: nil)], now: f.now)

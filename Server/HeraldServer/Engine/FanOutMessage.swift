@@ -7,17 +7,18 @@ import HeraldWebSocket
 public enum FanOutMessage: Sendable {
     /// A complete pre-encoded server frame, the same bytes for every receiver.
     case frame(SharedBytes)
-    /// A /sync stream event: the text message `{"seq":N,` followed by `body`, the event's JSON without its leading
-    /// `{` (``EventFrame/encodeBody()`` minus its first byte), shared by every user of one fan-out.
+    /// A /sync stream event for several users: receiver `i` (the `i`th session of the batch entry) gets the text
+    /// message `{"seq":seqs[i],` followed by `body`, the event's JSON without its leading `{`
+    /// (``EventFrame/encodeBody()`` minus its first byte), shared by every receiver.
     ///
     /// Plain sessions get a small head of their own (the WebSocket header for the whole length and `{"seq":N,`) and
     /// `body` by reference, gathered into the same `sendmsg`: no per-receiver copy of the body. A compressed payload
-    /// differs per user (deflate runs over the seq too), so sessions with permessage-deflate get the frame built
-    /// once per delivery and loop, and deflated once per configuration as for ``frame(_:)``.
-    case sequencedEvent(seq: Int64, body: SharedBytes)
+    /// differs per seq (deflate runs over the seq too), so sessions with permessage-deflate get the frame built
+    /// once per seq and loop, and deflated once per configuration as for ``frame(_:)``.
+    case sequencedEvent(body: SharedBytes, seqs: [Int64])
 }
 
-/// The per-receiver head of a ``FanOutMessage/sequencedEvent(seq:body:)`` frame.
+/// The per-receiver head of a ``FanOutMessage/sequencedEvent(body:seqs:)`` frame.
 enum SequencedEventHead {
     /// Largest head: a 10-byte WebSocket header and the longest `{"seq":N,`.
     static let maxSize = 10 + EventFrame.maxSequencePrefixSize

@@ -193,17 +193,34 @@ public final class HeraldHTTPServer: Sendable {
         }
         var perLoop = [[(message: FanOutMessage, sessions: [SessionHandle])]](repeating: [], count: loops.count)
         for (message, sessions) in batch {
-            var split = [[SessionHandle]](repeating: [], count: loops.count)
-            for session in sessions where session.connection.loopIndex >= 0 && session.connection.loopIndex < loops.count {
-                split[session.connection.loopIndex].append(session)
+            for (index, part) in Self.split(message, to: sessions, loopCount: loops.count).enumerated() where !part.sessions.isEmpty {
+                perLoop[index].append(part)
             }
-            for (index, part) in split.enumerated() where !part.isEmpty { perLoop[index].append((message, part)) }
         }
         for (index, work) in perLoop.enumerated() where !work.isEmpty {
             let loop = loops[index]
             loop.execute {
                 for (message, sessions) in work { Self.deliver(message, to: sessions, on: loop, compressors: compressors) }
             }
+        }
+    }
+
+    /// `message` to `sessions` as one part per loop (a sequenced event's seqs go with their sessions).
+    static func split(_ message: FanOutMessage, to sessions: [SessionHandle], loopCount: Int) -> [(message: FanOutMessage, sessions: [SessionHandle])] {
+        var parts = [[SessionHandle]](repeating: [], count: loopCount)
+        switch message {
+        case .frame:
+            for session in sessions where session.connection.loopIndex >= 0 && session.connection.loopIndex < loopCount {
+                parts[session.connection.loopIndex].append(session)
+            }
+            return parts.map { (message, $0) }
+        case .sequencedEvent(let body, let seqs):
+            var partSeqs = [[Int64]](repeating: [], count: loopCount)
+            for (session, seq) in zip(sessions, seqs) where session.connection.loopIndex >= 0 && session.connection.loopIndex < loopCount {
+                parts[session.connection.loopIndex].append(session)
+                partSeqs[session.connection.loopIndex].append(seq)
+            }
+            return zip(parts, partSeqs).map { (.sequencedEvent(body: body, seqs: $1), $0) }
         }
     }
 
@@ -274,7 +291,7 @@ public final class HeraldHTTPServer: Sendable {
     static func deliver(_ message: FanOutMessage, to sessions: [SessionHandle], on loop: EventLoop, compressors: [LoopCompressors]) {
         switch message {
         case .frame(let frame): deliver(frame, to: sessions, on: loop, compressors: compressors)
-        case .sequencedEvent(let seq, let body): deliverEvent(seq: seq, body: body, to: sessions, on: loop, compressors: compressors)
+        case .sequencedEvent(let body, let seqs): deliverEvent(body: body, seqs: seqs, to: sessions, on: loop, compressors: compressors)
         }
     }
 
@@ -288,16 +305,24 @@ public final class HeraldHTTPServer: Sendable {
         for handle in sessions { session(handle, on: loop)?.send(&fanOut, compressors: loopCompressors) }
     }
 
-    /// A ``FanOutMessage/sequencedEvent(seq:body:)``: the head is written once on the stack and copied into each plain
-    /// session's queue, the body is queued by reference. The whole frame is built only if a session that negotiated
-    /// permessage-deflate is among `sessions` (then once, and deflated once per configuration as for any frame).
-    static func deliverEvent(seq: Int64, body: SharedBytes, to sessions: [SessionHandle], on loop: EventLoop, compressors: [LoopCompressors]) {
+    /// A ``FanOutMessage/sequencedEvent(body:seqs:)``: each receiver's head is written on the stack (once per run of
+    /// receivers with the same seq, the devices of one user) and copied into each plain session's queue; the body is
+    /// queued by reference. A whole frame is built only for a session that negotiated permessage-deflate (then once
+    /// per seq, and deflated once per configuration as for any frame).
+    static func deliverEvent(body: SharedBytes, seqs: [Int64], to sessions: [SessionHandle], on loop: EventLoop, compressors: [LoopCompressors]) {
         let loopCompressors = loop.index >= 0 && loop.index < compressors.count ? compressors[loop.index] : nil
         withUnsafeTemporaryAllocation(byteCount: SequencedEventHead.maxSize, alignment: 1) { buffer in
-            let head = UnsafeRawBufferPointer(rebasing: buffer[..<SequencedEventHead.write(seq: seq, bodyCount: body.count, into: buffer)])
+            var headSeq: Int64?
+            var headCount = 0
             var fanOut: FanOutFrame?
-            for handle in sessions {
+            for (handle, seq) in zip(sessions, seqs) {
                 guard let session = session(handle, on: loop) else { continue }
+                if seq != headSeq {
+                    headCount = SequencedEventHead.write(seq: seq, bodyCount: body.count, into: buffer)
+                    headSeq = seq
+                    fanOut = nil
+                }
+                let head = UnsafeRawBufferPointer(rebasing: buffer[..<headCount])
                 if session.sendsPlainFrames {
                     session.send(head: head, body: body)
                     continue

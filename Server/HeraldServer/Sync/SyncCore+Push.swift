@@ -53,9 +53,6 @@ extension SyncCore {
 
     /// P3: the user's devices on this node that may get a push: live (synced) and in the background.
     func pushTargets(of user: String) -> [Device] {
-        (devicesByUser[user] ?? []).filter { device in
-            guard let state = devices[device] else { return false }
-            return !state.scene.foreground && state.cursor != nil
-        }
+        (devicesByUser[user] ?? []).filter { !$0.state.scene.foreground && $0.state.cursor != nil }.map(\.device)
     }
 }

@@ -235,7 +235,7 @@ extension SyncCore {
             let withdrawn = try store.withdrawPushes(message: message.id, user: user, now: now)
             if !withdrawn.isEmpty {
                 let deviceNames = Set(withdrawn.map(\.device))
-                let targets = (devicesByUser[user] ?? []).filter { devices[$0].map { deviceNames.contains($0.name) } ?? false }
+                let targets = (devicesByUser[user] ?? []).filter { deviceNames.contains($0.state.name) }.map(\.device)
                 if !targets.isEmpty {
                     var cleared = EventFrame(event: .pushCleared)
                     cleared.conversationId = message.conversation
@@ -258,9 +258,7 @@ extension SyncCore {
         let seqs = try store.appendEvent(users: users, payload: body, now: now)
         // One shared copy of the body (without "{") for the whole fan-out; each user's frame adds only its seq.
         let shared = body.withUnsafeBytes { SharedBytes(copying: UnsafeRawBufferPointer(rebasing: $0.dropFirst())) }
-        for (user, seq) in zip(users, seqs) {
-            step.effects.append(.userEvent(user: user, seq: seq, body: shared))
-        }
+        step.effects.append(.streamEvent(users: users, seqs: seqs, body: shared))
     }
 
     /// Tells every participant of a new conversation about it.
@@ -297,7 +295,7 @@ extension SyncCore {
 
     /// ``isViewing(_:conversation:)`` without the ``presence`` fast path, for a caller that checked it once for many users.
     private func hasDeviceViewing(_ user: String, _ conversation: String) -> Bool {
-        (devicesByUser[user] ?? []).contains { devices[$0]?.scene.isViewing(conversation) ?? false }
+        (devicesByUser[user] ?? []).contains { $0.state.scene.isViewing(conversation) }
     }
 
     /// Every scene change goes through here, so ``presence`` stays exact.

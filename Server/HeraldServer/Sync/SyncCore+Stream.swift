@@ -4,39 +4,48 @@ import HeraldStore
 import Logging
 
 extension SyncCore {
-    /// Delivers event `seq` of `user`'s stream to each live device of the user exactly once and in order (R1a, R3).
+    /// Delivers one event, appended to each of `users`' streams as `seqs[i]`, to each live device of those users
+    /// exactly once and in order (R1a, R3): ONE delivery for the whole fan-out, a (device, seq) pair per receiver.
     ///
     /// Each device's cursor is the last seq it got. On one node the next event is always cursor + 1, and all
     /// those devices share one encoding. With several nodes on one database, another node may have committed
     /// events in between: such a device first reads the gap from the store, so it never skips one, and a later
     /// notification of those events finds its cursor past them and sends nothing twice.
-    func deliverStreamEvent(user: String, seq: Int64, body: SharedBytes, into deliveries: inout [SyncDelivery<Device>]) {
-        guard let mine = devicesByUser[user] else { return }
-        var next: [Device] = []
-        for device in mine {
-            guard let state = devices[device], let cursor = state.cursor, cursor < seq else { continue }
-            if cursor == seq - 1 {
-                next.append(device)
-                state.cursor = seq
-            } else {
-                catchUp(device, user: user, after: cursor, through: seq, into: &deliveries)
+    func deliverStreamEvent(users: [String], seqs: [Int64], body: SharedBytes, into deliveries: inout [SyncDelivery<Device>]) {
+        var receivers: [Device] = []
+        var receiverSeqs: [Int64] = []
+        receivers.reserveCapacity(users.count)
+        receiverSeqs.reserveCapacity(users.count)
+        for (user, seq) in zip(users, seqs) {
+            guard let mine = devicesByUser[user] else { continue }
+            for entry in mine {
+                let state = entry.state
+                guard let cursor = state.cursor, cursor < seq else { continue }
+                if cursor == seq - 1 {
+                    receivers.append(entry.device)
+                    receiverSeqs.append(seq)
+                    state.cursor = seq
+                } else {
+                    catchUp(entry, after: cursor, through: seq, into: &deliveries)
+                }
             }
         }
         // The frame is `{"seq":N,` + the body every user of this event shares (no per-user copy of the body).
-        if !next.isEmpty { deliveries.append(SyncDelivery(seq: seq, body: body, devices: next)) }
+        if !receivers.isEmpty { deliveries.append(SyncDelivery(body: body, devices: receivers, seqs: receiverSeqs)) }
     }
 
     /// Brings every live device of `user` up to `seq` (or everything stored, for `.max`) from the store.
     func catchUp(user: String, through seq: Int64, into deliveries: inout [SyncDelivery<Device>]) {
-        for device in devicesByUser[user] ?? [] {
-            guard let cursor = devices[device]?.cursor, cursor < seq else { continue }
-            catchUp(device, user: user, after: cursor, through: seq, into: &deliveries)
+        for entry in devicesByUser[user] ?? [] {
+            guard let cursor = entry.state.cursor, cursor < seq else { continue }
+            catchUp(entry, after: cursor, through: seq, into: &deliveries)
         }
     }
 
     /// Sends the device its stream events after `cursor` up to `seq` and moves its cursor. A failed read leaves
     /// the cursor where it is: the next event or notification for the user fills the gap.
-    private func catchUp(_ device: Device, user: String, after cursor: Int64, through seq: Int64, into deliveries: inout [SyncDelivery<Device>]) {
+    private func catchUp(_ entry: UserDevice<Device>, after cursor: Int64, through seq: Int64, into deliveries: inout [SyncDelivery<Device>]) {
+        let (device, user) = (entry.device, entry.state.user)
         var position = cursor
         do {
             while position < seq {
@@ -51,6 +60,6 @@ extension SyncCore {
         } catch {
             logger.debug("stream catch-up failed", metadata: ["user": "\(user)", "error": "\(error)"])
         }
-        devices[device]?.cursor = position
+        entry.state.cursor = position
     }
 }

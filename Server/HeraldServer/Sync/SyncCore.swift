@@ -25,7 +25,8 @@ public final class SyncCore<Device: Hashable> {
     let logger: Logger
 
     var devices: [Device: DeviceState] = [:]
-    var devicesByUser: [String: [Device]] = [:]
+    /// Each user's connected devices with their state (fan-out reads it once per recipient, not once per device).
+    var devicesByUser: [String: [UserDevice<Device>]] = [:]
     /// Viewers per conversation and background devices, kept with every scene change (see ``setScene(_:of:)``).
     var presence = ScenePresence()
     /// Display names by user id (refreshed when a user connects).
@@ -148,12 +149,13 @@ public final class SyncCore<Device: Hashable> {
     private func connect(_ device: Device, user: String, name: String, deviceName: String?, standalone: Bool) {
         if let previous = devices[device] {
             presence.change(from: previous.scene, to: nil)
+            removeFromUser(device, previous.user)
         } else {
             deviceCounter += 1
-            devicesByUser[user, default: []].append(device)
         }
         let state = DeviceState(user: user, name: deviceName ?? "\(user).d\(deviceCounter)")
         devices[device] = state
+        devicesByUser[user, default: []].append(UserDevice(device: device, state: state))
         presence.change(from: nil, to: state.scene)
         // A token signed with `--secret` may name a user the database has never seen.
         do {
@@ -177,8 +179,12 @@ public final class SyncCore<Device: Hashable> {
         guard let state = devices.removeValue(forKey: device) else { return }
         presence.change(from: state.scene, to: nil)
         cluster?.depart(device)
-        devicesByUser[state.user]?.removeAll { $0 == device }
-        if devicesByUser[state.user]?.isEmpty == true { devicesByUser[state.user] = nil }
+        removeFromUser(device, state.user)
+    }
+
+    private func removeFromUser(_ device: Device, _ user: String) {
+        devicesByUser[user]?.removeAll { $0.device == device }
+        if devicesByUser[user]?.isEmpty == true { devicesByUser[user] = nil }
     }
 
     private func perform(_ frame: RequestFrame, device: Device, state: DeviceState, now: Int64, standalone: Bool, step: inout SyncStep<Device>) {
@@ -240,8 +246,8 @@ public final class SyncCore<Device: Hashable> {
             switch effect {
             case .reply(let device, let payload):
                 deliveries.append(SyncDelivery(payload: payload, devices: [device]))
-            case .userEvent(let user, let seq, let body):
-                deliverStreamEvent(user: user, seq: seq, body: body, into: &deliveries)
+            case .streamEvent(let users, let seqs, let body):
+                deliverStreamEvent(users: users, seqs: seqs, body: body, into: &deliveries)
             case .catchUp(let user, let seq):
                 catchUp(user: user, through: seq, into: &deliveries)
             case .deviceEvent(let targets, let payload):

@@ -180,11 +180,11 @@ private final class SyncThreadRunner: @unchecked Sendable {
         }
     }
 
-    /// How a delivery goes out: a live stream event as a per-user head plus the fan-out's shared body, anything
+    /// How a delivery goes out: a live stream event as a per-receiver head plus the fan-out's shared body, anything
     /// else as one complete frame shared by the delivery's devices.
     static func message(_ delivery: SyncDelivery<SessionHandle>) -> FanOutMessage {
-        if let event = delivery.event { return .sequencedEvent(seq: event.seq, body: event.body) }
-        return .frame(textFrame(delivery.payload))
+        if let body = delivery.body { return .sequencedEvent(body: body, seqs: delivery.seqs) }
+        return .frame(textFrame(delivery.payload(at: 0)))
     }
 
     /// One unmasked text frame, shared by every receiver of a delivery, written straight into its shared buffer.

@@ -63,35 +63,50 @@ public enum SyncInput<Device: Hashable> {
     case cluster(ClusterSignal)
 }
 
-/// One frame (JSON text) to write to some devices: the same bytes for every one of them, so the
-/// caller encodes one WebSocket frame and shares it (fan-out without per-receiver copies).
+/// One JSON text message to write to some devices, in one of two forms that share their bytes across receivers, so
+/// the caller encodes once and fans out without per-receiver copies.
 public struct SyncDelivery<Device: Hashable> {
-    /// The JSON text of one response or event. For a live stream event (``event``) it is built on demand from the
-    /// shared body; the sender does not use it for those.
-    public var payload: [UInt8] {
-        guard let event else { return text }
-        return EventFrame.sequencePrefix(event.seq) + event.body.bytes
-    }
     /// Who gets it, in no particular order.
-    public var devices: [Device]
-    /// A live stream event: the receiving user's `seq` and the event's JSON without its leading `{`, the SAME
-    /// buffer for every user of one fan-out (the frame is `{"seq":N,` + `body`, and only that head is per user).
-    /// nil for responses, replayed and device-only events, whose ``payload`` is the whole text.
-    public let event: (seq: Int64, body: SharedBytes)?
+    public let devices: [Device]
+    /// For a live stream event: `seqs[i]` is the stream position `devices[i]` gets it as (its user's seq). Empty for
+    /// every other delivery.
+    public let seqs: [Int64]
+    /// A live stream event's JSON without its leading `{`, the SAME buffer for every receiver (the frame is
+    /// `{"seq":N,` + `body`, and only that head differs); nil for responses, replayed and device-only events.
+    public let body: SharedBytes?
     private let text: [UInt8]
 
+    /// The same complete text for every one of `devices`.
     public init(payload: [UInt8], devices: [Device]) {
         self.text = payload
-        self.event = nil
+        self.body = nil
         self.devices = devices
+        self.seqs = []
     }
 
-    /// A live stream event `{"seq":seq,` + `body` for `devices` (all of one user).
-    public init(seq: Int64, body: SharedBytes, devices: [Device]) {
+    /// A live stream event `{"seq":seqs[i],` + `body` for each `devices[i]` (one fan-out: every user the event was
+    /// appended for, with their own seq).
+    public init(body: SharedBytes, devices: [Device], seqs: [Int64]) {
+        precondition(devices.count == seqs.count, "one seq per device")
         self.text = []
-        self.event = (seq, body)
+        self.body = body
         self.devices = devices
+        self.seqs = seqs
     }
+
+    /// The JSON text `devices[index]` gets. For a stream event it is built here from the shared body; the sender
+    /// does not use this for those (it writes the head and the shared body).
+    public func payload(at index: Int) -> [UInt8] {
+        guard let body else { return text }
+        return EventFrame.sequencePrefix(seqs[index]) + body.bytes
+    }
+}
+
+/// A connected device of a user, with its state, kept per user so fan-out walks a user's devices without looking
+/// each one up.
+struct UserDevice<Device: Hashable> {
+    let device: Device
+    let state: DeviceState
 }
 
 /// What the sync thread knows about one connected device.
@@ -125,9 +140,9 @@ struct PendingPush {
 enum SyncEffect<Device: Hashable> {
     /// A response or replayed event for one device.
     case reply(Device, [UInt8])
-    /// An event appended to `user`'s stream as `seq`, for the user's live devices. `body` is the event's JSON
-    /// without its leading `{`, one buffer shared by every user the event was appended for.
-    case userEvent(user: String, seq: Int64, body: SharedBytes)
+    /// One event appended to each of `users`' streams, as `seqs[i]` for `users[i]`, for their live devices. `body` is
+    /// the event's JSON without its leading `{`, one buffer shared by every user.
+    case streamEvent(users: [String], seqs: [Int64], body: SharedBytes)
     /// A device-only event (push, push.cleared).
     case deviceEvent([Device], [UInt8])
     /// The device's stream is live after `cursor`.
