@@ -8,6 +8,11 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
+/// The hot path's modules (sockets, frames, fan-out) in release builds: no run-time exclusivity checks.
+let hotPathSettings: [SwiftSetting] = swiftSettings + [
+    .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release)),
+]
+
 let package = Package(
     name: "Herald",
     products: [
@@ -29,14 +34,14 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", path: "Shared/COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
 
         // MARK: - Shared (no IO)
-        .target(name: "HeraldWebSocket", path: "Shared/HeraldWebSocket", swiftSettings: swiftSettings),
+        .target(name: "HeraldWebSocket", path: "Shared/HeraldWebSocket", swiftSettings: hotPathSettings),
         .target(name: "HeraldProtocol", path: "Shared/HeraldProtocol", exclude: ["PROTOCOL.md"], swiftSettings: swiftSettings),
         .target(name: "HeraldRules", path: "Shared/HeraldRules", swiftSettings: swiftSettings),
         .target(name: "HeraldDeflate", dependencies: ["CZlib", "HeraldWebSocket"], path: "Shared/HeraldDeflate", swiftSettings: swiftSettings),
         .target(name: "HeraldTLS", dependencies: ["COpenSSL"], path: "Shared/HeraldTLS", swiftSettings: swiftSettings),
 
         // MARK: - Server
-        .target(name: "HeraldNet", dependencies: ["CLinux", "HeraldTLS"], path: "Server/HeraldNet", swiftSettings: swiftSettings),
+        .target(name: "HeraldNet", dependencies: ["CLinux", "HeraldTLS"], path: "Server/HeraldNet", swiftSettings: hotPathSettings),
         .target(name: "HeraldStorePostgres", dependencies: ["CLibPQ", "HeraldStore"], path: "Server/HeraldStorePostgres", swiftSettings: swiftSettings),
         .target(name: "HeraldStore", dependencies: ["CSQLite"], path: "Server/HeraldStore", exclude: ["README.md"], swiftSettings: swiftSettings),
         .target(
@@ -48,7 +53,7 @@ let package = Package(
             ],
             path: "Server/HeraldServer",
             exclude: ["API/openapi.json", "API/embed-openapi.sh"],
-            swiftSettings: swiftSettings
+            swiftSettings: hotPathSettings
         ),
         .executableTarget(
             name: "HeraldServerCLI",

@@ -36,13 +36,20 @@ extension EventLoop {
         while !connection.output.isEmpty {
             if written >= cap { return true }
             let (iovecCount, requested) = connection.output.fill(iovecs, capacity: iovecCapacity, maxBytes: cap - written)
-            var message = msghdr()
-            message.msg_iov = iovecs
-            message.msg_iovlen = iovecCount
             let result: IOResult<Int>
             do {
                 // MSG_NOSIGNAL: a vanished peer is EPIPE here, never a process-killing SIGPIPE.
-                result = try syscall("sendmsg") { sendmsg(connection.fd, &message, Int32(MSG_NOSIGNAL)) }
+                if iovecCount == 1 {
+                    // One contiguous piece (a request/response connection's usual case): `send` skips the kernel's
+                    // msghdr and iovec import.
+                    let piece = iovecs[0]
+                    result = try syscall("send") { send(connection.fd, piece.iov_base, piece.iov_len, Int32(MSG_NOSIGNAL)) }
+                } else {
+                    var message = msghdr()
+                    message.msg_iov = iovecs
+                    message.msg_iovlen = iovecCount
+                    result = try syscall("sendmsg") { sendmsg(connection.fd, &message, Int32(MSG_NOSIGNAL)) }
+                }
             } catch {
                 scheduleClose(connection)  // EPIPE, ECONNRESET: the peer is gone
                 return false
