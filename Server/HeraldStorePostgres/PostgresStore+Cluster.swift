@@ -72,22 +72,9 @@ extension PostgresStore: ClusterPresenceStore {
         user: String, device: String, deviceKey: Int64, conversation: String, message: String, sender: String,
         preview: String, url: String, now: Int64
     ) throws -> Int64 {
-        guard let conversationKey = RecordID.parse(RecordID.conversation, conversation) else {
-            throw StoreError(kind: .notFound, message: "unknown conversation \(conversation)")
-        }
-        guard let messageKey = RecordID.parse(RecordID.message, message) else {
-            throw StoreError(kind: .notFound, message: "unknown message \(message)")
-        }
-        guard
-            let key = try connection.scalar(
-                """
-                INSERT INTO pushes (user_id, device, conversation_id, message_id, sender_id, preview, url, created_at, node_id, device_key)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id
-                """,
-                .text(user), .text(device), .int(conversationKey), .int(messageKey), .text(sender), .text(preview), .text(url), .int(now),
-                .optionalText(clusterNode), .int(deviceKey))
-        else { throw StoreError(kind: .other, message: "INSERT … RETURNING returned no row") }
-        return key
+        try insertPush(
+            user: user, device: device, node: clusterNode, deviceKey: deviceKey, conversation: conversation, message: message,
+            sender: sender, preview: preview, url: url, now: now)
     }
 
     public func requestPush(node: String, deviceKey: Int64, message: String) throws {

@@ -7,6 +7,16 @@ extension PostgresStore {
         user: String, device: String, conversation: String, message: String, sender: String,
         preview: String, url: String, now: Int64
     ) throws -> Int64 {
+        try insertPush(
+            user: user, device: device, node: nil, deviceKey: nil, conversation: conversation, message: message, sender: sender,
+            preview: preview, url: url, now: now)
+    }
+
+    /// The outbox row of one push; `node` and `deviceKey` say which node's device got it (nil on a single node).
+    func insertPush(
+        user: String, device: String, node: String?, deviceKey: Int64?, conversation: String, message: String, sender: String,
+        preview: String, url: String, now: Int64
+    ) throws -> Int64 {
         guard let conversationKey = RecordID.parse(RecordID.conversation, conversation) else {
             throw StoreError(kind: .notFound, message: "unknown conversation \(conversation)")
         }
@@ -16,10 +26,11 @@ extension PostgresStore {
         guard
             let key = try connection.scalar(
                 """
-                INSERT INTO pushes (user_id, device, conversation_id, message_id, sender_id, preview, url, created_at)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id
+                INSERT INTO pushes (user_id, device, conversation_id, message_id, sender_id, preview, url, created_at, node_id, device_key)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id
                 """,
-                .text(user), .text(device), .int(conversationKey), .int(messageKey), .text(sender), .text(preview), .text(url), .int(now))
+                .text(user), .text(device), .int(conversationKey), .int(messageKey), .text(sender), .text(preview), .text(url), .int(now),
+                .optionalText(node), deviceKey.map(PGValue.int) ?? .null(.int8))
         else { throw StoreError(kind: .other, message: "INSERT … RETURNING returned no row") }
         return key
     }
