@@ -73,23 +73,8 @@ struct FrameJSONTests {
     }
 }
 
-/// A small deterministic generator that builds random frames from one seed (PropertyBased supplies and shrinks
-/// the seed).
-private struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
-    mutating func chance() -> Bool { next() & 1 == 0 }
-
+/// Random response and event frames.
+private extension SplitMix {
     /// Strings mixing ASCII, JSON's special characters, controls, Latin-1, emoji and a combining accent.
     mutating func string() -> String {
         let pool: [Unicode.Scalar] = ["a", "Z", "0", " ", "\"", "\\", "/", "\n", "\t", "\u{00}", "\u{01}", "\u{1F}", "\u{7F}", "é", "e", "\u{301}", "😀", "€", "\u{2028}"]

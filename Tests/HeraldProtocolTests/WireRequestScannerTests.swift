@@ -43,7 +43,7 @@ struct WireRequestScannerTests {
     @Test("Random requests, encoded by the client, then cut, flipped, padded or extended: both readers agree")
     func randomRequests() async {
         await propertyCheck(count: 500, input: Gen.uint64(in: 0...UInt64.max)) { seed in
-            var random = Mix(seed)
+            var random = SplitMix(seed: seed)
             let bytes = random.request().encode()
             agree(bytes)
             // The fast path really takes what clients send (else this suite would only test JSONDecoder).
@@ -61,18 +61,8 @@ struct WireRequestScannerTests {
     }
 }
 
-private struct Mix {
-    var state: UInt64
-    init(_ seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func below(_ bound: Int) -> Int { bound <= 0 ? 0 : Int(next() % UInt64(bound)) }
-
+/// Random requests.
+private extension SplitMix {
     mutating func text() -> String {
         let pool: [Unicode.Scalar] = ["a", "Z", "0", " ", "\"", "\\", "/", "\n", "\u{01}", "\u{7F}", "é", "\u{301}", "😀", "€", "\u{2028}"]
         var scalars = String.UnicodeScalarView()

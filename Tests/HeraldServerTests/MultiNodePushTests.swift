@@ -25,22 +25,9 @@ struct MultiNodePushTests {
     private func twoNodes(grace: String) throws -> TwoNodes {
         let url = try PostgresCluster.newDatabase()
         let servers = try (0..<2).map { _ in try ServerHarness.start(["--store", url, "--push-grace", grace]) }
-        return TwoNodes(url: url, a: servers[0], b: servers[1], alice: try token("alice", store: url), bob: try token("bob", store: url))
-    }
-
-    /// `herald-server token <user> --store <url>` (creates the user).
-    private func token(_ user: String, store url: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: ServerHarness.binaryPath())
-        process.arguments = ["token", user, "--name", user.capitalized, "--store", url]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        return text.trimmingCharacters(in: .whitespacesAndNewlines)
+        return TwoNodes(
+            url: url, a: servers[0], b: servers[1],
+            alice: try ServerHarness.token("alice", store: url), bob: try ServerHarness.token("bob", store: url))
     }
 
     /// A synced client in `scene` (a JSON scene request body without type).

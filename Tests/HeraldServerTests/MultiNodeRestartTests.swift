@@ -11,21 +11,6 @@ import Testing
 @Suite("Multi-node: the database restarts under load", .serialized,
        .enabled(if: PostgresCluster.binariesAvailable, PostgresCluster.skipReason))
 struct MultiNodeRestartTests {
-    /// `herald-server token <user> --store <url>`.
-    private func token(_ user: String, store url: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: ServerHarness.binaryPath())
-        process.arguments = ["token", user, "--name", user.capitalized, "--store", url]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        return text.trimmingCharacters(in: .whitespacesAndNewlines)
-    }
-
     /// The numeric part of a message id (`m42` → 42): storage order.
     private func storageKey(_ id: String) -> Int { Int(id.dropFirst()) ?? -1 }
 
@@ -37,8 +22,8 @@ struct MultiNodeRestartTests {
         let servers = try (0..<2).map { _ in try ServerHarness.start(["--store", url, "--push-grace", "0", "--sync-send-rate", "0"]) }
         defer { servers.forEach { $0.stop() } }
         let (a, b) = (servers[0], servers[1])
-        let alice = try SyncTestClient(port: a.port, token: try token("alice", store: url))
-        let bob = try SyncTestClient(port: b.port, token: try token("bob", store: url))
+        let alice = try SyncTestClient(port: a.port, token: try ServerHarness.token("alice", store: url))
+        let bob = try SyncTestClient(port: b.port, token: try ServerHarness.token("bob", store: url))
         for client in [alice, bob] { try client.request(#"{"type":"sync"}"#) }
         let c = try #require(try alice.request(#"{"type":"dm","user":"bob"}"#).conversation?.id)
 

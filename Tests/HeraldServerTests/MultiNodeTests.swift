@@ -17,21 +17,6 @@ struct MultiNodeTests {
         return (url, started)
     }
 
-    /// `herald-server token <user> --store <url>`: the CLI path of a multi-node deployment.
-    private func token(_ user: String, store url: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: ServerHarness.binaryPath())
-        process.arguments = ["token", user, "--name", user.capitalized, "--store", url]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        return text.trimmingCharacters(in: .whitespacesAndNewlines)
-    }
-
     /// Message events received until `count` arrived (or a timeout), then anything else within a short settle.
     private func messageEvents(_ client: SyncTestClient, count: Int) throws -> [EventFrame] {
         var got: [EventFrame] = []
@@ -45,8 +30,8 @@ struct MultiNodeTests {
         let (url, servers) = try nodes(2)
         defer { servers.forEach { $0.stop() } }
         let (a, b) = (servers[0], servers[1])
-        let aliceToken = try token("alice", store: url)
-        let bobToken = try token("bob", store: url)
+        let aliceToken = try ServerHarness.token("alice", store: url)
+        let bobToken = try ServerHarness.token("bob", store: url)
         let aliceOnA = try SyncTestClient(port: a.port, token: aliceToken, device: "phone")
         let aliceOnB = try SyncTestClient(port: b.port, token: aliceToken, device: "laptop")
         let bobOnA = try SyncTestClient(port: a.port, token: bobToken)
@@ -76,8 +61,8 @@ struct MultiNodeTests {
     func crossNodeRead() throws {
         let (url, servers) = try nodes(2)
         defer { servers.forEach { $0.stop() } }
-        let aliceToken = try token("alice", store: url)
-        let bob = try SyncTestClient(port: servers[0].port, token: try token("bob", store: url))
+        let aliceToken = try ServerHarness.token("alice", store: url)
+        let bob = try SyncTestClient(port: servers[0].port, token: try ServerHarness.token("bob", store: url))
         let aliceOnA = try SyncTestClient(port: servers[0].port, token: aliceToken, device: "phone")
         let aliceOnB = try SyncTestClient(port: servers[1].port, token: aliceToken, device: "laptop")
         for client in [bob, aliceOnA, aliceOnB] { try client.request(#"{"type":"sync"}"#) }
@@ -107,8 +92,8 @@ struct MultiNodeTests {
         let (url, servers) = try nodes(2)
         defer { servers.forEach { $0.stop() } }
         let (a, b) = (servers[0], servers[1])
-        let aliceToken = try token("alice", store: url)
-        let bob = try SyncTestClient(port: a.port, token: try token("bob", store: url))
+        let aliceToken = try ServerHarness.token("alice", store: url)
+        let bob = try SyncTestClient(port: a.port, token: try ServerHarness.token("bob", store: url))
         try bob.request(#"{"type":"sync"}"#)
         let aliceOnB = try SyncTestClient(port: b.port, token: aliceToken)
         try aliceOnB.request(#"{"type":"sync"}"#)

@@ -38,14 +38,9 @@ struct SyncDeflateFanOutTests {
         // One loop, so all three sessions are in the same fan-out call.
         let server = try ServerHarness.start(["--threads", "1"])
         defer { server.stop() }
-        func token(_ user: String) throws -> String {
-            let (status, output) = try InteropClientTests.run([ServerHarness.binaryPath(), "token", user, "--db", server.databasePath])
-            try #require(status == 0, "\(output)")
-            return output.trimmingCharacters(in: .whitespacesAndNewlines)
-        }
         var members: [String: Member] = [:]
         for user in ["alice", "bob", "carol"] {
-            let (client, deflate) = try Wire.connect(port: server.port, token: try token(user), compress: true)
+            let (client, deflate) = try Wire.connect(port: server.port, token: try Hardening.token(server, user), compress: true)
             try #require(deflate != nil, "permessage-deflate was negotiated")
             var member = Member(client: client, deflate: deflate)
             try client.sendText(#"{"type":"sync","id":1}"#)

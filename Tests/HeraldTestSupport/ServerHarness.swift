@@ -35,6 +35,18 @@ public final class ServerHarness: @unchecked Sendable {
         HeraldBinaries.locate(fromSupportFile: filePath).appendingPathComponent("herald-server").path
     }
 
+    /// A token from `herald-server token <user> --name <User> --store <url>` (creates the user in the shared
+    /// PostgreSQL store): the CLI path of a multi-node deployment.
+    public static func token(_ user: String, store url: String) throws -> String {
+        let display = user.prefix(1).uppercased() + user.dropFirst()
+        let result = try runToCompletion(binaryPath(), ["token", user, "--name", display, "--store", url], timeout: .seconds(30))
+        let token = result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard result.status == 0, !token.isEmpty else {
+            throw ProcessHarnessError("token \(user) --store failed with \(result.status): \(result.standardError)")
+        }
+        return token
+    }
+
     /// Starts `herald-server serve --host 127.0.0.1 --port 0 --db <temp>` plus `arguments`.
     ///
     /// - Parameters:
