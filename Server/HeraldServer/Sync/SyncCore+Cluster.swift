@@ -145,12 +145,9 @@ extension SyncCore {
                 logger.debug("push not delivered: outbox or presence failed", metadata: ["user": "\(user)", "error": "\(error)"])
                 continue
             }
-            if payload == nil {
-                var event = EventFrame(event: .push)
-                event.push = push
-                payload = event.encodeBody()
-            }
-            if let payload { deliveries.append(SyncDelivery(payload: payload, devices: local)) }
+            let body = payload ?? PushEvents.push(push)
+            payload = body
+            deliveries.append(SyncDelivery(payload: body, devices: local))
         }
     }
 
@@ -166,17 +163,11 @@ extension SyncCore {
                     guard let record = try store.message(id: message), let conversation = try store.conversation(id: record.conversation),
                         try !store.isRead(user: state.user, message: message)  // P4: nothing already read is pushed
                     else { return nil }
-                    let preview = PushPreview.make(
-                        senderName: try name(of: record.sender), groupTitle: conversation.kind == .group ? conversation.title : nil, message: record)
-                    let push = PushInfo(
-                        conversation: record.conversation, message: record.id, sender: record.sender, preview: preview.body, title: preview.title,
-                        url: DeepLinks.conversation(record.conversation))
+                    let push = PushPreview.info(for: record, senderName: try name(of: record.sender), in: conversation)
                     _ = try cluster.store.enqueuePush(
                         user: state.user, device: state.name, deviceKey: key, conversation: push.conversation, message: push.message,
                         sender: push.sender, preview: push.preview, url: push.url, now: now)
-                    var event = EventFrame(event: .push)
-                    event.push = push
-                    return event.encodeBody()
+                    return PushEvents.push(push)
                 }
                 if let payload { step.effects.append(.deviceEvent([device], payload)) }
             } catch {
@@ -184,10 +175,7 @@ extension SyncCore {
             }
         case .pushCleared(let key, let conversation, let message):
             guard let device = cluster.devicesByKey[key], devices[device] != nil else { return }
-            var cleared = EventFrame(event: .pushCleared)
-            cleared.conversationId = conversation
-            cleared.messageId = message
-            step.effects.append(.deviceEvent([device], cleared.encodeBody()))
+            step.effects.append(.deviceEvent([device], PushEvents.cleared(conversation: conversation, message: message)))
         }
     }
 }

@@ -3,11 +3,34 @@ import HeraldProtocol
 import HeraldRules
 import HeraldStore
 
-/// T10 words of a push (P2), from the shared toast rules so a push reads like the toast would.
+/// A message's push (P2): T10 words from the shared toast rules, so a push reads like the toast would, and the deep
+/// link to its conversation. The same for every recipient and every node.
 enum PushPreview {
-    static func make(senderName: String, groupTitle: String?, message: MessageRecord) -> (title: String, body: String) {
-        let preview = ToastText.messageToast(senderName: senderName, groupTitle: groupTitle, text: message.text, isImage: message.kind == .image)
-        return (preview.title, preview.body)
+    static func info(for message: MessageRecord, senderName: String, in conversation: ConversationRecord) -> PushInfo {
+        let preview = ToastText.messageToast(
+            senderName: senderName, groupTitle: conversation.kind == .group ? conversation.title : nil, text: message.text,
+            isImage: message.kind == .image)
+        return PushInfo(
+            conversation: message.conversation, message: message.id, sender: message.sender, preview: preview.body,
+            title: preview.title, url: DeepLinks.conversation(message.conversation))
+    }
+}
+
+/// The device-only events of the push outbox (P3, P5): the same JSON whichever node or path sends them.
+enum PushEvents {
+    /// `push`: a message's notification for a background device.
+    static func push(_ push: PushInfo) -> [UInt8] {
+        var event = EventFrame(event: .push)
+        event.push = push
+        return event.encodeBody()
+    }
+
+    /// `push.cleared`: the message was read, so the notification goes away.
+    static func cleared(conversation: String, message: String) -> [UInt8] {
+        var event = EventFrame(event: .pushCleared)
+        event.conversationId = conversation
+        event.messageId = message
+        return event.encodeBody()
     }
 }
 
@@ -42,12 +65,9 @@ extension SyncCore {
                 logger.debug("push not delivered: outbox write failed", metadata: ["user": "\(user)", "error": "\(error)"])
                 continue
             }
-            if payload == nil {
-                var event = EventFrame(event: .push)
-                event.push = push
-                payload = event.encodeBody()
-            }
-            if let payload { deliveries.append(SyncDelivery(payload: payload, devices: targets)) }
+            let body = payload ?? PushEvents.push(push)
+            payload = body
+            deliveries.append(SyncDelivery(payload: body, devices: targets))
         }
     }
 

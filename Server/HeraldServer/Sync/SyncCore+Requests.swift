@@ -192,10 +192,7 @@ extension SyncCore {
         let recipients = stored.participants.filter { $0 != user && !(viewed && hasDeviceViewing($0, record.conversation)) }
         guard !recipients.isEmpty else { return }
         // The push reads the same for every recipient: one preview and one schedule entry per message.
-        let preview = PushPreview.make(senderName: info.senderName, groupTitle: stored.kind == .group ? stored.title : nil, message: record)
-        let push = PushInfo(
-            conversation: record.conversation, message: record.id, sender: user, preview: preview.body, title: preview.title,
-            url: DeepLinks.conversation(record.conversation))
+        let push = PushPreview.info(for: record, senderName: info.senderName, in: stored)
         step.effects.append(.schedulePush(PendingPush(deadline: now + max(configuration.pushGraceMilliseconds, 0), users: recipients, push: push)))
     }
 
@@ -237,10 +234,7 @@ extension SyncCore {
                 let deviceNames = Set(withdrawn.map(\.device))
                 let targets = (devicesByUser[user] ?? []).filter { deviceNames.contains($0.state.name) }.map(\.device)
                 if !targets.isEmpty {
-                    var cleared = EventFrame(event: .pushCleared)
-                    cleared.conversationId = message.conversation
-                    cleared.messageId = message.id
-                    step.effects.append(.deviceEvent(targets, cleared.encodeBody()))
+                    step.effects.append(.deviceEvent(targets, PushEvents.cleared(conversation: message.conversation, message: message.id)))
                 }
             }
         }
