@@ -14,6 +14,9 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case notFound = "not_found"
     /// The named user does not exist.
     case unknownUser = "unknown_user"
+    /// The request reuses a key that already names something else (a clientMessageId used in another
+    /// conversation); nothing was stored. Retrying the same request fails the same way.
+    case conflict = "conflict"
     /// Too many requests; retry later. The connection stays open.
     case rateLimited = "rate_limited"
     /// The store refused the write (disk full, read-only); nothing was stored.

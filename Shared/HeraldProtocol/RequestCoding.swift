@@ -130,7 +130,7 @@ extension RequestFrame {
         case "conversations":
             return .conversations
         case "dm":
-            return .dm(user: try check.id(wire.user, "user"))
+            return .dm(user: try check.userId(wire.user, "user"))
         case "group":
             let title = try check.text(wire.title, "title", max: limits.maxTitleBytes, allowEmpty: false)
             guard let members = wire.members else { throw ErrorInfo(.badRequest, "missing field 'members'") }
@@ -138,7 +138,7 @@ extension RequestFrame {
             guard members.count <= limits.maxGroupMembers else {
                 throw ErrorInfo(.tooLarge, "a group has at most \(limits.maxGroupMembers) members")
             }
-            return .group(title: title, members: try members.map { try check.id($0, "members") })
+            return .group(title: title, members: try members.map { try check.userId($0, "members") })
         case "history":
             let limit = wire.limit ?? 50
             guard (1...limits.maxHistoryPage).contains(limit) else {
@@ -157,6 +157,7 @@ extension RequestFrame {
                 return .send(conversation: conversation, clientMessageId: clientMessageId, kind: .text, text: text, imageURL: nil)
             case .image:
                 let url = try check.text(wire.imageURL, "imageURL", max: limits.maxURLBytes, allowEmpty: false)
+                guard ContentRules.isWebURL(url) else { throw ErrorInfo(.badRequest, "field 'imageURL' must be \(ContentRules.urlRule)") }
                 let caption = try wire.text.map { try check.text($0, "text", max: limits.maxTextBytes, allowEmpty: true) }
                 return .send(conversation: conversation, clientMessageId: clientMessageId, kind: .image, text: caption, imageURL: url)
             }
@@ -181,10 +182,11 @@ extension RequestFrame {
         case "bell.readAll":
             return .bellReadAll
         case "follow":
-            return .follow(user: try check.id(wire.user, "user"))
+            return .follow(user: try check.userId(wire.user, "user"))
         case "react":
             let message = try check.id(wire.message, "message")
             let emoji = try check.text(wire.emoji, "emoji", max: 64, allowEmpty: false)
+            guard ContentRules.isReaction(emoji) else { throw ErrorInfo(.badRequest, "field 'emoji' must be \(ContentRules.reactionRule)") }
             return .react(message: message, emoji: emoji)
         default:
             throw ErrorInfo(.unknownType, "unknown request type '\(wire.type.prefix(64))'")
@@ -202,6 +204,14 @@ private struct FieldCheck {
         guard value.utf8.count <= limits.maxIdBytes else {
             throw ErrorInfo(.tooLarge, "field '\(name)' is longer than \(limits.maxIdBytes) bytes")
         }
+        guard Identifiers.isId(value) else { throw ErrorInfo(.badRequest, "field '\(name)' must be \(Identifiers.idRule)") }
+        return value
+    }
+
+    /// A user id (``Identifiers/isUserId(_:)``): the same rule as tokens and the backend API.
+    func userId(_ value: String?, _ name: String) throws -> String {
+        let value = try id(value, name)
+        guard Identifiers.isUserId(value) else { throw ErrorInfo(.badRequest, "field '\(name)' must be \(Identifiers.userIdRule)") }
         return value
     }
 

@@ -14,7 +14,7 @@ struct ClientWebSocket {
         /// The server refused the upgrade with this status (401: the token).
         case rejected(status: Int?, reason: String)
         /// The connection ended (close handshake or protocol failure).
-        case closed(reason: String)
+        case closed(code: UInt16?, reason: String)
     }
 
     private enum Phase {
@@ -106,8 +106,9 @@ struct ClientWebSocket {
             switch event {
             case .text(let text): events.append(.text(text))
             case .binary, .ping, .pong: break
-            case .closed(let code, let reason): events.append(.closed(reason: "server closed the connection (\(code.map { String($0.rawValue) } ?? "no code")) \(reason)"))
-            case .failed(let error): events.append(.closed(reason: "protocol error: \(error)"))
+            case .closed(let code, let reason):
+                events.append(.closed(code: code?.rawValue, reason: "server closed the connection (\(code.map { String($0.rawValue) } ?? "no code")) \(reason)"))
+            case .failed(let error): events.append(.closed(code: nil, reason: "protocol error: \(error)"))
             }
         }
         if connection.state == .closed { phase = .closed }

@@ -41,6 +41,10 @@ public final class ClientRunner {
     private var backoff = ReconnectBackoff()
     /// Once a connection got through, failures reconnect instead of exiting 4.
     private var everOpened = false
+    /// When the current connection opened; nil while none is open.
+    private var openedAt: Instant?
+    /// How long a connection must last for the next reconnect to start from the shortest delay again.
+    static let healthyConnection = Milliseconds.seconds(10)
     private var pendingLines: [String] = []
     private var readBuffer = [UInt8](repeating: 0, count: 65536)
     /// Plaintext read from the transport, handed to the WebSocket.
@@ -252,7 +256,7 @@ public final class ClientRunner {
             case .opened:
                 everOpened = true
                 handshakeDeadline = nil
-                backoff.reset()
+                openedAt = now
                 if !options.interactive { Self.log(openedDescription(session)) }
                 core.connectionOpened(now: now)
             case .text(let text):
@@ -267,7 +271,13 @@ public final class ClientRunner {
                     return
                 }
                 return failedAttempt("the server refused the connection: \(reason)", now: now)
-            case .closed(let reason):
+            case .closed(let code, let reason):
+                if code == HeraldCloseCode.credentialsEnded {
+                    // The same token would be refused: stop, like a refused upgrade, instead of retrying.
+                    Self.fail("\(reason): the token expired or this device was signed out; get a new token")
+                    exitCode = .unauthorized
+                    return
+                }
                 return lost(reason, now: now)
             }
             flush(now: now)
@@ -312,6 +322,10 @@ public final class ClientRunner {
         connecting = false
         handshakeDeadline = nil
         core.connectionLost(now: now, reason: reason)
+        // Only a connection that lasted starts the backoff again: one closed right after it opened (refused by a
+        // limit, a server in trouble) must not make the client reconnect every 100 ms.
+        if let openedAt, now - openedAt >= Self.healthyConnection { backoff.reset() }
+        openedAt = nil
         let delay = backoff.nextDelay()
         reconnectAt = now + delay
         Self.log("\(reason); reconnecting in \(delay.value) ms")

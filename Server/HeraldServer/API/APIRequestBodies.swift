@@ -14,21 +14,8 @@ enum APIFieldRules {
     static let defaultTokenTTL = 30 * 24 * 3600
     static let maxTokenTTL = 365 * 24 * 3600
 
-    /// User ids the API accepts: 1-128 of `A-Z a-z 0-9 . _ @ -`, not starting with `.` or `@`
-    /// (openapi.json: `^[A-Za-z0-9_-][A-Za-z0-9._@-]{0,127}$`). They are safe in paths and within the
-    /// protocol's 128-byte id limit.
-    static func isUserId(_ text: String) -> Bool {
-        let bytes = Array(text.utf8)
-        guard let first = bytes.first, bytes.count <= 128 else { return false }
-        func base(_ byte: UInt8) -> Bool {
-            (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
-                || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
-        }
-        return base(first) && bytes.dropFirst().allSatisfy { base($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "@") }
-    }
-
     static func userId(_ text: String, field: String) throws(APIError) -> String {
-        guard isUserId(text) else { throw .badRequest("\(field) must be 1-128 characters of A-Z a-z 0-9 . _ @ - (not starting with . or @)") }
+        guard Identifiers.isUserId(text) else { throw .badRequest("\(field) must be \(Identifiers.userIdRule)") }
         return text
     }
 }
@@ -104,7 +91,9 @@ enum APIRequestBodies {
     static func createUser(_ body: [UInt8]) throws(APIError) -> BackendOperation {
         let fields = try JSONFields(body)
         let id = try fields.userId("id") ?? ""
-        return .createUser(id: id, name: try fields.requiredString("name", maxLength: APIFieldRules.maxNameLength))
+        let name = try fields.requiredString("name", maxLength: APIFieldRules.maxNameLength)
+        guard Identifiers.isDisplayName(name) else { throw .badRequest("name must be \(Identifiers.displayNameRule)") }
+        return .createUser(id: id, name: name)
     }
 
     /// POST /users/{id}/tokens `{ttlSeconds?}` (an empty body means the default).
@@ -138,12 +127,11 @@ enum APIRequestBodies {
         let fields = try JSONFields(body)
         let sender = try fields.userId("sender") ?? ""
         let clientMessageId = try fields.requiredString("clientMessageId", maxLength: APIFieldRules.maxClientMessageIdLength)
+        guard Identifiers.isId(clientMessageId) else { throw .badRequest("clientMessageId must be \(Identifiers.idRule)") }
         let text = try fields.string("text", required: false, maxLength: APIFieldRules.maxTextLength)
         let imageURL = try fields.string("imageURL", required: false, maxLength: APIFieldRules.maxURLLength)
         guard text != nil || imageURL != nil else { throw .badRequest("text or imageURL is required") }
-        if let imageURL, !(imageURL.hasPrefix("https://") || imageURL.hasPrefix("http://")) {
-            throw .badRequest("imageURL must start with https:// or http://")
-        }
+        if let imageURL, !ContentRules.isWebURL(imageURL) { throw .badRequest("imageURL must be \(ContentRules.urlRule)") }
         return .postMessage(
             conversation: conversation, sender: sender, clientMessageId: clientMessageId, kind: imageURL == nil ? .text : .image, text: text,
             imageURL: imageURL)
@@ -158,6 +146,7 @@ enum APIRequestBodies {
         }
         let text = try fields.requiredString("text", maxLength: APIFieldRules.maxNotificationTextLength)
         let url = try fields.string("url", required: false, maxLength: APIFieldRules.maxURLLength)
+        if let url, !ContentRules.isLink(url) { throw .badRequest("url must be \(ContentRules.linkRule)") }
         let actor = try fields.userId("actor", required: false)
         return .notify(user: user, kind: kind, text: text, url: url, actor: actor)
     }

@@ -404,6 +404,9 @@ enum OpenAPIDocument {
           },
           "404": {
             "$ref": "#/components/responses/NotFound"
+          },
+          "409": {
+            "$ref": "#/components/responses/Conflict"
           }
         }
       }
@@ -566,7 +569,9 @@ enum OpenAPIDocument {
           "name": {
             "type": "string",
             "minLength": 1,
-            "maxLength": 100
+            "maxLength": 100,
+            "pattern": "^[^\\u0000-\\u001F\\u007F-\\u009F\\u2028-\\u202E\\u2066-\\u2069]+$",
+            "description": "Any script; no control characters, line or paragraph separators, or bidirectional overrides."
           }
         }
       },
@@ -746,7 +751,8 @@ enum OpenAPIDocument {
             "type": "string",
             "minLength": 1,
             "maxLength": 128,
-            "description": "Idempotency key: a retry with the same one stores nothing new."
+            "pattern": "^[!-~]+$",
+            "description": "Idempotency key (printable ASCII, no spaces): a retry with the same one in the same conversation stores nothing new; the same one in another conversation is refused with 409 conflict."
           },
           "text": {
             "type": "string",
@@ -755,8 +761,9 @@ enum OpenAPIDocument {
           },
           "imageURL": {
             "type": "string",
-            "pattern": "^https?://",
-            "maxLength": 2048
+            "pattern": "^(?![Hh][Tt][Tt][Pp][Ss]?://[^/?#]*\\.[Ll][Oo][Cc][Aa][Ll][Hh][Oo][Ss][Tt]([:/?#]|$))[Hh][Tt][Tt][Pp][Ss]?://([A-Za-z0-9-]{1,63}\\.)+[A-Za-z]{2,63}(:[0-9]{1,5})?([/?#][!-~]*)?$",
+            "maxLength": 2048,
+            "description": "http or https with a DNS host name: no credentials, IP addresses or localhost; printable ASCII (percent-encode the rest)."
           }
         }
       },
@@ -846,7 +853,8 @@ enum OpenAPIDocument {
             "type": "string",
             "minLength": 1,
             "maxLength": 2048,
-            "description": "A D1 deep link, e.g. herald://conversation/c1."
+            "pattern": "^([Hh][Ee][Rr][Aa][Ll][Dd]://[!-~]+|(?![Hh][Tt][Tt][Pp][Ss]?://[^/?#]*\\.[Ll][Oo][Cc][Aa][Ll][Hh][Oo][Ss][Tt]([:/?#]|$))[Hh][Tt][Tt][Pp][Ss]?://([A-Za-z0-9-]{1,63}\\.)+[A-Za-z]{2,63}(:[0-9]{1,5})?([/?#][!-~]*)?)$",
+            "description": "A D1 deep link (e.g. herald://conversation/c1) or an http/https URL with a DNS host name."
           },
           "actor": {
             "$ref": "#/components/schemas/UserId"

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldProtocol
 
 /// The claims of a Herald access token.
 public struct TokenClaims: Codable, Sendable, Equatable {
@@ -29,6 +30,9 @@ public enum TokenError: Error, Sendable, Equatable, CustomStringConvertible {
     case badSignature
     /// `exp` is not after now.
     case expired
+    /// `iat` is later than now plus ``JSONWebToken/clockSkewSeconds``: minted by a clock that is wrong, or forged to
+    /// look fresh after a sign-out.
+    case issuedInTheFuture
 
     public var description: String {
         switch self {
@@ -36,6 +40,7 @@ public enum TokenError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unsupportedAlgorithm(let alg): "unsupported token algorithm '\(alg.prefix(32))'"
         case .badSignature: "bad token signature"
         case .expired: "token expired"
+        case .issuedInTheFuture: "token issued in the future"
         }
     }
 }
@@ -46,6 +51,9 @@ public enum JSONWebToken {
     public static let header = #"{"alg":"HS256","typ":"JWT"}"#
     /// Longest token accepted; anything longer is refused before any work.
     public static let maxLength = 4096
+    /// How far a token's issue time may be ahead of this server's clock (clocks of the nodes and backends that mint
+    /// tokens differ a little).
+    public static let clockSkewSeconds: Int64 = 60
 
     /// Signs `claims` with `secret`: `base64url(header).base64url(claims).base64url(HMAC-SHA256)`.
     public static func sign(_ claims: TokenClaims, secret: [UInt8]) -> String {
@@ -84,8 +92,11 @@ public enum JSONWebToken {
         guard let claims = try? JSONDecoder().decode(TokenClaims.self, from: Data(payloadBytes)) else {
             return .failure(.malformed("claims need string sub, name and integer iat, exp"))
         }
-        guard !claims.sub.isEmpty else { return .failure(.malformed("empty sub")) }
+        // The same identity rule as minting, the API and requests: a signed token is no exemption.
+        guard Identifiers.isUserId(claims.sub) else { return .failure(.malformed("sub must be \(Identifiers.userIdRule)")) }
+        guard Identifiers.isDisplayName(claims.name) else { return .failure(.malformed("name must be \(Identifiers.displayNameRule)")) }
         guard claims.exp > now else { return .failure(.expired) }
+        guard claims.iat <= now + clockSkewSeconds else { return .failure(.issuedInTheFuture) }
         return .success(claims)
     }
 }

@@ -42,9 +42,6 @@ public struct SyncUpgradeAuthorizer: Sendable {
         case .success(let verified): claims = verified
         case .failure(let error): return .failure(UpgradeRefusal(status: 401, message: "\(error)"))
         }
-        guard claims.sub.utf8.count <= ProtocolLimits.default.maxIdBytes else {
-            return .failure(UpgradeRefusal(status: 401, message: "token subject too long"))
-        }
         let offered = head.headers.listValues(for: "Sec-WebSocket-Protocol")
         var subprotocol: String?
         if !offered.isEmpty {

@@ -17,12 +17,12 @@ public enum TokenIssuer {
     ///
     /// - Parameters:
     ///   - dbPath: the server's database file (created when missing).
-    ///   - user: the user id, 1-128 UTF-8 bytes.
+    ///   - user: the user id (``Identifiers/isUserId(_:)``).
     ///   - name: the display name; nil keeps the stored one (or uses the id for a new user).
     ///   - secret: `--secret`; nil uses (or creates) the secret stored in the database.
     ///   - ttlSeconds: lifetime; must be positive.
     public static func issue(dbPath: String, user: String, name: String?, secret: String?, ttlSeconds: Int) throws -> String {
-        try validate(user: user, ttlSeconds: ttlSeconds)
+        try validate(user: user, name: name, ttlSeconds: ttlSeconds)
         let store = try SQLiteStore(path: dbPath)
         defer { store.close() }
         return try issue(store: store, user: user, name: name, secret: secret, ttlSeconds: ttlSeconds)
@@ -37,13 +37,13 @@ public enum TokenIssuer {
     ///
     /// - Parameters:
     ///   - store: an open store (where the user and the stored secret live).
-    ///   - user: the user id, 1-128 UTF-8 bytes.
+    ///   - user: the user id (``Identifiers/isUserId(_:)``).
     ///   - name: the display name; nil keeps the stored one (or uses the id for a new user).
     ///   - secret: `--secret`; nil uses (or creates) the secret stored in `store`.
     ///   - ttlSeconds: lifetime; must be positive.
     /// - Throws: ``TokenIssueError`` for a bad user id or lifetime (before touching the store), `StoreError` from the store.
     public static func issue(store: any SyncStore, user: String, name: String?, secret: String?, ttlSeconds: Int) throws -> String {
-        try validate(user: user, ttlSeconds: ttlSeconds)
+        try validate(user: user, name: name, ttlSeconds: ttlSeconds)
         let key = try SigningSecret.resolve(option: secret, store: store)
         let displayName = try store.transaction { () throws -> String in
             let existing = try store.user(id: user)
@@ -57,9 +57,10 @@ public enum TokenIssuer {
     }
 
     /// Checks the arguments before any store is opened, so a typo creates no database file or connection.
-    private static func validate(user: String, ttlSeconds: Int) throws {
-        guard !user.isEmpty, user.utf8.count <= ProtocolLimits.default.maxIdBytes else {
-            throw TokenIssueError(message: "user id must be 1-\(ProtocolLimits.default.maxIdBytes) bytes")
+    private static func validate(user: String, name: String?, ttlSeconds: Int) throws {
+        guard Identifiers.isUserId(user) else { throw TokenIssueError(message: "user id must be \(Identifiers.userIdRule)") }
+        if let name, !name.isEmpty, !Identifiers.isDisplayName(name) {
+            throw TokenIssueError(message: "name must be \(Identifiers.displayNameRule)")
         }
         guard ttlSeconds > 0 else { throw TokenIssueError(message: "ttl must be positive") }
     }

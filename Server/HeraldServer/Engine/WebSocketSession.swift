@@ -42,6 +42,9 @@ public final class WebSocketSession {
     private var lastPingAt: Tick?
     private var closeSentAt: Tick?
     private var hasReportedClose = false
+    /// When the credentials this session was opened with end (a token's `exp`); nil when they never do.
+    private var credentialsEndAt: Tick?
+    private var credentialsEndClose = (code: CloseCode.policyViolation, reason: "")
     /// permessage-deflate, when negotiated (RFC 7692): shared with the state machine, which inflates with it.
     private let compression: PerMessageDeflate?
     /// Reused buffer for a compressed outgoing payload.
@@ -216,12 +219,26 @@ public final class WebSocketSession {
         offset = end
     }
 
+    /// Closes the session with `code` at `deadline` unless it ended before: a connection must not outlive the token
+    /// that opened it (a ping-kept connection otherwise would, for as long as the client stays).
+    public func endCredentials(at deadline: Tick, code: CloseCode, reason: String) {
+        credentialsEndAt = deadline
+        credentialsEndClose = (code, reason)
+        connection.nextDeadline = nextTimerDeadline()
+    }
+
     /// The loop's sweep reached this session's deadline.
     func timerTick(now: Tick) {
         if let sent = closeSentAt {
             // The peer never answered our close: give up on the handshake (it sees 1006).
             if now.milliseconds(since: sent) >= Int64(timing.closeTimeoutMs) { connection.close(afterFlush: false) }
             connection.nextDeadline = nil
+            return
+        }
+        if let end = credentialsEndAt, now >= end {
+            logger.info("websocket credentials ended", metadata: ["conn": "\(handle)"])
+            close(code: credentialsEndClose.code, reason: credentialsEndClose.reason)
+            connection.close(afterFlush: true)
             return
         }
         if timing.idleTimeoutMs > 0, now.milliseconds(since: lastReadAt) >= Int64(timing.idleTimeoutMs) {
@@ -242,10 +259,13 @@ public final class WebSocketSession {
         connection.nextDeadline = nextTimerDeadline()
     }
 
-    /// The earlier of the next ping and the idle limit; nil when both are disabled.
+    /// The earliest of the next ping, the idle limit and the end of the credentials; nil when none applies.
     private func nextTimerDeadline() -> Tick? {
-        var deadline: Tick?
-        if timing.idleTimeoutMs > 0 { deadline = lastReadAt.adding(milliseconds: Int64(timing.idleTimeoutMs)) }
+        var deadline = credentialsEndAt
+        if timing.idleTimeoutMs > 0 {
+            let idle = lastReadAt.adding(milliseconds: Int64(timing.idleTimeoutMs))
+            deadline = deadline.map { min($0, idle) } ?? idle
+        }
         if timing.pingIntervalMs > 0 {
             let ping = max(lastReadAt, lastPingAt ?? lastReadAt).adding(milliseconds: Int64(timing.pingIntervalMs))
             deadline = deadline.map { min($0, ping) } ?? ping

@@ -64,6 +64,8 @@ extension SyncCore {
 
         case .notify(let user, let kind, let text, let url, let actor):
             _ = try requireUser(user)
+            // A bell entry names its actor as "who did this": it must be someone real.
+            if let actor { _ = try requireUser(actor) }
             let info = try notify(user, kind: kind, actor: actor, text: text, url: url, now: now, step: &step)
             return .notification(info, bellUnread: try store.unreadNotificationCount(user: user))
 
@@ -92,6 +94,7 @@ extension SyncCore {
         case .badRequest, .badJSON, .tooLarge: return BackendFailure(.badRequest, info.message)
         case .notFound, .unknownUser: return BackendFailure(.notFound, info.message)
         case .notParticipant: return BackendFailure(.forbidden, info.message)
+        case .conflict: return BackendFailure(.conflict, info.message)
         case .unavailable: return BackendFailure(.unavailable, info.message)
         default: return BackendFailure(.internal, info.message)
         }

@@ -177,6 +177,11 @@ extension SyncCore {
         let (record, duplicate) = try store.insertMessage(
             conversation: conversation, sender: user, clientMessageId: clientMessageId, kind: kind.record, text: text,
             imageURL: imageURL, now: now)
+        // R4's key is (sender, clientMessageId). A key reused in another conversation is not a retry: answering with
+        // the other conversation's message would drop this one silently, so it is refused and nothing is lost.
+        if duplicate, record.conversation != conversation {
+            throw ErrorInfo(.conflict, "clientMessageId '\(clientMessageId)' was already used in another conversation; send with a new one")
+        }
         let info = record.info(senderName: try name(of: user))
         response.message = info
         response.duplicate = duplicate

@@ -83,6 +83,11 @@ public final class SyncService: Sendable {
                 return .reject(status: refusal.status, message: refusal.message)
             case .success(let upgrade):
                 return .accept(subprotocol: upgrade.subprotocol) { session in
+                    // The connection ends with its token (monotonic deadline, so a wall-clock step does not move it).
+                    let remainingMs = upgrade.claims.exp * 1000 - Int64(Date().timeIntervalSince1970 * 1000)
+                    session.endCredentials(
+                        at: Tick.monotonicNow().adding(milliseconds: max(remainingMs, 0)),
+                        code: CloseCode(rawValue: HeraldCloseCode.credentialsEnded), reason: "token expired")
                     inbox.post(.connect(session.handle, user: upgrade.claims.sub, name: upgrade.claims.name, deviceName: upgrade.deviceName))
                     return SyncSessionDelegate(inbox: inbox)
                 }
