@@ -120,9 +120,35 @@ public final class Connection {
         }
     }
 
+    /// Stops reading from the socket until ``resumeReading()``: what the peer sends waits in the kernel, and TCP's
+    /// own flow control slows the peer down (the way to bound work a peer has asked for but not yet received).
+    public func pauseReading() {
+        guard state == .open else { return }
+        loop.stopReading(self)
+    }
+
+    /// Reads again after ``pauseReading()``; no-op once the connection is closing.
+    public func resumeReading() {
+        guard state == .open, !wantsRead else { return }
+        wantsRead = true
+        loop.updateInterest(of: self)
+    }
+
+    /// Queues whatever `write` does inside `body` past the slow-consumer cap. For output the peer itself asked for and
+    /// whose amount the caller bounds some other way (answers to a bounded number of requests in flight): a peer
+    /// must not be closed as slow for what it requested, however large.
+    public func writingBeyondQueueCap(_ body: () -> Void) {
+        let outer = queueCapLifted
+        queueCapLifted = true
+        body()
+        queueCapLifted = outer
+    }
+
+    private var queueCapLifted = false
+
     /// The slow-consumer rule: a queue that would pass the cap closes the connection instead of growing.
     private func admit(_ byteCount: Int) -> Bool {
-        if output.count + byteCount <= binding.config.maxQueuedBytesPerConnection { return true }
+        if queueCapLifted || output.count + byteCount <= binding.config.maxQueuedBytesPerConnection { return true }
         if state == .open { loop.counters.didCloseSlowConsumer() }
         loop.scheduleClose(self)
         return false

@@ -11,7 +11,7 @@ struct RequestDecodingTests {
         ClientRequest.sync(after: nil), .sync(after: 41), .conversations, .dm(user: "bob"),
         .group(title: "Team A", members: ["bob", "carol"]), .history(conversation: "c1", before: "m9", limit: 20),
         .send(conversation: "c1", clientMessageId: "k1", kind: .text, text: "hi", imageURL: nil),
-        .send(conversation: "c1", clientMessageId: "k2", kind: .image, text: nil, imageURL: "https://x/y.png"),
+        .send(conversation: "c1", clientMessageId: "k2", kind: .image, text: nil, imageURL: "https://x.example/y.png"),
         .ack(messages: ["m1", "m2"]), .scene(SceneReport(scene: .thread, conversation: "c1", foreground: true, atBottom: true)),
         .scene(SceneReport(scene: .background, foreground: false)), .bell, .bellRead(notification: "n1"), .bellReadAll,
         .follow(user: "bob"), .react(message: "m1", emoji: "👍"),

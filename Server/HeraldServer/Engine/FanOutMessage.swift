@@ -16,6 +16,9 @@ public enum FanOutMessage: Sendable {
     /// differs per seq (deflate runs over the seq too), so sessions with permessage-deflate get the frame built
     /// once per seq and loop, and deflated once per configuration as for ``frame(_:)``.
     case sequencedEvent(body: SharedBytes, seqs: [Int64])
+    /// A complete frame like ``frame(_:)`` that answers one request of each receiving session: once it is queued, the
+    /// session may read another request (``WebSocketSession/limitUnansweredRequests(to:)``).
+    case answer(SharedBytes)
 }
 
 /// The per-receiver head of a ``FanOutMessage/sequencedEvent(body:seqs:)`` frame.

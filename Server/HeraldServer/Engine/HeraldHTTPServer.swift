@@ -209,7 +209,7 @@ public final class HeraldHTTPServer: Sendable {
     static func split(_ message: FanOutMessage, to sessions: [SessionHandle], loopCount: Int) -> [(message: FanOutMessage, sessions: [SessionHandle])] {
         var parts = [[SessionHandle]](repeating: [], count: loopCount)
         switch message {
-        case .frame:
+        case .frame, .answer:
             for session in sessions where session.connection.loopIndex >= 0 && session.connection.loopIndex < loopCount {
                 parts[session.connection.loopIndex].append(session)
             }
@@ -291,6 +291,20 @@ public final class HeraldHTTPServer: Sendable {
     static func deliver(_ message: FanOutMessage, to sessions: [SessionHandle], on loop: EventLoop, compressors: [LoopCompressors]) {
         switch message {
         case .frame(let frame): deliver(frame, to: sessions, on: loop, compressors: compressors)
+        case .answer(let frame):
+            // Answers are bounded by the requests a session may have in flight, not by the slow-consumer cap.
+            var fanOut = FanOutFrame(frame)
+            for handle in sessions {
+                guard let session = session(handle, on: loop) else { continue }
+                session.connection.writingBeyondQueueCap {
+                    if loop.index >= 0, loop.index < compressors.count {
+                        session.send(&fanOut, compressors: compressors[loop.index])
+                    } else {
+                        session.send(frame)
+                    }
+                }
+                session.requestAnswered()
+            }
         case .sequencedEvent(let body, let seqs): deliverEvent(body: body, seqs: seqs, to: sessions, on: loop, compressors: compressors)
         }
     }

@@ -58,6 +58,9 @@ public struct HeraldServerOptions: Sendable {
     /// `send` requests per second per user on /sync (burst: twice that); more are answered `rate_limited` and the
     /// connection stays open. 0 = unlimited. Must stay above the 50/s the spec promises.
     public var syncSendRate: Double = 100
+    /// Requests one /sync connection may have sent and not yet seen answered; past it the server stops reading that
+    /// connection (TCP slows the client down) until answers catch up, so pipelined requests cost bounded memory.
+    public var maxUnansweredRequests = 8
     /// Longest message text in UTF-8 bytes a /sync `send` may carry (ProtocolLimits.maxTextBytes); longer is `too_large`.
     public var maxTextBytes = ProtocolLimits.default.maxTextBytes
     /// Bytes one connection may have queued for sending; a receiver that falls further behind is closed (slow

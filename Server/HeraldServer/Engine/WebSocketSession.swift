@@ -45,6 +45,12 @@ public final class WebSocketSession {
     /// When the credentials this session was opened with end (a token's `exp`); nil when they never do.
     private var credentialsEndAt: Tick?
     private var credentialsEndClose = (code: CloseCode.policyViolation, reason: "")
+    /// See ``limitUnansweredRequests(to:)``; nil: unlimited.
+    private var maxUnansweredRequests: Int?
+    private var unansweredRequests = 0
+    /// Bytes read while over the limit, parsed once answers catch up.
+    private var heldInput: [UInt8] = []
+    private var readingPaused = false
     /// permessage-deflate, when negotiated (RFC 7692): shared with the state machine, which inflates with it.
     private let compression: PerMessageDeflate?
     /// Reused buffer for a compressed outgoing payload.
@@ -164,6 +170,80 @@ public final class WebSocketSession {
     /// arrived before a bad frame is delivered (and may be echoed) before the close that the bad frame causes.
     func receive(_ bytes: UnsafeRawBufferPointer) {
         lastReadAt = connection.loop.now
+        guard maxUnansweredRequests != nil else { return parse(bytes) }
+        if readingPaused || !heldInput.isEmpty {
+            heldInput.append(contentsOf: bytes)
+            pauseReading()
+            return
+        }
+        feedWithinLimit(bytes)
+    }
+
+    // MARK: - Requests in flight
+
+    /// Bounds the requests this session may have read and not yet seen answered (``requestAnswered()``): past
+    /// `limit`, or while more than ``resumeBelowQueuedBytes`` wait to be sent to the peer, the session stops reading.
+    /// So a peer that pipelines a thousand large requests costs at most `limit` answers' worth of memory, and its own
+    /// answers never pile up into a slow-consumer close. For routes whose every message gets exactly one answer.
+    public func limitUnansweredRequests(to limit: Int) {
+        maxUnansweredRequests = max(limit, 1)
+    }
+
+    /// One answer to this session's requests was queued: read on if the limits allow.
+    func requestAnswered() {
+        unansweredRequests = max(unansweredRequests - 1, 0)
+        resumeIfAllowed()
+    }
+
+    /// Most bytes a session's queue may hold for it to read more requests.
+    static let resumeBelowQueuedBytes = 256 << 10
+    /// Input is parsed in slices this large while limited, so one read full of tiny requests overshoots the limit by
+    /// at most a slice's worth.
+    static let limitedSliceBytes = 512
+
+    private var mustWait: Bool {
+        guard let limit = maxUnansweredRequests else { return false }
+        return unansweredRequests >= limit || connection.queuedBytes > Self.resumeBelowQueuedBytes
+    }
+
+    private func feedWithinLimit(_ bytes: UnsafeRawBufferPointer) {
+        var offset = 0
+        while offset < bytes.count {
+            if mustWait {
+                heldInput.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[offset...]))
+                pauseReading()
+                return
+            }
+            let end = min(offset + Self.limitedSliceBytes, bytes.count)
+            parse(UnsafeRawBufferPointer(rebasing: bytes[offset..<end]))
+            offset = end
+            if protocolState.state == .closed || closeSent { return }
+        }
+    }
+
+    private func pauseReading() {
+        guard !readingPaused else { return }
+        readingPaused = true
+        connection.pauseReading()
+        // A queue that drains says nothing: the timer looks again soon.
+        connection.nextDeadline = nextTimerDeadline()
+    }
+
+    private func resumeIfAllowed() {
+        guard readingPaused || !heldInput.isEmpty, !mustWait, connection.isOpen else { return }
+        if !heldInput.isEmpty {
+            let held = heldInput
+            heldInput = []
+            held.withUnsafeBytes { feedWithinLimit($0) }
+            if !heldInput.isEmpty { return }
+        }
+        readingPaused = false
+        connection.resumeReading()
+        connection.nextDeadline = nextTimerDeadline()
+    }
+
+    /// The frames in `bytes`, delivered in wire order with what the protocol obliges us to send.
+    private func parse(_ bytes: UnsafeRawBufferPointer) {
         protocolOutput.removeAll(keepingCapacity: true)
         pendingEvents.removeAll(keepingCapacity: true)
         protocolState.receive(bytes, output: &protocolOutput) { pendingEvents.append($0) }
@@ -179,9 +259,11 @@ public final class WebSocketSession {
             switch event {
             case .text(let text):
                 loopMetrics?.messagesIn.add(1)
+                if maxUnansweredRequests != nil { unansweredRequests += 1 }
                 delegate?.sessionDidReceiveText(self, Array(text.utf8))
             case .binary(let bytes):
                 loopMetrics?.messagesIn.add(1)
+                if maxUnansweredRequests != nil { unansweredRequests += 1 }
                 delegate?.sessionDidReceiveBinary(self, bytes)
             case .ping, .pong:
                 loopMetrics?.controlFramesIn.add(1)  // the pong is already written; any byte counts as liveness (lastReadAt).
@@ -229,6 +311,7 @@ public final class WebSocketSession {
 
     /// The loop's sweep reached this session's deadline.
     func timerTick(now: Tick) {
+        if readingPaused { resumeIfAllowed() }
         if let sent = closeSentAt {
             // The peer never answered our close: give up on the handshake (it sees 1006).
             if now.milliseconds(since: sent) >= Int64(timing.closeTimeoutMs) { connection.close(afterFlush: false) }
@@ -262,6 +345,10 @@ public final class WebSocketSession {
     /// The earliest of the next ping, the idle limit and the end of the credentials; nil when none applies.
     private func nextTimerDeadline() -> Tick? {
         var deadline = credentialsEndAt
+        if readingPaused {
+            let recheck = connection.loop.now.adding(milliseconds: 20)
+            deadline = deadline.map { min($0, recheck) } ?? recheck
+        }
         if timing.idleTimeoutMs > 0 {
             let idle = lastReadAt.adding(milliseconds: Int64(timing.idleTimeoutMs))
             deadline = deadline.map { min($0, idle) } ?? idle

@@ -43,8 +43,16 @@ extension SyncCore {
                 }
             }
             let page = try store.history(conversation: conversation, before: before, limit: limit + 1)
-            response.messages = try page.prefix(limit).map { try $0.info(senderName: name(of: $0.sender)) }
-            response.hasMore = page.count > limit
+            var messages: [MessageInfo] = []
+            var bytes = 0
+            for record in page.prefix(limit) {
+                let size = record.approximateWireBytes
+                if !messages.isEmpty && bytes + size > configuration.historyAnswerBytes { break }
+                messages.append(try record.info(senderName: name(of: record.sender)))
+                bytes += size
+            }
+            response.messages = messages
+            response.hasMore = page.count > messages.count
 
         case .send(let conversation, let clientMessageId, let kind, let text, let imageURL):
             try send(

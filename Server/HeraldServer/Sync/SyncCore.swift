@@ -125,7 +125,7 @@ public final class SyncCore<Device: Hashable> {
         case .binary(let device):
             guard devices[device] != nil else { return }
             let failure = ResponseFrame.failure(id: nil, ErrorInfo(.badJSON, "herald.v1 frames are JSON text; binary frames are not used"))
-            step.effects.append(.reply(device, failure.encode()))
+            step.effects.append(.answer(device, failure.encode()))
         case .backend(let call):
             perform(call, now: now, standalone: standalone, step: &step)
         case .streamAdvanced(let user, let seq):
@@ -139,7 +139,7 @@ public final class SyncCore<Device: Hashable> {
             switch RequestFrame.decode(bytes, limits: configuration.limits) {
             case .failure(let failure):
                 counters.recordError(failure.error.code)
-                step.effects.append(.reply(device, ResponseFrame.failure(id: failure.id, failure.error).encode()))
+                step.effects.append(.answer(device, ResponseFrame.failure(id: failure.id, failure.error).encode()))
             case .success(let frame):
                 perform(frame, device: device, state: state, now: now, standalone: standalone, step: &step)
             }
@@ -220,7 +220,7 @@ public final class SyncCore<Device: Hashable> {
             if let code = response.error?.code { counters.recordError(code) }
         }
         if response.error == nil { presenceMayHaveChanged(device, by: frame.request) }
-        step.effects.append(.reply(device, response.encode()))
+        step.effects.append(.answer(device, response.encode()))
     }
 
     /// The error a failed request is answered with. Store failures never leak SQL details.
@@ -244,6 +244,8 @@ public final class SyncCore<Device: Hashable> {
         deliveries.reserveCapacity(step.effects.count)
         for effect in step.effects {
             switch effect {
+            case .answer(let device, let payload):
+                deliveries.append(SyncDelivery(payload: payload, devices: [device], answersRequest: true))
             case .reply(let device, let payload):
                 deliveries.append(SyncDelivery(payload: payload, devices: [device]))
             case .streamEvent(let users, let seqs, let body):

@@ -77,12 +77,14 @@ public final class SyncService: Sendable {
         listener?.start()
 
         let authorizer = SyncUpgradeAuthorizer(secret: secret)
+        let maxUnanswered = options.maxUnansweredRequests
         server.addWebSocketRoute("/sync") { head in
             switch authorizer.authorize(head, now: Int64(Date().timeIntervalSince1970)) {
             case .failure(let refusal):
                 return .reject(status: refusal.status, message: refusal.message)
             case .success(let upgrade):
                 return .accept(subprotocol: upgrade.subprotocol) { session in
+                    session.limitUnansweredRequests(to: maxUnanswered)
                     // The connection ends with its token (monotonic deadline, so a wall-clock step does not move it).
                     let remainingMs = upgrade.claims.exp * 1000 - Int64(Date().timeIntervalSince1970 * 1000)
                     session.endCredentials(
@@ -189,6 +191,7 @@ private final class SyncThreadRunner: @unchecked Sendable {
     /// else as one complete frame shared by the delivery's devices.
     static func message(_ delivery: SyncDelivery<SessionHandle>) -> FanOutMessage {
         if let body = delivery.body { return .sequencedEvent(body: body, seqs: delivery.seqs) }
+        if delivery.answersRequest { return .answer(textFrame(delivery.payload(at: 0))) }
         return .frame(textFrame(delivery.payload(at: 0)))
     }
 

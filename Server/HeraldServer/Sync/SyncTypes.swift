@@ -20,6 +20,9 @@ public struct SyncConfiguration: Sendable {
     /// The same bound in bytes of replayed event JSON (at least one event is always sent). Keep it well under the
     /// per-connection queue bound: ``SyncService`` sets it to a quarter of `--max-queued-bytes`.
     public var resumePageBytes = 1 << 20
+    /// About how many bytes of messages one `history` answer carries (always at least one message); the rest is
+    /// `hasMore`, so a page of 200 long messages cannot make one answer megabytes large.
+    public var historyAnswerBytes = 256 << 10
     /// `send` requests per second per user (token bucket); beyond it `rate_limited`. 0 = unlimited.
     public var sendRatePerSecond: Double = 0
     /// How many sends a user may make at once before the rate applies.
@@ -74,14 +77,17 @@ public struct SyncDelivery<Device: Hashable> {
     /// A live stream event's JSON without its leading `{`, the SAME buffer for every receiver (the frame is
     /// `{"seq":N,` + `body`, and only that head differs); nil for responses, replayed and device-only events.
     public let body: SharedBytes?
+    /// Whether this is the response to a request of its one device (see ``SyncEffect/answer(_:_:)``).
+    public let answersRequest: Bool
     private let text: [UInt8]
 
-    /// The same complete text for every one of `devices`.
-    public init(payload: [UInt8], devices: [Device]) {
+    /// The same complete text for every one of `devices`; `answersRequest` for the response to a device's request.
+    public init(payload: [UInt8], devices: [Device], answersRequest: Bool = false) {
         self.text = payload
         self.body = nil
         self.devices = devices
         self.seqs = []
+        self.answersRequest = answersRequest
     }
 
     /// A live stream event `{"seq":seqs[i],` + `body` for each `devices[i]` (one fan-out: every user the event was
@@ -92,6 +98,7 @@ public struct SyncDelivery<Device: Hashable> {
         self.body = body
         self.devices = devices
         self.seqs = seqs
+        self.answersRequest = false
     }
 
     /// The JSON text `devices[index]` gets. For a stream event it is built here from the shared body; the sender
@@ -138,7 +145,10 @@ struct PendingPush {
 
 /// Something a request caused, applied in order once the batch's transaction committed (R4).
 enum SyncEffect<Device: Hashable> {
-    /// A response or replayed event for one device.
+    /// The response to one request of the device: exactly one per request, however it ended. Its delivery lets the
+    /// device's connection read another request (the bound on requests in flight).
+    case answer(Device, [UInt8])
+    /// A replayed event for one device.
     case reply(Device, [UInt8])
     /// One event appended to each of `users`' streams, as `seqs[i]` for `users[i]`, for their live devices. `body` is
     /// the event's JSON without its leading `{`, one buffer shared by every user.

@@ -3,6 +3,12 @@ import HeraldStore
 
 /// Records of the store as the wire shows them.
 extension MessageRecord {
+    /// About how many bytes this message takes in a response: its texts (escaping aside) plus the ids, names and keys
+    /// around them. For sizing answers before they are built.
+    var approximateWireBytes: Int {
+        (text?.utf8.count ?? 0) + (imageURL?.utf8.count ?? 0) + clientMessageId.utf8.count + 256
+    }
+
     func info(senderName: String) -> MessageInfo {
         MessageInfo(
             id: id, conversation: conversation, sender: sender, senderName: senderName, kind: kind == .image ? .image : .text,
