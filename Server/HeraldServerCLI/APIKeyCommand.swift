@@ -1,24 +1,75 @@
 import ArgumentParser
 import Foundation
 import HeraldServer
+import HeraldStore
 
-/// `herald-server apikey create [--name N] [--db path]`: keys for the backend HTTP API (/api/v1).
+/// `herald-server apikey create|list|revoke`: keys of the backend HTTP API (/api/v1). Every subcommand works while a
+/// server runs on the same database: the server reads a key's row on each request.
 struct APIKeyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "apikey", abstract: "Manage keys of the backend HTTP API (/api/v1).", subcommands: [Create.self])
+        commandName: "apikey", abstract: "Manage keys of the backend HTTP API (/api/v1).", subcommands: [Create.self, List.self, Revoke.self])
+
+    /// `--db`, falling back to HERALD_DB and then the default.
+    struct DatabaseOption: ParsableArguments {
+        @Option(help: "SQLite database file. [env: HERALD_DB] (default: herald.db)") var db: String?
+
+        func path() throws -> String {
+            if let db { return db }
+            do {
+                return try HeraldServerOptions(environment: ProcessInfo.processInfo.environment).dbPath
+            } catch {
+                throw ValidationError("\(error)")
+            }
+        }
+    }
 
     /// Prints a new key once; only its SHA-256 is stored.
     struct Create: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "create",
-            abstract: "Create an API key and print it. It is stored hashed and cannot be shown again; works while a server runs on the same database.")
+            abstract: "Create an API key and print it. It is stored hashed and cannot be shown again; its id is the 16 hex digits after hk_.")
 
         @Option(help: "A label for the key.") var name: String = "default"
-        @Option(help: "SQLite database file. [env: HERALD_DB] (default: herald.db)") var db: String?
+        @Option(help: "read (GET endpoints only) or full (everything, including writes and minting tokens).") var scope: String = "full"
+        @Option(help: "Seconds until the key stops working (1...\(APIKey.maxLifetimeSeconds)); default: never.") var expiresIn: Int64?
+        @OptionGroup var database: DatabaseOption
+
+        func validate() throws {
+            guard APIKeyScope(rawValue: scope) != nil else { throw ValidationError("--scope must be read or full, not \(scope)") }
+            if let expiresIn, !(1...APIKey.maxLifetimeSeconds).contains(expiresIn) {
+                throw ValidationError("\(APIKeyError.badLifetime(expiresIn))")
+            }
+        }
 
         func run() throws {
-            let options = try HeraldServerOptions(environment: ProcessInfo.processInfo.environment)
-            print(try APIKey.create(dbPath: db ?? options.dbPath, name: name))
+            let scope = APIKeyScope(rawValue: scope) ?? .read
+            print(try APIKey.create(dbPath: try database.path(), name: name, scope: scope, expiresInSeconds: expiresIn))
+        }
+    }
+
+    /// Prints every key's id, name, scope and times; never a key or its hash.
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "list", abstract: "List API keys: id, name, scope, created, expires, revoked (UTC). Keys themselves are never shown.")
+
+        @OptionGroup var database: DatabaseOption
+
+        func run() throws {
+            print(APIKey.listing(try APIKey.list(dbPath: try database.path())))
+        }
+    }
+
+    /// Revokes a key by id; a running server refuses it from its next request on.
+    struct Revoke: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "revoke", abstract: "Revoke an API key by its id; a server on the same database refuses it at once.")
+
+        @Argument(help: "The key's id (16 hex digits, as `apikey list` shows it).") var id: String
+        @OptionGroup var database: DatabaseOption
+
+        func run() throws {
+            let record = try APIKey.revoke(dbPath: try database.path(), id: id)
+            print("revoked \(record.id)")
         }
     }
 }

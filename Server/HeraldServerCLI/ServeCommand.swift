@@ -26,7 +26,9 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Requests per second each /api/v1 key may make (burst: twice that); 0 = unlimited. [env: HERALD_API_RATE_LIMIT] (default: 100)")
     var apiRateLimit: Double?
     @Option(help: "Largest /api/v1 request body in bytes. [env: HERALD_API_MAX_BODY] (default: 65536)") var apiMaxBody: Int?
-    @Option(help: "Token signing secret; default: the one stored in the database. [env: HERALD_SECRET]") var secret: String?
+    @Option(help: "File holding the token signing secret (mode 0600, one trailing newline ignored); default: the one stored in the database. [env: HERALD_SECRET_FILE]")
+    var secretFile: String?
+    @Option(help: "Token signing secret as an argument: visible in ps, prefer --secret-file. [env: HERALD_SECRET]") var secret: String?
     @Option(help: "Push grace period in seconds (P4). [env: HERALD_PUSH_GRACE] (default: 2)") var pushGrace: Double?
     @Option(help: "Close connections whose HTTP request head is incomplete after this many ms. [env: HERALD_HANDSHAKE_TIMEOUT] (default: 10000)")
     var handshakeTimeout: Int?
@@ -77,7 +79,11 @@ struct ServeCommand: ParsableCommand {
             }
             options.store = storeURL
         }
-        if let secret { options.secret = secret }
+        do {
+            try options.settleSecret(flag: secret, fileFlag: secretFile)
+        } catch let error as OptionsError {
+            throw ValidationError("\(error)")
+        }
         if let pushGrace { options.pushGraceSeconds = pushGrace }
         if let handshakeTimeout { options.handshakeTimeoutMs = handshakeTimeout }
         if let pingInterval { options.pingIntervalMs = pingInterval }
@@ -117,6 +123,9 @@ struct ServeCommand: ParsableCommand {
             return handler
         }
         let logger = Logger(label: "herald-server")
+        if secret != nil {
+            logger.warning("--secret is visible to every local user (ps, /proc/<pid>/cmdline); use --secret-file or HERALD_SECRET_FILE")
+        }
         // A file-size limit (RLIMIT_FSIZE) or quota must turn into EFBIG on the write, which the store reports as a
         // failed commit (senders get `unavailable`), not a SIGXFSZ that kills every connection.
         signal(SIGXFSZ, SIG_IGN)

@@ -11,17 +11,27 @@ struct TokenCommand: ParsableCommand {
     @Option(help: "The display name.") var name: String?
     @Option(help: "SQLite database file. [env: HERALD_DB] (default: herald.db)") var db: String?
     @Option(help: "Shared PostgreSQL store (postgres://user@host:port/db) instead of --db. [env: HERALD_STORE]") var store: String?
-    @Option(help: "Token signing secret; default: the one stored in the database. [env: HERALD_SECRET]") var secret: String?
+    @Option(help: "File holding the token signing secret (mode 0600, one trailing newline ignored); default: the one stored in the database. [env: HERALD_SECRET_FILE]")
+    var secretFile: String?
+    @Option(help: "Token signing secret as an argument: visible in ps, prefer --secret-file. [env: HERALD_SECRET]") var secret: String?
     @Option(help: "Lifetime in seconds.") var ttl: Int = 30 * 24 * 3600
 
     func run() throws {
         let environment = ProcessInfo.processInfo.environment
-        let options = try HeraldServerOptions(environment: environment)
+        var options = try HeraldServerOptions(environment: environment)
+        do {
+            try options.settleSecret(flag: secret, fileFlag: secretFile)
+        } catch let error as OptionsError {
+            throw ValidationError("\(error)")
+        }
+        if secret != nil {
+            FileHandle.standardError.write(Data("warning: --secret is visible to every local user (ps); use --secret-file or HERALD_SECRET_FILE\n".utf8))
+        }
         if let storeURL = store ?? environment["HERALD_STORE"].flatMap({ $0.isEmpty ? nil : $0 }) {
-            print(try SharedStoreToken.issue(storeURL: storeURL, user: user, name: name, secret: secret ?? options.secret, ttlSeconds: ttl))
+            print(try SharedStoreToken.issue(storeURL: storeURL, user: user, name: name, secret: options.secret, ttlSeconds: ttl))
             return
         }
-        let token = try TokenIssuer.issue(dbPath: db ?? options.dbPath, user: user, name: name, secret: secret ?? options.secret, ttlSeconds: ttl)
+        let token = try TokenIssuer.issue(dbPath: db ?? options.dbPath, user: user, name: name, secret: options.secret, ttlSeconds: ttl)
         print(token)
     }
 }

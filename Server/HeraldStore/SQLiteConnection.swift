@@ -7,9 +7,13 @@ import CSQLite
 final class SQLiteConnection {
     private var handle: OpaquePointer?
     private var statements: [String: OpaquePointer] = [:]
+    /// Files whose group and other permissions this open took away (see ``DatabaseFileMode``).
+    let fileModeChanges: [DatabaseFileModeChange]
 
     init(path: String, readOnly: Bool, busyTimeoutMilliseconds: Int32) throws(StoreError) {
         _ = Self.processSettings
+        // A read-only open creates nothing and may be another user's; a writer owns the files and keeps them 0600.
+        var changes = readOnly ? [] : try DatabaseFileMode.prepareDatabase(at: path)
         // NOMUTEX: the store is confined to one thread, so SQLite's own mutexes are pure overhead.
         let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
         var db: OpaquePointer?
@@ -19,7 +23,16 @@ final class SQLiteConnection {
             sqlite3_close_v2(db)
             throw StoreError.sqlite(code, message: "open \(path): \(message)")
         }
+        if !readOnly {
+            do throws(StoreError) {
+                changes += try DatabaseFileMode.protectCompanions(of: path)
+            } catch {
+                sqlite3_close_v2(db)
+                throw error
+            }
+        }
         handle = db
+        fileModeChanges = changes
         sqlite3_extended_result_codes(db, 1)
         sqlite3_busy_timeout(db, busyTimeoutMilliseconds)
     }

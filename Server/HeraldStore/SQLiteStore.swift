@@ -30,6 +30,9 @@ public final class SQLiteStore: SyncStore, @unchecked Sendable {
 
     /// The path this store was opened with.
     public let path: String
+    /// Database files that were readable beyond their owner when this store opened them, and are 0600 now (for the
+    /// caller to log: the file holds the signing secret and every message).
+    public var fileModeChanges: [DatabaseFileModeChange] { connection.fileModeChanges }
     /// Runs WAL checkpoints off the writer's thread (``init(path:readOnly:synchronous:busyTimeoutMilliseconds:checkpointsInBackground:)``).
     private var checkpointer: SQLiteCheckpointer?
 

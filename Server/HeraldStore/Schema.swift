@@ -178,5 +178,12 @@ enum Schema {
             - (SELECT count(*) FROM unread u WHERE u.user_id = participants.user_id AND u.conversation_id = participants.conversation_id);
         DROP TABLE unread;
         """,
+        // 5: API keys get a scope, an expiry and a revocation time. Existing keys become `full` and never expire,
+        // which is exactly what they could do before; `read` keys may only call GET endpoints.
+        """
+        ALTER TABLE api_keys ADD COLUMN scope TEXT NOT NULL DEFAULT 'full' CHECK (scope IN ('read', 'full'));
+        ALTER TABLE api_keys ADD COLUMN expires_at INTEGER;
+        ALTER TABLE api_keys ADD COLUMN revoked_at INTEGER;
+        """,
     ]
 }

@@ -146,5 +146,13 @@ enum PostgresSchema {
 
         ALTER TABLE pushes ADD COLUMN node_id text COLLATE "C", ADD COLUMN device_key bigint;
         """,
+        // 3: API keys get a scope, an expiry and a revocation time, as in the SQLite schema (its migration 5).
+        // Existing keys become `full` and never expire, which is exactly what they could do before.
+        """
+        ALTER TABLE api_keys
+            ADD COLUMN scope text NOT NULL DEFAULT 'full' CHECK (scope IN ('read', 'full')),
+            ADD COLUMN expires_at bigint,
+            ADD COLUMN revoked_at bigint;
+        """,
     ]
 }

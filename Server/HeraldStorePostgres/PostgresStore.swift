@@ -241,15 +241,32 @@ public final class PostgresStore: SyncStore, APIKeyStore, @unchecked Sendable {
 
     // MARK: - API keys
 
+    private static let apiKeyColumns = "id, name, hash, created_at, scope, expires_at, revoked_at"
+
+    private static func apiKeyRecord(_ row: PGRow) throws(StoreError) -> APIKeyRecord {
+        let id = row.text(0)
+        return APIKeyRecord(
+            id: id, name: row.text(1), hash: row.blob(2), createdAt: row.int(3), scope: try APIKeyRecord.scope(stored: row.text(4), id: id),
+            expiresAt: row.optionalInt(5), revokedAt: row.optionalInt(6))
+    }
+
     public func insertAPIKey(_ key: APIKeyRecord) throws {
         try connection.execute(
-            "INSERT INTO api_keys (id, name, hash, created_at) VALUES ($1, $2, $3, $4)", .text(key.id), .text(key.name), .blob(key.hash),
-            .int(key.createdAt))
+            "INSERT INTO api_keys (id, name, hash, created_at, scope, expires_at, revoked_at) VALUES ($1, $2, $3, $4, $5, $6, $7)", .text(key.id),
+            .text(key.name), .blob(key.hash), .int(key.createdAt), .text(key.scope.rawValue), key.expiresAt.map(PGValue.int) ?? .null(.int8),
+            key.revokedAt.map(PGValue.int) ?? .null(.int8))
     }
 
     public func apiKey(id: String) throws -> APIKeyRecord? {
-        try connection.queryFirst("SELECT id, name, hash, created_at FROM api_keys WHERE id = $1", .text(id)) { row in
-            APIKeyRecord(id: row.text(0), name: row.text(1), hash: row.blob(2), createdAt: row.int(3))
-        }
+        try connection.queryFirst("SELECT \(Self.apiKeyColumns) FROM api_keys WHERE id = $1", .text(id), row: Self.apiKeyRecord)
+    }
+
+    public func apiKeys() throws -> [APIKeyRecord] {
+        try connection.query("SELECT \(Self.apiKeyColumns) FROM api_keys ORDER BY created_at, id", row: Self.apiKeyRecord)
+    }
+
+    public func revokeAPIKey(id: String, at: Int64) throws -> APIKeyRecord? {
+        try connection.execute("UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL", .int(at), .text(id))
+        return try apiKey(id: id)
     }
 }

@@ -26,7 +26,7 @@ struct EngineCLITests {
     func helpListsEveryOption() throws {
         let (status, help) = try Self.run(["serve", "--help"])
         #expect(status == 0)
-        for flag in ["--host", "--port", "--threads", "--echo", "--broadcast", "--db", "--secret", "--push-grace", "--handshake-timeout",
+        for flag in ["--host", "--port", "--threads", "--echo", "--broadcast", "--db", "--secret", "--secret-file", "--push-grace", "--handshake-timeout",
                      "--ping-interval", "--idle-timeout", "--tick", "--max-frame-size", "--max-message-size", "--max-connections", "--log-level"] {
             #expect(help.contains(flag), "missing \(flag)")
             let variable = "HERALD_" + flag.dropFirst(2).uppercased().replacingOccurrences(of: "-", with: "_")

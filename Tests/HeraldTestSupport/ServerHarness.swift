@@ -53,12 +53,15 @@ public final class ServerHarness: @unchecked Sendable {
     ///   - arguments: extra flags, e.g. `["--echo", "--handshake-timeout", "300"]`.
     ///   - environment: extra environment variables for the server (HERALD_* settings).
     ///   - startupTimeoutMilliseconds: how long to wait for the listening line.
+    ///   - fileCreationMask: the server's umask (e.g. "000"), set by `/bin/sh` before it execs the binary (same pid);
+    ///     nil inherits the test process's.
     public static func start(_ arguments: [String] = [], environment: [String: String] = [:],
-                             startupTimeoutMilliseconds: Int = 10_000) throws -> ServerHarness {
-        try ServerHarness(arguments: arguments, environment: environment, startupTimeoutMilliseconds: startupTimeoutMilliseconds)
+                             startupTimeoutMilliseconds: Int = 10_000, fileCreationMask: String? = nil) throws -> ServerHarness {
+        try ServerHarness(arguments: arguments, environment: environment, startupTimeoutMilliseconds: startupTimeoutMilliseconds,
+                          fileCreationMask: fileCreationMask)
     }
 
-    private init(arguments: [String], environment: [String: String], startupTimeoutMilliseconds: Int) throws {
+    private init(arguments: [String], environment: [String: String], startupTimeoutMilliseconds: Int, fileCreationMask: String?) throws {
         let binary = Self.binaryPath()
         guard FileManager.default.isExecutableFile(atPath: binary) else {
             throw HarnessError.binaryMissing(binary)
@@ -70,8 +73,14 @@ public final class ServerHarness: @unchecked Sendable {
         _ = FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
 
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = ["serve", "--host", "127.0.0.1", "--port", "0", "--db", databasePath] + arguments
+        let serverArguments = ["serve", "--host", "127.0.0.1", "--port", "0", "--db", databasePath] + arguments
+        if let fileCreationMask {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "umask \(fileCreationMask) && exec \"$0\" \"$@\"", binary] + serverArguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: binary)
+            process.arguments = serverArguments
+        }
         var env = ProcessInfo.processInfo.environment
         for (name, value) in environment { env[name] = value }
         process.environment = env

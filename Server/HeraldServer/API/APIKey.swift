@@ -5,6 +5,9 @@ import HeraldStore
 /// Backend API keys: `hk_<id>_<secret>`, where `id` is 16 hex digits naming the stored row and `secret` is 64 hex
 /// digits (32 bytes from `RAND_bytes`). The database keeps only SHA-256 of the whole key; a presented key is
 /// looked up by its id and its hash compared with `CRYPTO_memcmp`, so timing reveals nothing of the secret.
+///
+/// Each key has a scope (`read`: GET endpoints only; `full`: everything, including minting tokens), may expire,
+/// and may be revoked; an expired or revoked key is refused exactly like an unknown one.
 public enum APIKey {
     static let prefix = "hk_"
     static let idHexDigits = 16
@@ -57,15 +60,111 @@ public enum APIKey {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// The longest lifetime `apikey create --expires-in` accepts: 100 years, far from overflowing milliseconds.
+    public static let maxLifetimeSeconds: Int64 = 100 * 365 * 24 * 3600
+
+    /// Now, in ms since the epoch (the unit keys' times are stored in).
+    static var nowMilliseconds: Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
+
     /// Creates a key in the database at `dbPath` (created when missing) and returns it: what
-    /// `herald-server apikey create` prints. The key itself is not stored and cannot be shown again.
-    public static func create(dbPath: String, name: String) throws -> String {
+    /// `herald-server apikey create` prints. The key itself is not stored and cannot be shown again; its id is the
+    /// 16 hex digits after `hk_`.
+    ///
+    /// - Parameters:
+    ///   - scope: `.read` (GET endpoints only) or `.full` (everything, including writes and minting tokens).
+    ///   - expiresInSeconds: lifetime, 1...``maxLifetimeSeconds``; nil: the key never expires.
+    /// - Throws: ``APIKeyError/badLifetime(_:)`` before touching the database, `StoreError` from it.
+    public static func create(dbPath: String, name: String, scope: APIKeyScope = .full, expiresInSeconds: Int64? = nil) throws -> String {
+        let now = nowMilliseconds
+        if let expiresInSeconds, !(1...maxLifetimeSeconds).contains(expiresInSeconds) { throw APIKeyError.badLifetime(expiresInSeconds) }
+        return try create(dbPath: dbPath, name: name, scope: scope, createdAt: now, expiresAt: expiresInSeconds.map { now + $0 * 1000 })
+    }
+
+    /// Creates a key with explicit times (ms since the epoch): tests make keys that have already expired this way.
+    static func create(dbPath: String, name: String, scope: APIKeyScope, createdAt: Int64, expiresAt: Int64?) throws -> String {
         let store = try SQLiteStore(path: dbPath)
         defer { store.close() }
         let (key, id) = generate()
-        try store.insertAPIKey(APIKeyRecord(id: id, name: name, hash: hash(key), createdAt: Int64(Date().timeIntervalSince1970 * 1000)))
+        try store.insertAPIKey(APIKeyRecord(id: id, name: name, hash: hash(key), createdAt: createdAt, scope: scope, expiresAt: expiresAt))
         return key
     }
+
+    /// Every key in the database at `dbPath`, oldest first, revoked and expired ones included. Records carry the
+    /// hash; show them with ``listing(_:)``, which never prints it.
+    ///
+    /// - Throws: ``APIKeyError/noDatabase(_:)`` when the file does not exist (rather than creating an empty one).
+    public static func list(dbPath: String) throws -> [APIKeyRecord] {
+        let store = try existingStore(dbPath)
+        defer { store.close() }
+        return try store.apiKeys()
+    }
+
+    /// Revokes the key with public id `id` in the database at `dbPath`; a server on the same database refuses it from
+    /// its next request on. Revoking a revoked key changes nothing and returns it as it is.
+    ///
+    /// - Throws: ``APIKeyError/notFound(_:)`` for an unknown id, ``APIKeyError/noDatabase(_:)`` for a missing file.
+    @discardableResult
+    public static func revoke(dbPath: String, id: String) throws -> APIKeyRecord {
+        let store = try existingStore(dbPath)
+        defer { store.close() }
+        guard let record = try store.revokeAPIKey(id: id, at: nowMilliseconds) else { throw APIKeyError.notFound(id) }
+        return record
+    }
+
+    /// What `herald-server apikey list` prints: a header and one line per key with its id, name, scope, creation,
+    /// expiry and revocation times (UTC, ISO 8601). Never the key or its hash.
+    public static func listing(_ records: [APIKeyRecord]) -> String {
+        let formatter = ISO8601DateFormatter()
+        func time(_ milliseconds: Int64?, none: String) -> String {
+            milliseconds.map { formatter.string(from: Date(timeIntervalSince1970: Double($0) / 1000)) } ?? none
+        }
+        // A name is whatever --name said: control characters would break the table (or the terminal), so they print as spaces.
+        func printable(_ name: String) -> String {
+            String(String.UnicodeScalarView(name.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : $0 }))
+        }
+        let rows = [["ID", "NAME", "SCOPE", "CREATED", "EXPIRES", "REVOKED"]] + records.map { record in
+            [record.id, printable(record.name), record.scope.rawValue, time(record.createdAt, none: "-"), time(record.expiresAt, none: "never"),
+             time(record.revokedAt, none: "-")]
+        }
+        let widths = (0..<6).map { column in rows.map { $0[column].count }.max() ?? 0 }
+        return rows.map { row in
+            row.enumerated().map { column, text in
+                column == row.count - 1 ? text : text + String(repeating: " ", count: widths[column] - text.count)
+            }.joined(separator: "  ")
+        }.joined(separator: "\n")
+    }
+
+    /// The store at `path`, which must exist: listing or revoking in a mistyped path must not create a database there.
+    private static func existingStore(_ path: String) throws -> SQLiteStore {
+        guard FileManager.default.fileExists(atPath: path) else { throw APIKeyError.noDatabase(path) }
+        return try SQLiteStore(path: path)
+    }
+}
+
+/// Why an `apikey` command could not do what it was asked.
+public enum APIKeyError: Error, Equatable, CustomStringConvertible {
+    /// `--expires-in` outside 1...``APIKey/maxLifetimeSeconds``.
+    case badLifetime(Int64)
+    /// No key has this id.
+    case notFound(String)
+    /// The database file does not exist.
+    case noDatabase(String)
+
+    public var description: String {
+        switch self {
+        case .badLifetime(let seconds): "--expires-in must be 1...\(APIKey.maxLifetimeSeconds) seconds, not \(seconds)"
+        case .notFound(let id): "no API key with id \(id) (see `herald-server apikey list`)"
+        case .noDatabase(let path): "no database at \(path) (give --db or HERALD_DB)"
+        }
+    }
+}
+
+/// A presented key that is known, matches its hash, and is neither expired nor revoked.
+struct VerifiedAPIKey: Equatable {
+    /// The key's public id.
+    var id: String
+    /// What it may do.
+    var scope: APIKeyScope
 }
 
 /// Checks presented keys against the database, from any loop thread: one SQLite connection of its own (WAL
@@ -79,15 +178,17 @@ final class APIKeyVerifier: @unchecked Sendable {
         store = try SQLiteStore(path: dbPath)
     }
 
-    /// The id of the key when it is valid; nil for a malformed, unknown or wrong key (all refused alike).
-    func verify(_ presented: String) -> String? {
+    /// The key's id and scope when it is valid at `now` (ms since the epoch); nil for a malformed, unknown, wrong,
+    /// expired or revoked key (all refused alike). Read from the database on every call, so a revocation by
+    /// `herald-server apikey revoke` takes effect at the next request.
+    func verify(_ presented: String, now: Int64) -> VerifiedAPIKey? {
         guard let id = APIKey.id(of: presented) else { return nil }
         let presentedHash = APIKey.hash(presented)
         lock.lock()
         let record = try? store.apiKey(id: id)
         lock.unlock()
-        guard let record, APIKey.hashesMatch(record.hash, presentedHash) else { return nil }
-        return id
+        guard let record, APIKey.hashesMatch(record.hash, presentedHash), record.isUsable(now: now) else { return nil }
+        return VerifiedAPIKey(id: id, scope: record.scope)
     }
 
     func close() {

@@ -1,3 +1,5 @@
+import HeraldStore
+
 /// The endpoints of `/api/v1`, matched from a method and path, sans-IO.
 enum APIRoute: Equatable {
     case health
@@ -11,6 +13,15 @@ enum APIRoute: Equatable {
     case postMessage(conversation: String)
 
     static let prefix = "/api/v1/"
+
+    /// The scope a key needs for this endpoint: `read` for the GET endpoints, `full` for every write and for minting
+    /// tokens (a token acts as any user, so it is a write however it is reached).
+    var requiredScope: APIKeyScope {
+        switch self {
+        case .health, .openAPI, .user, .unread: .read
+        case .createUser, .mintToken, .createNotification, .createConversation, .postMessage: .full
+        }
+    }
 
     /// Why a request matched no endpoint.
     enum Miss: Error, Equatable {

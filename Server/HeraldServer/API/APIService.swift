@@ -9,8 +9,9 @@ import Logging
 /// and bell notifications, and reads unread counts. Described by `openapi.json` (served at `/api/v1/openapi.json`).
 ///
 /// Every endpoint but `health` and `openapi.json` needs `Authorization: Bearer <API key>` (keys from
-/// `herald-server apikey create`). Writes go through the sync thread exactly like a client's request (same
-/// transaction batching, idempotency and fan-out), and each answer is sent only after its commit.
+/// `herald-server apikey create`); a `read` key may call only the GET endpoints, anything else is 403 `forbidden`.
+/// Writes go through the sync thread exactly like a client's request (same transaction batching, idempotency and
+/// fan-out), and each answer is sent only after its commit.
 ///
 /// ```swift
 /// let sync = try SyncService(options: options, server: server, logger: logger)
@@ -63,9 +64,12 @@ public final class APIService: HTTPRequestHandler {
             break
         }
         do throws(APIError) {
-            let keyId = try authenticate(request.head.headers["Authorization"])
-            if let retryAfter = limiter.take(key: keyId, now: Date().timeIntervalSince1970) {
+            let key = try authenticate(request.head.headers["Authorization"])
+            if let retryAfter = limiter.take(key: key.id, now: Date().timeIntervalSince1970) {
                 throw APIError(429, "rate_limited", "too many requests for this API key; retry later", headers: ["Retry-After": "\(retryAfter)"])
+            }
+            guard key.scope.permits(route.requiredScope) else {
+                throw APIError(403, "forbidden", "this API key's scope is \(key.scope.rawValue); this endpoint needs a \(route.requiredScope.rawValue) key")
             }
             try perform(route, body: request.body, respond: respond)
         } catch {
@@ -73,13 +77,14 @@ public final class APIService: HTTPRequestHandler {
         }
     }
 
-    /// `Bearer <key>` with a valid key → the key's id; anything else is 401 (the same answer for every reason).
-    private func authenticate(_ authorization: String?) throws(APIError) -> String {
+    /// `Bearer <key>` with a valid key → the key's id and scope; anything else (including an expired or revoked key) is
+    /// 401, the same answer for every reason.
+    private func authenticate(_ authorization: String?) throws(APIError) -> VerifiedAPIKey {
         let unauthorized = APIError(401, "unauthorized", "a valid API key is required: Authorization: Bearer <key>", headers: ["WWW-Authenticate": "Bearer"])
         guard let authorization, authorization.count > 7, authorization.prefix(7).lowercased() == "bearer " else { throw unauthorized }
         let key = authorization.dropFirst(7).trimmingCharacters(in: .whitespaces)
-        guard let id = keys.verify(key) else { throw unauthorized }
-        return id
+        guard let verified = keys.verify(key, now: Int64(Date().timeIntervalSince1970 * 1000)) else { throw unauthorized }
+        return verified
     }
 
     private func perform(_ route: APIRoute, body: [UInt8], respond: @escaping @Sendable (HTTPResponse) -> Void) throws(APIError) {

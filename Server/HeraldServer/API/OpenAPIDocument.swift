@@ -7,7 +7,7 @@ enum OpenAPIDocument {
   "info": {
     "title": "Herald backend API",
     "version": "1.0.0",
-    "description": "Lets an app's own server create users and tokens, conversations, messages and bell notifications on a Herald server, and read unread counts. Served on the same port as /sync. Every operation except health and openapi.json needs `Authorization: Bearer <API key>`; keys come from `herald-server apikey create`. Errors are `{\"error\":{\"code\":\"...\",\"message\":\"...\"}}` with stable codes."
+    "description": "Lets an app's own server create users and tokens, conversations, messages and bell notifications on a Herald server, and read unread counts. Served on the same port as /sync. Every operation except health and openapi.json needs `Authorization: Bearer <API key>`; keys come from `herald-server apikey create`. A key's scope is `read` (the GET operations only) or `full` (every operation, including minting tokens); a `read` key calling any other operation gets 403 `forbidden`. An expired or revoked key gets 401 like an unknown one. Errors are `{\"error\":{\"code\":\"...\",\"message\":\"...\"}}` with stable codes."
   },
   "servers": [
     {
@@ -98,6 +98,9 @@ enum OpenAPIDocument {
           },
           "401": {
             "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/ReadOnlyKey"
           },
           "429": {
             "$ref": "#/components/responses/RateLimited"
@@ -191,6 +194,9 @@ enum OpenAPIDocument {
           "401": {
             "$ref": "#/components/responses/Unauthorized"
           },
+          "403": {
+            "$ref": "#/components/responses/ReadOnlyKey"
+          },
           "429": {
             "$ref": "#/components/responses/RateLimited"
           },
@@ -241,6 +247,9 @@ enum OpenAPIDocument {
           },
           "401": {
             "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/ReadOnlyKey"
           },
           "429": {
             "$ref": "#/components/responses/RateLimited"
@@ -333,6 +342,9 @@ enum OpenAPIDocument {
           "401": {
             "$ref": "#/components/responses/Unauthorized"
           },
+          "403": {
+            "$ref": "#/components/responses/ReadOnlyKey"
+          },
           "429": {
             "$ref": "#/components/responses/RateLimited"
           },
@@ -417,7 +429,7 @@ enum OpenAPIDocument {
       "apiKey": {
         "type": "http",
         "scheme": "bearer",
-        "description": "An API key from `herald-server apikey create`."
+        "description": "An API key from `herald-server apikey create --scope read|full`. `read` keys may call the GET operations only."
       }
     },
     "responses": {
@@ -432,7 +444,7 @@ enum OpenAPIDocument {
         }
       },
       "Unauthorized": {
-        "description": "unauthorized: no or an invalid API key.",
+        "description": "unauthorized: no API key, or an unknown, expired or revoked one.",
         "content": {
           "application/json": {
             "schema": {
@@ -449,7 +461,7 @@ enum OpenAPIDocument {
         }
       },
       "Forbidden": {
-        "description": "forbidden: the sender is not a participant of the conversation.",
+        "description": "forbidden: the API key's scope is read (this operation needs a full key), or the sender is not a participant of the conversation.",
         "content": {
           "application/json": {
             "schema": {
@@ -491,6 +503,16 @@ enum OpenAPIDocument {
           "Retry-After": {
             "schema": {
               "type": "string"
+            }
+          }
+        }
+      },
+      "ReadOnlyKey": {
+        "description": "forbidden: the API key's scope is read; this operation needs a full key.",
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/Error"
             }
           }
         }

@@ -7,8 +7,8 @@ extension HeraldServerOptions {
     /// (`--handshake-timeout` → `HERALD_HANDSHAKE_TIMEOUT`).
     public static let environmentNames: [String: String] = [
         "host": "HERALD_HOST", "port": "HERALD_PORT", "threads": "HERALD_THREADS", "echo": "HERALD_ECHO",
-        "broadcast": "HERALD_BROADCAST", "db": "HERALD_DB", "secret": "HERALD_SECRET", "push-grace": "HERALD_PUSH_GRACE",
-        "handshake-timeout": "HERALD_HANDSHAKE_TIMEOUT", "ping-interval": "HERALD_PING_INTERVAL",
+        "broadcast": "HERALD_BROADCAST", "db": "HERALD_DB", "secret": "HERALD_SECRET", "secret-file": "HERALD_SECRET_FILE",
+        "push-grace": "HERALD_PUSH_GRACE", "handshake-timeout": "HERALD_HANDSHAKE_TIMEOUT", "ping-interval": "HERALD_PING_INTERVAL",
         "idle-timeout": "HERALD_IDLE_TIMEOUT", "tick": "HERALD_TICK", "max-frame-size": "HERALD_MAX_FRAME_SIZE",
         "max-message-size": "HERALD_MAX_MESSAGE_SIZE", "max-connections": "HERALD_MAX_CONNECTIONS", "log-level": "HERALD_LOG_LEVEL",
         "compression": "HERALD_COMPRESSION", "tls-cert": "HERALD_TLS_CERT", "tls-key": "HERALD_TLS_KEY", "tls-port": "HERALD_TLS_PORT",
@@ -48,6 +48,7 @@ extension HeraldServerOptions {
         if let flag = try boolean("compression") { compression = flag }
         if let (_, text) = value("db") { dbPath = text }
         if let (_, text) = value("secret") { secret = text }
+        if let (_, text) = value("secret-file") { secretFile = text }
         if let (name, text) = value("push-grace") {
             guard let seconds = Double(text), seconds >= 0 else { throw OptionsError(name: name, value: text, expected: "seconds") }
             pushGraceSeconds = seconds
@@ -77,6 +78,28 @@ extension HeraldServerOptions {
                 throw OptionsError(name: name, value: text, expected: "trace, debug, info, notice, warning, error or critical")
             }
             logLevel = level
+        }
+    }
+
+    /// Settles the signing secret: the `--secret`/`--secret-file` flags, when either is given, replace both
+    /// variables (HERALD_SECRET, HERALD_SECRET_FILE), as a flag wins over its variable; then a secret file is read
+    /// into ``secret``.
+    ///
+    /// - Throws: ``OptionsError`` when a secret and a secret file are both given (flags, or variables);
+    ///   ``SecretFileError`` when the file cannot be used. Nothing is read from a file when both are given.
+    public mutating func settleSecret(flag: String?, fileFlag: String?) throws {
+        let fromFlags = flag != nil || fileFlag != nil
+        if fromFlags {
+            secret = flag
+            secretFile = fileFlag
+        }
+        if let secretFile {
+            if let secret, !secret.isEmpty {
+                throw OptionsError(
+                    name: fromFlags ? "--secret/--secret-file" : "HERALD_SECRET/HERALD_SECRET_FILE", value: "both given",
+                    expected: "one of them (prefer the file: a --secret shows in ps)")
+            }
+            secret = try SecretFile.read(secretFile)
         }
     }
 

@@ -32,6 +32,9 @@ public struct HeraldServerOptions: Sendable {
     public var store: String? = nil
     /// The token signing secret; nil lets the sync service use the one stored in the database.
     public var secret: String? = nil
+    /// A file holding the token signing secret (see ``SecretFile``), read by ``settleSecret(flag:fileFlag:)`` into
+    /// ``secret``. The way to give a secret: `--secret` shows in `ps`.
+    public var secretFile: String? = nil
     /// P4's push grace period in seconds.
     public var pushGraceSeconds: Double = 2
     /// A connection that has not sent a complete HTTP request head within this many milliseconds is closed.

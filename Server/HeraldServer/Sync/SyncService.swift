@@ -27,6 +27,9 @@ public final class SyncService: Sendable {
     /// starts the sync thread. Call before `server.start()`.
     public init(options: HeraldServerOptions, server: HeraldHTTPServer, logger: Logger) throws {
         let store: any SyncStore = try options.store.map { try PostgresStore(url: $0) } ?? SQLiteStore(path: options.dbPath, checkpointsInBackground: true)
+        for change in (store as? SQLiteStore)?.fileModeChanges ?? [] {
+            logger.warning("database file was readable beyond its owner; narrowed", metadata: ["file": "\(change.path)", "change": "\(change)"])
+        }
         let secret: [UInt8]
         do {
             secret = try SigningSecret.resolve(option: options.secret, store: store)
