@@ -46,6 +46,14 @@ struct ServeCommand: ParsableCommand {
     var handshakeRatePerIp: Double?
     @Option(help: "/sync sends per second per user (burst: twice that); more are answered rate_limited; 0 = unlimited. [env: HERALD_SYNC_SEND_RATE] (default: 100)")
     var syncSendRate: Double?
+    @Option(help: "/sync dm and group requests per second per user (burst: 15 s worth); 0 = unlimited. [env: HERALD_SYNC_CREATE_RATE] (default: 2)")
+    var syncCreateRate: Double?
+    @Option(help: "/sync follow and react requests per second per user (burst: 15 s worth); 0 = unlimited. [env: HERALD_SYNC_SOCIAL_RATE] (default: 2)")
+    var syncSocialRate: Double?
+    @Option(help: "/sync ack, bell.read and bell.readAll requests per second per user (burst: 10 s worth); 0 = unlimited. [env: HERALD_SYNC_READ_RATE] (default: 100)")
+    var syncReadRate: Double?
+    @Option(help: "/sync scene reports per second per user (burst: 10 s worth); 0 = unlimited. [env: HERALD_SYNC_SCENE_RATE] (default: 50)")
+    var syncSceneRate: Double?
     @Option(help: "Longest /sync message text in UTF-8 bytes; longer is too_large. [env: HERALD_MAX_TEXT_BYTES] (default: 8192)")
     var maxTextBytes: Int?
     @Option(help: "Bytes queued per connection before a receiver that stopped reading is closed (it resumes on reconnect). [env: HERALD_MAX_QUEUED_BYTES] (default: 4194304)")
@@ -95,6 +103,10 @@ struct ServeCommand: ParsableCommand {
         if let maxConnectionsPerIp { options.maxConnectionsPerIP = maxConnectionsPerIp }
         if let handshakeRatePerIp { options.handshakeRatePerIP = handshakeRatePerIp }
         if let syncSendRate { options.syncSendRate = syncSendRate }
+        if let syncCreateRate { options.syncCreateRate = syncCreateRate }
+        if let syncSocialRate { options.syncSocialRate = syncSocialRate }
+        if let syncReadRate { options.syncReadRate = syncReadRate }
+        if let syncSceneRate { options.syncSceneRate = syncSceneRate }
         if let maxTextBytes { options.maxTextBytes = maxTextBytes }
         if let metrics { options.metrics = metrics }
         if let maxQueuedBytes { options.maxQueuedBytes = maxQueuedBytes }

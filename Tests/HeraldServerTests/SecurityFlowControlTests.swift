@@ -64,7 +64,7 @@ struct SecurityFlowControlTests {
 
     @Test("A user added to 500 groups of 1,000 members still syncs a new device: the large snapshot never makes its own device a slow consumer")
     func largeSnapshotIsNotASlowConsumer() throws {
-        let server = try ServerHarness.start(["--sync-send-rate", "0", "--push-grace", "0", "--max-queued-bytes", "4194304"])
+        let server = try ServerHarness.start(["--sync-send-rate", "0", "--sync-create-rate", "0", "--push-grace", "0", "--max-queued-bytes", "4194304"])
         defer { server.stop() }
         let members = (0..<998).map { "m\($0)" }
         do {

@@ -13,7 +13,9 @@ extension HeraldServerOptions {
         "max-message-size": "HERALD_MAX_MESSAGE_SIZE", "max-connections": "HERALD_MAX_CONNECTIONS", "log-level": "HERALD_LOG_LEVEL",
         "compression": "HERALD_COMPRESSION", "tls-cert": "HERALD_TLS_CERT", "tls-key": "HERALD_TLS_KEY", "tls-port": "HERALD_TLS_PORT",
         "max-connections-per-ip": "HERALD_MAX_CONNECTIONS_PER_IP", "handshake-rate-per-ip": "HERALD_HANDSHAKE_RATE_PER_IP",
-        "sync-send-rate": "HERALD_SYNC_SEND_RATE", "max-text-bytes": "HERALD_MAX_TEXT_BYTES", "metrics": "HERALD_METRICS",
+        "sync-send-rate": "HERALD_SYNC_SEND_RATE", "sync-create-rate": "HERALD_SYNC_CREATE_RATE",
+        "sync-social-rate": "HERALD_SYNC_SOCIAL_RATE", "sync-read-rate": "HERALD_SYNC_READ_RATE", "sync-scene-rate": "HERALD_SYNC_SCENE_RATE",
+        "max-text-bytes": "HERALD_MAX_TEXT_BYTES", "metrics": "HERALD_METRICS",
         "max-queued-bytes": "HERALD_MAX_QUEUED_BYTES", "socket-send-buffer": "HERALD_SOCKET_SEND_BUFFER",
     ]
 
@@ -65,10 +67,14 @@ extension HeraldServerOptions {
         if let flag = try boolean("metrics") { metrics = flag }
         if let number = try integer("max-queued-bytes") { maxQueuedBytes = number }
         if let number = try integer("socket-send-buffer") { socketSendBuffer = number }
-        for flag in ["handshake-rate-per-ip", "sync-send-rate"] {
+        let rates: [(String, WritableKeyPath<HeraldServerOptions, Double>)] = [
+            ("handshake-rate-per-ip", \.handshakeRatePerIP), ("sync-send-rate", \.syncSendRate), ("sync-create-rate", \.syncCreateRate),
+            ("sync-social-rate", \.syncSocialRate), ("sync-read-rate", \.syncReadRate), ("sync-scene-rate", \.syncSceneRate),
+        ]
+        for (flag, field) in rates {
             guard let (name, text) = value(flag) else { continue }
             guard let rate = Double(text), rate >= 0, rate.isFinite else { throw OptionsError(name: name, value: text, expected: "a rate >= 0 per second") }
-            if flag == "sync-send-rate" { syncSendRate = rate } else { handshakeRatePerIP = rate }
+            self[keyPath: field] = rate
         }
         if let (_, text) = value("tls-cert") { tlsCertificateFile = text }
         if let (_, text) = value("tls-key") { tlsKeyFile = text }
@@ -122,8 +128,12 @@ extension HeraldServerOptions {
             if !(0...65535).contains(tlsPort) { throw OptionsError(name: "tls-port", value: String(tlsPort), expected: "0...65535") }
         }
         if maxTextBytes < 1 { throw OptionsError(name: "max-text-bytes", value: String(maxTextBytes), expected: "at least 1") }
-        if !(handshakeRatePerIP >= 0) || !(syncSendRate >= 0) || !handshakeRatePerIP.isFinite || !syncSendRate.isFinite {
-            throw OptionsError(name: "handshake-rate-per-ip/sync-send-rate", value: "\(handshakeRatePerIP)/\(syncSendRate)", expected: "rates >= 0")
+        let rates = [
+            ("handshake-rate-per-ip", handshakeRatePerIP), ("sync-send-rate", syncSendRate), ("sync-create-rate", syncCreateRate),
+            ("sync-social-rate", syncSocialRate), ("sync-read-rate", syncReadRate), ("sync-scene-rate", syncSceneRate),
+        ]
+        for (name, rate) in rates where !(rate >= 0) || !rate.isFinite {
+            throw OptionsError(name: name, value: String(rate), expected: "a rate >= 0 per second")
         }
         // The grace becomes whole milliseconds in an Int64: `inf` or 1e300 (both parse as seconds) would trap there.
         if !(0...Self.maxPushGraceSeconds).contains(pushGraceSeconds) {

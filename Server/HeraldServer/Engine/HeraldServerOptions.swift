@@ -61,6 +61,27 @@ public struct HeraldServerOptions: Sendable {
     /// `send` requests per second per user on /sync (burst: twice that); more are answered `rate_limited` and the
     /// connection stays open. 0 = unlimited. Must stay above the 50/s the spec promises.
     public var syncSendRate: Double = 100
+    /// `dm` and `group` requests per second per user (burst: 15 s worth); 0 = unlimited. Each stores a conversation
+    /// in every member's list and snapshot.
+    public var syncCreateRate: Double = 2
+    /// `follow` and `react` requests per second per user (burst: 15 s worth); 0 = unlimited. Each lands in someone
+    /// else's bell, which keeps only its newest 100 entries.
+    public var syncSocialRate: Double = 2
+    /// `ack`, `bell.read` and `bell.readAll` requests per second per user (burst: 10 s worth); 0 = unlimited.
+    public var syncReadRate: Double = 100
+    /// `scene` reports per second per user (burst: 10 s worth); 0 = unlimited.
+    public var syncSceneRate: Double = 50
+
+    /// The per-user budgets of /sync's writing requests, from the rates above.
+    public var syncRequestRates: [RequestRateClass: RequestRate] {
+        [
+            .send: RequestRate(perSecond: syncSendRate, burst: max(1, 2 * syncSendRate)),
+            .create: .perSecond(syncCreateRate, burstSeconds: 15),
+            .social: .perSecond(syncSocialRate, burstSeconds: 15),
+            .read: .perSecond(syncReadRate, burstSeconds: 10),
+            .scene: .perSecond(syncSceneRate, burstSeconds: 10),
+        ]
+    }
     /// Requests one /sync connection may have sent and not yet seen answered; past it the server stops reading that
     /// connection (TCP slows the client down) until answers catch up, so pipelined requests cost bounded memory.
     public var maxUnansweredRequests = 8

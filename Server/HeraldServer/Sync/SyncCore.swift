@@ -38,8 +38,8 @@ public final class SyncCore<Device: Hashable> {
     var cluster: ClusterPresence<Device>?
     /// Running totals for metrics (messages stored, resumes, errors by code); read by the owning thread.
     public internal(set) var counters = SyncCounters()
-    /// Per-user `send` rate (``SyncConfiguration/sendRatePerSecond``).
-    var sendBuckets: TokenBuckets<String>
+    /// Per-user budgets of writing requests (``SyncConfiguration/requestRates``).
+    var rateLimits: RequestRateLimits
     private var deviceCounter = 0
 
     /// - Parameters:
@@ -50,7 +50,7 @@ public final class SyncCore<Device: Hashable> {
         self.store = store
         self.configuration = configuration
         self.logger = logger
-        self.sendBuckets = TokenBuckets(ratePerSecond: configuration.sendRatePerSecond, burst: configuration.sendBurst)
+        self.rateLimits = RequestRateLimits(configuration.requestRates)
     }
 
     // MARK: - API
@@ -60,7 +60,7 @@ public final class SyncCore<Device: Hashable> {
     public func process(_ inputs: [SyncInput<Device>], now: Int64) -> [SyncDelivery<Device>] {
         var step = SyncStep<Device>()
         // A failed batch is redone request by request: what the first pass counted and spent did not happen.
-        let (savedCounters, savedBuckets) = (counters, sendBuckets)
+        let (savedCounters, savedBuckets) = (counters, rateLimits)
         do {
             try store.transaction {
                 for input in inputs { handle(input, now: now, standalone: false, step: &step) }
@@ -70,7 +70,7 @@ public final class SyncCore<Device: Hashable> {
             // scene) are idempotent, and everything else waits in `step`, so redoing is safe.
             logger.debug("batch transaction failed, redoing requests one by one", metadata: ["error": "\(error)"])
             step = SyncStep<Device>()
-            (counters, sendBuckets) = (savedCounters, savedBuckets)
+            (counters, rateLimits) = (savedCounters, savedBuckets)
             for input in inputs { handle(input, now: now, standalone: true, step: &step) }
         }
         var deliveries = apply(step)
@@ -199,9 +199,11 @@ public final class SyncCore<Device: Hashable> {
             } else if !synced {
                 throw ErrorInfo(.badState, "send sync first")
             }
-            if case .send = frame.request, let waitMs = sendBuckets.take(state.user, nowMs: now) {
+            do {
+                try rateLimits.spend(for: frame.request, user: state.user, nowMs: now)
+            } catch {
                 counters.rateLimited += 1
-                throw ErrorInfo(.rateLimited, "too many messages; retry in \(waitMs) ms")
+                throw error
             }
             let run = { () throws -> ResponseFrame in
                 try self.execute(frame, device: device, state: state, now: now, step: &step)

@@ -40,8 +40,7 @@ public final class SyncService: Sendable {
         signingSecret = secret
         databasePath = options.dbPath
         var configuration = SyncConfiguration(pushGraceMilliseconds: Int64((max(options.pushGraceSeconds, 0) * 1000).rounded()))
-        configuration.sendRatePerSecond = options.syncSendRate
-        configuration.sendBurst = max(1, 2 * options.syncSendRate)
+        configuration.requestRates = options.syncRequestRates
         configuration.limits.maxTextBytes = options.maxTextBytes
         // Resume pages stay well under the per-connection send queue (the same bound HeraldHTTPServer applies), so
         // a device closed as a slow consumer can catch up page by page instead of being closed again (R3).

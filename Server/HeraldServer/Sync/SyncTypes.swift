@@ -23,10 +23,8 @@ public struct SyncConfiguration: Sendable {
     /// About how many bytes of messages one `history` answer carries (always at least one message); the rest is
     /// `hasMore`, so a page of 200 long messages cannot make one answer megabytes large.
     public var historyAnswerBytes = 256 << 10
-    /// `send` requests per second per user (token bucket); beyond it `rate_limited`. 0 = unlimited.
-    public var sendRatePerSecond: Double = 0
-    /// How many sends a user may make at once before the rate applies.
-    public var sendBurst: Double = 1
+    /// Per-user budgets of the requests that write (``RequestRateClass``); a class not named is unlimited.
+    public var requestRates: [RequestRateClass: RequestRate] = [:]
     /// Several nodes on one store: how often this node refreshes its heartbeat.
     public var clusterHeartbeatMilliseconds: Int64 = 1_000
     /// Several nodes on one store: the devices of a node silent for longer are ignored by push decisions.
