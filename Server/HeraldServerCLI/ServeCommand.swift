@@ -48,7 +48,7 @@ struct ServeCommand: ParsableCommand {
     var syncSendRate: Double?
     @Option(help: "/sync dm and group requests per second per user (burst: 15 s worth); 0 = unlimited. [env: HERALD_SYNC_CREATE_RATE] (default: 2)")
     var syncCreateRate: Double?
-    @Option(help: "/sync follow and react requests per second per user (burst: 15 s worth); 0 = unlimited. [env: HERALD_SYNC_SOCIAL_RATE] (default: 2)")
+    @Option(help: "/sync follow and react requests per second per user (burst: 120 s worth); 0 = unlimited. [env: HERALD_SYNC_SOCIAL_RATE] (default: 1)")
     var syncSocialRate: Double?
     @Option(help: "/sync ack, bell.read and bell.readAll requests per second per user (burst: 10 s worth); 0 = unlimited. [env: HERALD_SYNC_READ_RATE] (default: 100)")
     var syncReadRate: Double?

@@ -185,5 +185,15 @@ enum Schema {
         ALTER TABLE api_keys ADD COLUMN expires_at INTEGER;
         ALTER TABLE api_keys ADD COLUMN revoked_at INTEGER;
         """,
+        // 6: sign-outs. A row refuses the user's tokens issued before `issued_before` (seconds): every token when
+        // `device` is '', else the tokens of that device. One row per (user, device); a later sign-out moves it on.
+        """
+        CREATE TABLE sign_outs (
+            user_id TEXT NOT NULL,
+            device TEXT NOT NULL,
+            issued_before INTEGER NOT NULL,
+            PRIMARY KEY (user_id, device)
+        ) WITHOUT ROWID;
+        """,
     ]
 }

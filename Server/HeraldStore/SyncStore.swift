@@ -43,6 +43,11 @@ public protocol SyncStore: AnyObject {
     func upsertUser(id: String, name: String) throws
     /// The user, or nil.
     func user(id: String) throws -> UserRecord?
+    /// Signs `user` out: their tokens issued before `issuedBefore` (seconds since the epoch) are refused from now on,
+    /// every one when `device` is nil, else those of `device`. An earlier sign-out is never moved back.
+    func signOut(user: String, device: String?, issuedBefore: Int64) throws
+    /// Whether a token of `user` for `device` (nil: bound to none) issued at `issuedAt` was signed out.
+    func isSignedOut(user: String, device: String?, issuedAt: Int64) throws -> Bool
 
     // MARK: Conversations
 

@@ -154,5 +154,14 @@ enum PostgresSchema {
             ADD COLUMN expires_at bigint,
             ADD COLUMN revoked_at bigint;
         """,
+        // 4: sign-outs, as in the SQLite schema (its migration 6).
+        """
+        CREATE TABLE sign_outs (
+            user_id text COLLATE "C" NOT NULL,
+            device text COLLATE "C" NOT NULL,
+            issued_before bigint NOT NULL,
+            PRIMARY KEY (user_id, device)
+        );
+        """,
     ]
 }

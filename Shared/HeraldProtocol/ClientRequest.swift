@@ -55,6 +55,9 @@ public enum ClientRequest: Sendable, Equatable {
     case follow(user: String)
     /// React to a message: creates a `reaction` bell notification for its sender.
     case react(message: String, emoji: String)
+    /// Sign devices of this user out: every one (`device` nil), or those named `device`. Their live connections close
+    /// with 4001 and the tokens they hold are refused from now on (tokens minted afterwards work).
+    case signOut(device: String?)
 
     /// The wire name of the request's `type` field.
     public var typeName: String {
@@ -72,6 +75,7 @@ public enum ClientRequest: Sendable, Equatable {
         case .bellReadAll: "bell.readAll"
         case .follow: "follow"
         case .react: "react"
+        case .signOut: "signOut"
         }
     }
 }

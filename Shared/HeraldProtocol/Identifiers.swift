@@ -50,6 +50,19 @@ public enum Identifiers {
         return count > 0
     }
 
+    /// A device name (the `device` of a /sync upgrade or a token): 1-64 of `A-Z a-z 0-9 . _ -`.
+    public static func isDeviceName(_ text: String) -> Bool {
+        var count = 0
+        for byte in text.utf8 {
+            count += 1
+            guard count <= 64, isUserIdStart(byte) || byte == UInt8(ascii: ".") else { return false }
+        }
+        return count > 0
+    }
+
+    /// The rule for device names, in words.
+    public static let deviceNameRule = "1-64 characters of A-Z a-z 0-9 . _ -"
+
     /// The rule for display names, in words.
     public static let displayNameRule = "1-100 characters, no control characters or line breaks"
 

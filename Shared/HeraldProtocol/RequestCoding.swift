@@ -23,6 +23,7 @@ struct WireRequest: Codable {
     var notification: String?
     var message: String?
     var emoji: String?
+    var device: String?
 
     init(type: String, id: Int) {
         self.type = type
@@ -103,6 +104,7 @@ extension RequestFrame {
         case .react(let message, let emoji):
             wire.message = message
             wire.emoji = emoji
+        case .signOut(let device): wire.device = device
         }
         return (try? Array(JSONEncoder().encode(wire))) ?? []
     }
@@ -188,6 +190,11 @@ extension RequestFrame {
             let emoji = try check.text(wire.emoji, "emoji", max: 64, allowEmpty: false)
             guard ContentRules.isReaction(emoji) else { throw ErrorInfo(.badRequest, "field 'emoji' must be \(ContentRules.reactionRule)") }
             return .react(message: message, emoji: emoji)
+        case "signOut":
+            if let device = wire.device, !Identifiers.isDeviceName(device) {
+                throw ErrorInfo(.badRequest, "field 'device' must be \(Identifiers.deviceNameRule)")
+            }
+            return .signOut(device: wire.device)
         default:
             throw ErrorInfo(.unknownType, "unknown request type '\(wire.type.prefix(64))'")
         }

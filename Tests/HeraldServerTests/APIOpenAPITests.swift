@@ -42,7 +42,7 @@ struct APIOpenAPITests {
         #expect(document["openapi"] as? String == "3.1.0")
         let paths = Set((document["paths"] as? [String: Any])?.keys.map { $0 } ?? [])
         #expect(paths == ["/api/v1/health", "/api/v1/openapi.json", "/api/v1/users", "/api/v1/users/{id}", "/api/v1/users/{id}/tokens",
-                          "/api/v1/users/{id}/notifications", "/api/v1/users/{id}/unread", "/api/v1/conversations",
+                          "/api/v1/users/{id}/notifications", "/api/v1/users/{id}/unread", "/api/v1/users/{id}/signout", "/api/v1/conversations",
                           "/api/v1/conversations/{id}/messages"])
     }
 
@@ -71,7 +71,10 @@ struct APIOpenAPITests {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try #require(Self.schemathesis))
         process.arguments = ["run", "http://127.0.0.1:\(server.port)/api/v1/openapi.json", "-H", "Authorization: Bearer \(key)",
-                             "--checks", "all", "--max-examples", "20", "--seed", "1", "--no-shrink", "--request-timeout", "10"]
+                             "--checks", "all", "--max-examples", "20", "--seed", "1", "--no-shrink", "--request-timeout", "10",
+                             // An unknown user named in a body (a member, a notification's actor) is 404 like one in a
+                             // path; this check reads any 404 right after a create as "the created resource is missing".
+                             "--exclude-checks", "ensure_resource_availability"]
         process.currentDirectoryURL = server.directory
         let pipe = Pipe()
         process.standardOutput = pipe

@@ -55,6 +55,13 @@ struct JSONFields {
         return try APIFieldRules.userId(value, field: name)
     }
 
+    /// A device name (``Identifiers/isDeviceName(_:)``); nil when absent.
+    func deviceName(_ name: String) throws(APIError) -> String? {
+        guard let value = try string(name, required: false, maxLength: 64) else { return nil }
+        guard Identifiers.isDeviceName(value) else { throw .badRequest("\(name) must be \(Identifiers.deviceNameRule)") }
+        return value
+    }
+
     /// An integer (a JSON number without fraction) in `range`; nil when absent.
     func integer(_ name: String, in range: ClosedRange<Int>) throws(APIError) -> Int? {
         switch object[name] {
@@ -96,11 +103,19 @@ enum APIRequestBodies {
         return .createUser(id: id, name: name)
     }
 
-    /// POST /users/{id}/tokens `{ttlSeconds?}` (an empty body means the default).
-    static func tokenTTL(_ body: [UInt8]) throws(APIError) -> Int {
-        if body.isEmpty { return APIFieldRules.defaultTokenTTL }
+    /// POST /users/{id}/tokens `{ttlSeconds?, device?}` (an empty body means the defaults): the lifetime, and the
+    /// device the token is for (then it connects under that name and signing that device out refuses it).
+    static func tokenRequest(_ body: [UInt8]) throws(APIError) -> (ttlSeconds: Int, device: String?) {
+        if body.isEmpty { return (APIFieldRules.defaultTokenTTL, nil) }
         let fields = try JSONFields(body)
-        return try fields.integer("ttlSeconds", in: 1...APIFieldRules.maxTokenTTL) ?? APIFieldRules.defaultTokenTTL
+        let ttl = try fields.integer("ttlSeconds", in: 1...APIFieldRules.maxTokenTTL) ?? APIFieldRules.defaultTokenTTL
+        return (ttl, try fields.deviceName("device"))
+    }
+
+    /// POST /users/{id}/signout `{device?}` (an empty body signs every device out).
+    static func signOut(_ body: [UInt8], user: String) throws(APIError) -> BackendOperation {
+        if body.isEmpty { return .signOut(user: user, device: nil) }
+        return .signOut(user: user, device: try JSONFields(body).deviceName("device"))
     }
 
     /// POST /conversations `{kind:"direct", members:[a,b]}` or `{kind:"group", title, creator, members}`.

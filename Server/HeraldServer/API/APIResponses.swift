@@ -16,6 +16,12 @@ enum APIResponses {
         var expiresAt: Int64
     }
 
+    /// The answer to a sign-out: whose, and which device (absent: every device).
+    struct SignedOut: Codable, Equatable {
+        var user: String
+        var device: String?
+    }
+
     struct Conversation: Codable, Equatable {
         var id: String
         var kind: ConversationKind

@@ -11,6 +11,7 @@ enum APIRoute: Equatable {
     case unread(user: String)
     case createConversation
     case postMessage(conversation: String)
+    case signOut(user: String)
 
     static let prefix = "/api/v1/"
 
@@ -19,7 +20,7 @@ enum APIRoute: Equatable {
     var requiredScope: APIKeyScope {
         switch self {
         case .health, .openAPI, .user, .unread: .read
-        case .createUser, .mintToken, .createNotification, .createConversation, .postMessage: .full
+        case .createUser, .mintToken, .createNotification, .createConversation, .postMessage, .signOut: .full
         }
     }
 
@@ -60,6 +61,7 @@ enum APIRoute: Equatable {
             case "tokens": return post(.mintToken(user: segments[1]))
             case "notifications": return post(.createNotification(user: segments[1]))
             case "unread": return get(.unread(user: segments[1]))
+            case "signout": return post(.signOut(user: segments[1]))
             default: return .failure(.notFound)
             }
         case 3 where segments[0] == "conversations" && segments[2] == "messages":

@@ -102,12 +102,12 @@ public final class APIService: HTTPRequestHandler {
                 return .json(200, APIResponses.User(id: user.id, name: user.name))
             }
         case .mintToken(let id):
-            let ttl = try APIRequestBodies.tokenTTL(body)
+            let (ttl, device) = try APIRequestBodies.tokenRequest(body)
             let secret = sync.signingSecret
             call(.user(id: try APIFieldRules.userId(id, field: "user id")), respond: respond) { value in
                 guard case .user(let user, _) = value else { return nil }
                 let now = Int64(Date().timeIntervalSince1970)
-                let claims = TokenClaims(sub: user.id, name: user.name, iat: now, exp: now + Int64(ttl))
+                let claims = TokenClaims(sub: user.id, name: user.name, iat: now, exp: now + Int64(ttl), dev: device)
                 let token = APIResponses.Token(
                     token: JSONWebToken.sign(claims, secret: secret), user: .init(id: user.id, name: user.name), expiresAt: claims.exp)
                 return .json(201, token)
@@ -128,6 +128,11 @@ public final class APIService: HTTPRequestHandler {
             call(try APIRequestBodies.createConversation(body), respond: respond) { value in
                 guard case .conversation(let info, let created) = value else { return nil }
                 return .json(created ? 201 : 200, APIResponses.conversation(info))
+            }
+        case .signOut(let user):
+            call(try APIRequestBodies.signOut(body, user: try APIFieldRules.userId(user, field: "user id")), respond: respond) { value in
+                guard case .signedOut(let user, let device) = value else { return nil }
+                return .json(200, APIResponses.SignedOut(user: user, device: device))
             }
         case .postMessage(let conversation):
             call(try APIRequestBodies.postMessage(body, conversation: conversation), respond: respond) { value in

@@ -301,6 +301,60 @@ enum OpenAPIDocument {
         }
       }
     },
+    "/api/v1/users/{id}/signout": {
+      "post": {
+        "operationId": "signOut",
+        "summary": "Sign the user's devices out (every one, or the one named): their live /sync connections close with 4001 at once and the tokens they hold are refused from now on; tokens minted afterwards work.",
+        "parameters": [
+          {
+            "name": "id",
+            "in": "path",
+            "required": true,
+            "description": "The user id.",
+            "schema": {
+              "$ref": "#/components/schemas/UserId"
+            }
+          }
+        ],
+        "requestBody": {
+          "required": false,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/SignOut"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "Signed out.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/SignedOut"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/ReadOnlyKey"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          }
+        }
+      }
+    },
     "/api/v1/conversations": {
       "post": {
         "operationId": "createConversation",
@@ -620,6 +674,9 @@ enum OpenAPIDocument {
             "minimum": 1,
             "maximum": 31536000,
             "default": 2592000
+          },
+          "device": {
+            "$ref": "#/components/schemas/DeviceName"
           }
         }
       },
@@ -879,7 +936,12 @@ enum OpenAPIDocument {
             "description": "A D1 deep link (e.g. herald://conversation/c1) or an http/https URL with a DNS host name."
           },
           "actor": {
-            "$ref": "#/components/schemas/UserId"
+            "allOf": [
+              {
+                "$ref": "#/components/schemas/UserId"
+              }
+            ],
+            "description": "An existing user (who followed, reacted, …); an unknown one is 404."
           }
         }
       },
@@ -996,6 +1058,34 @@ enum OpenAPIDocument {
           "latest": {
             "type": "integer",
             "description": "The user's stream sequence these counts reflect (U7)."
+          }
+        }
+      },
+      "DeviceName": {
+        "type": "string",
+        "pattern": "^[A-Za-z0-9._-]{1,64}$",
+        "description": "A device name. A token minted for a device connects under that name only, and signing that device out refuses it."
+      },
+      "SignOut": {
+        "type": "object",
+        "properties": {
+          "device": {
+            "$ref": "#/components/schemas/DeviceName"
+          }
+        },
+        "description": "Without a device every device of the user is signed out."
+      },
+      "SignedOut": {
+        "type": "object",
+        "required": [
+          "user"
+        ],
+        "properties": {
+          "user": {
+            "type": "string"
+          },
+          "device": {
+            "type": "string"
           }
         }
       }

@@ -11,12 +11,16 @@ public struct TokenClaims: Codable, Sendable, Equatable {
     public var iat: Int64
     /// Expires at, seconds since the epoch.
     public var exp: Int64
+    /// The device the token was minted for, if any: it connects under this name, and signing that device out
+    /// refuses it. nil: any device (named by the `device` query parameter).
+    public var dev: String?
 
-    public init(sub: String, name: String, iat: Int64, exp: Int64) {
+    public init(sub: String, name: String, iat: Int64, exp: Int64, dev: String? = nil) {
         self.sub = sub
         self.name = name
         self.iat = iat
         self.exp = exp
+        self.dev = dev
     }
 }
 
@@ -95,6 +99,9 @@ public enum JSONWebToken {
         // The same identity rule as minting, the API and requests: a signed token is no exemption.
         guard Identifiers.isUserId(claims.sub) else { return .failure(.malformed("sub must be \(Identifiers.userIdRule)")) }
         guard Identifiers.isDisplayName(claims.name) else { return .failure(.malformed("name must be \(Identifiers.displayNameRule)")) }
+        if let device = claims.dev, !Identifiers.isDeviceName(device) {
+            return .failure(.malformed("dev must be \(Identifiers.deviceNameRule)"))
+        }
         guard claims.exp > now else { return .failure(.expired) }
         guard claims.iat <= now + clockSkewSeconds else { return .failure(.issuedInTheFuture) }
         return .success(claims)

@@ -50,7 +50,12 @@ public struct SyncUpgradeAuthorizer: Sendable {
             }
             subprotocol = HeraldProtocolVersion.subprotocol
         }
-        return .success(AuthorizedUpgrade(claims: claims, subprotocol: subprotocol, deviceName: head.query["device"].flatMap(Self.validDeviceName)))
+        // A token minted for one device names it; the query cannot rename it (sign-out by device relies on that).
+        let queried = head.query["device"].flatMap(Self.validDeviceName)
+        if let bound = claims.dev, let queried, queried != bound {
+            return .failure(UpgradeRefusal(status: 401, message: "this token is for device '\(bound)'"))
+        }
+        return .success(AuthorizedUpgrade(claims: claims, subprotocol: subprotocol, deviceName: claims.dev ?? queried))
     }
 
     /// The bearer token from the Authorization header, else the `token` query parameter.
@@ -66,14 +71,8 @@ public struct SyncUpgradeAuthorizer: Sendable {
         return nil
     }
 
-    /// A device name is 1-64 characters of `A-Z a-z 0-9 . _ -`; anything else is ignored.
+    /// A device name is ``Identifiers/isDeviceName(_:)``; anything else is ignored.
     static func validDeviceName(_ name: String) -> String? {
-        guard (1...64).contains(name.utf8.count) else { return nil }
-        let allowed = name.utf8.allSatisfy { byte in
-            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
-                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_")
-                || byte == UInt8(ascii: "-")
-        }
-        return allowed ? name : nil
+        Identifiers.isDeviceName(name) ? name : nil
     }
 }

@@ -64,9 +64,10 @@ public struct HeraldServerOptions: Sendable {
     /// `dm` and `group` requests per second per user (burst: 15 s worth); 0 = unlimited. Each stores a conversation
     /// in every member's list and snapshot.
     public var syncCreateRate: Double = 2
-    /// `follow` and `react` requests per second per user (burst: 15 s worth); 0 = unlimited. Each lands in someone
-    /// else's bell, which keeps only its newest 100 entries.
-    public var syncSocialRate: Double = 2
+    /// `follow` and `react` requests per second per user (burst: 120 s worth); 0 = unlimited. Each lands in someone
+    /// else's bell, which keeps only its newest 100 entries: the burst still lets one user fill a bell past 100 (B4's
+    /// own scenario), the rate keeps a flood to one a second after it.
+    public var syncSocialRate: Double = 1
     /// `ack`, `bell.read` and `bell.readAll` requests per second per user (burst: 10 s worth); 0 = unlimited.
     public var syncReadRate: Double = 100
     /// `scene` reports per second per user (burst: 10 s worth); 0 = unlimited.
@@ -77,7 +78,7 @@ public struct HeraldServerOptions: Sendable {
         [
             .send: RequestRate(perSecond: syncSendRate, burst: max(1, 2 * syncSendRate)),
             .create: .perSecond(syncCreateRate, burstSeconds: 15),
-            .social: .perSecond(syncSocialRate, burstSeconds: 15),
+            .social: .perSecond(syncSocialRate, burstSeconds: 120),
             .read: .perSecond(syncReadRate, burstSeconds: 10),
             .scene: .perSecond(syncSceneRate, burstSeconds: 10),
         ]

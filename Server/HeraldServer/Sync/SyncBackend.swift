@@ -19,6 +19,8 @@ public enum BackendOperation: Sendable {
     case notify(user: String, kind: NotificationKind, text: String, url: String?, actor: String?)
     /// The user's unread counts per conversation, badge and bell count (U1, U5, B2).
     case unread(user: String)
+    /// Signs the user's devices out (every one, or those named `device`), like the user's own `signOut`.
+    case signOut(user: String, device: String?)
 }
 
 /// A successful backend operation's result.
@@ -33,6 +35,8 @@ public enum BackendValue: Sendable {
     case notification(NotificationInfo, bellUnread: Int)
     /// Unread counts per conversation id, the badge (their sum), the bell count and the stream position reflected (U7).
     case unread(perConversation: [String: Int], badge: Int, bellUnread: Int, latest: Int64)
+    /// The user's devices were signed out (every one when `device` is nil).
+    case signedOut(user: String, device: String?)
 }
 
 /// Why a backend operation failed; `code` is the herald.v1 error code (`notParticipant` means the conversation

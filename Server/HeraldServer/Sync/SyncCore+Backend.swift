@@ -64,10 +64,15 @@ extension SyncCore {
 
         case .notify(let user, let kind, let text, let url, let actor):
             _ = try requireUser(user)
-            // A bell entry names its actor as "who did this": it must be someone real.
-            if let actor { _ = try requireUser(actor) }
+            // A bell entry names its actor as "who did this": it must be someone real (404, as for unknown members).
+            if let actor, try store.user(id: actor) == nil { throw BackendFailure(.notFound, "no user '\(actor.prefix(64))' (actor)") }
             let info = try notify(user, kind: kind, actor: actor, text: text, url: url, now: now, step: &step)
             return .notification(info, bellUnread: try store.unreadNotificationCount(user: user))
+
+        case .signOut(let user, let device):
+            _ = try requireUser(user)
+            try signOut(user, device: device, now: now, step: &step)
+            return .signedOut(user: user, device: device)
 
         case .unread(let user):
             _ = try requireUser(user)
@@ -106,7 +111,7 @@ extension BackendOperation {
     var writesToStore: Bool {
         switch self {
         case .user, .unread: false
-        case .createUser, .createDirect, .createGroup, .postMessage, .notify: true
+        case .createUser, .createDirect, .createGroup, .postMessage, .notify, .signOut: true
         }
     }
 }

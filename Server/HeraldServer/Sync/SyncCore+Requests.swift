@@ -104,6 +104,9 @@ extension SyncCore {
             response.notification = try notify(
                 other, kind: .follow, actor: user, text: "\(try name(of: user)) followed you", url: nil, now: now, step: &step)
 
+        case .signOut(let device):
+            try signOut(user, device: device, now: now, step: &step)
+
         case .react(let messageId, let emoji):
             // R5: a message in someone else's conversation looks exactly like one that does not exist.
             guard let message = try store.message(id: messageId), try store.isParticipant(user: user, conversation: message.conversation) else {
@@ -286,6 +289,16 @@ extension SyncCore {
         event.bellUnread = try store.unreadNotificationCount(user: user)
         try appendEvent(event.encodeBody(), to: [user], now: now, step: &step)
         return record.info
+    }
+
+    /// Refuses `user`'s tokens issued until now (every device's, or `device`'s) and closes the matching live
+    /// connections on this node. The sign-out covers the current second too (token times are whole seconds): a
+    /// token minted in the same second as the sign-out is refused as well, never one from before it accepted.
+    func signOut(_ user: String, device: String?, now: Int64, step: inout SyncStep<Device>) throws {
+        try store.signOut(user: user, device: device, issuedBefore: now / 1000 + 1)
+        for live in devicesByUser[user] ?? [] where device == nil || live.state.name == device {
+            step.effects.append(.close(live.device, code: HeraldCloseCode.credentialsEnded, reason: "signed out"))
+        }
     }
 
     /// R5: unknown and foreign conversations are refused alike.

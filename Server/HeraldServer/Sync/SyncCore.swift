@@ -108,6 +108,16 @@ public final class SyncCore<Device: Hashable> {
         }
     }
 
+    /// Connections to close, in order, after this batch's deliveries went out; the owner takes them
+    /// (``takeCloses()``).
+    private var closes: [SyncClose<Device>] = []
+
+    /// The connections the last batches decided to close (signed out), in order; empties the list.
+    public func takeCloses() -> [SyncClose<Device>] {
+        defer { closes.removeAll() }
+        return closes
+    }
+
     /// How many devices are connected.
     public var connectedDeviceCount: Int { devices.count }
 
@@ -118,7 +128,12 @@ public final class SyncCore<Device: Hashable> {
 
     private func handle(_ input: SyncInput<Device>, now: Int64, standalone: Bool, step: inout SyncStep<Device>) {
         switch input {
-        case .connect(let device, let user, let name, let deviceName):
+        case .connect(let device, let user, let name, let deviceName, let issuedAt):
+            // A token from before a sign-out may still verify (it has not expired): refuse it here, where the store is.
+            if let issuedAt, (try? store.isSignedOut(user: user, device: deviceName, issuedAt: issuedAt)) == true {
+                step.effects.append(.close(device, code: HeraldCloseCode.credentialsEnded, reason: "signed out"))
+                return
+            }
             connect(device, user: user, name: name, deviceName: deviceName, standalone: standalone)
         case .disconnect(let device):
             disconnect(device)
@@ -263,6 +278,9 @@ public final class SyncCore<Device: Hashable> {
                 call.reply(result)
             case .schedulePush(let push):
                 pendingPushes.insert(push)
+            case .close(let device, let code, let reason):
+                disconnect(device)
+                closes.append(SyncClose(device: device, code: code, reason: reason))
             }
         }
         return deliveries

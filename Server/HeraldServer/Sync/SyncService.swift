@@ -92,7 +92,9 @@ public final class SyncService: Sendable {
                     session.endCredentials(
                         at: Tick.monotonicNow().adding(milliseconds: max(remainingMs, 0)),
                         code: CloseCode(rawValue: HeraldCloseCode.credentialsEnded), reason: "token expired")
-                    inbox.post(.connect(session.handle, user: upgrade.claims.sub, name: upgrade.claims.name, deviceName: upgrade.deviceName))
+                    inbox.post(.connect(
+                        session.handle, user: upgrade.claims.sub, name: upgrade.claims.name, deviceName: upgrade.deviceName,
+                        issuedAt: upgrade.claims.iat))
                     return SyncSessionDelegate(inbox: inbox)
                 }
             }
@@ -164,6 +166,8 @@ private final class SyncThreadRunner: @unchecked Sendable {
             server.metrics.publish(core.counters)
             // The whole batch in one task per loop (frames stay in order).
             if !deliveries.isEmpty { server.send(messages: deliveries.map { (Self.message($0), $0.devices) }) }
+            // After the batch's frames, so a signed-out device still gets the answer to its own sign-out.
+            for close in core.takeCloses() { server.close(close.device, code: CloseCode(rawValue: close.code), reason: close.reason) }
             recordMetrics(deliveries, committedAt: committedAt)
             if stopped { break }
         }

@@ -44,8 +44,9 @@ public struct SyncConfiguration: Sendable {
 
 /// What reaches the sync thread from the sessions, in arrival order.
 public enum SyncInput<Device: Hashable> {
-    /// An authenticated device connected (not yet live: it must send `sync`).
-    case connect(Device, user: String, name: String, deviceName: String?)
+    /// An authenticated device connected (not yet live: it must send `sync`). `issuedAt` is its token's issue time
+    /// (seconds), checked against sign-outs; nil for a device that came without a token (tests).
+    case connect(Device, user: String, name: String, deviceName: String?, issuedAt: Int64? = nil)
     /// One complete text message of the device.
     case text(Device, [UInt8])
     /// A binary message, which herald.v1 does not use.
@@ -133,6 +134,13 @@ final class DeviceState {
     }
 }
 
+/// A device connection the sync core wants closed, with the close code and reason to send.
+public struct SyncClose<Device: Hashable>: Equatable {
+    public let device: Device
+    public let code: UInt16
+    public let reason: String
+}
+
 /// A push waiting for its grace period (P4): one message's push for each of its recipients that were not viewing
 /// the conversation when it was sent (one entry per message, not per recipient).
 struct PendingPush {
@@ -161,6 +169,8 @@ enum SyncEffect<Device: Hashable> {
     case backendReply(BackendCall, Result<BackendValue, BackendFailure>)
     /// The user's live devices read their stream from the store up to `seq` (events another node committed).
     case catchUp(user: String, through: Int64)
+    /// The device's connection is to be closed with `code` (after what was queued for it): it was signed out.
+    case close(Device, code: UInt16, reason: String)
 }
 
 /// The effects of one batch, buffered until its commit.
@@ -175,7 +185,7 @@ extension ClientRequest {
     var writesToStore: Bool {
         switch self {
         case .sync, .conversations, .history, .scene, .bell: false
-        case .dm, .group, .send, .ack, .bellRead, .bellReadAll, .follow, .react: true
+        case .dm, .group, .send, .ack, .bellRead, .bellReadAll, .follow, .react, .signOut: true
         }
     }
 }

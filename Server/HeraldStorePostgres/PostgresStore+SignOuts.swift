@@ -1,0 +1,20 @@
+import HeraldStore
+
+extension PostgresStore {
+    // MARK: - Sign-outs
+
+    public func signOut(user: String, device: String?, issuedBefore: Int64) throws {
+        try connection.execute(
+            """
+            INSERT INTO sign_outs (user_id, device, issued_before) VALUES ($1, $2, $3)
+            ON CONFLICT (user_id, device) DO UPDATE SET issued_before = GREATEST(sign_outs.issued_before, excluded.issued_before)
+            """,
+            .text(user), .text(device ?? ""), .int(issuedBefore))
+    }
+
+    public func isSignedOut(user: String, device: String?, issuedAt: Int64) throws -> Bool {
+        try connection.queryFirst(
+            "SELECT 1 FROM sign_outs WHERE user_id = $1 AND device IN ('', $2) AND $3 < issued_before LIMIT 1",
+            .text(user), .text(device ?? ""), .int(issuedAt)) { _ in true } ?? false
+    }
+}

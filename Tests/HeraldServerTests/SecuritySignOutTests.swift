@@ -1,0 +1,84 @@
+import Foundation
+import Glibc
+import HeraldProtocol
+@testable import HeraldServer
+import HeraldTestSupport
+import Testing
+
+/// Revocation: a user (over /sync) or the backend (over the API) signs devices out; their live connections end at once
+/// with 4001 and the tokens they hold are refused from then on.
+@Suite("Security: signing devices out ends their connections and their tokens", .serialized)
+struct SecuritySignOutTests {
+    /// Waits for the next whole second: sign-outs cover the second they happen in (token times are whole seconds).
+    static func waitForNextSecond() {
+        let now = Date().timeIntervalSince1970
+        usleep(useconds_t((now.rounded(.down) + 1.05 - now) * 1_000_000))
+    }
+
+    /// Connects and sends `sync`; returns the close code when the server ends the connection instead of answering.
+    static func closeCodeOnConnect(port: Int, token: String, device: String? = nil) throws -> UInt16? {
+        let client = try SyncTestClient(port: port, token: token, device: device)
+        defer { client.close() }
+        do {
+            try client.request(#"{"type":"sync"}"#)
+            return nil
+        } catch RawClientError.closedByServer(let code) {
+            return code ?? 1005
+        }
+    }
+
+    @Test("/sync signOut without a device: every live device of the user gets 4001 (the asking one after its answer), their tokens are refused, a new token works")
+    func userSignsOutEveryDevice() throws {
+        let server = try ServerHarness.start()
+        defer { server.stop() }
+        let token = try Hardening.token(server, "alice")
+        let phone = try SyncTestClient(port: server.port, token: token, device: "phone")
+        defer { phone.close() }
+        let laptop = try SyncTestClient(port: server.port, token: token, device: "laptop")
+        defer { laptop.close() }
+        let bob = try SyncTestClient(port: server.port, token: try Hardening.token(server, "bob"))
+        defer { bob.close() }
+        for client in [phone, laptop, bob] { try client.request(#"{"type":"sync"}"#) }
+        #expect(try phone.request(#"{"type":"signOut"}"#).ok)
+        #expect(try phone.raw.readCloseCode(timeoutMilliseconds: 5_000) == HeraldCloseCode.credentialsEnded)
+        #expect(try laptop.raw.readCloseCode(timeoutMilliseconds: 5_000) == HeraldCloseCode.credentialsEnded)
+        #expect(try bob.request(#"{"type":"conversations"}"#).ok, "another user is untouched")
+        #expect(try Self.closeCodeOnConnect(port: server.port, token: token) == HeraldCloseCode.credentialsEnded)
+        Self.waitForNextSecond()
+        #expect(try Self.closeCodeOnConnect(port: server.port, token: try Hardening.token(server, "alice")) == nil, "a token minted after works")
+    }
+
+    @Test("API: POST /users/{id}/signout {device} ends that device's connection and refuses its token; the other device and its token keep working; without a device every one is signed out")
+    func backendSignsOutOneDevice() throws {
+        let server = try InProcessAPIServer()
+        defer { server.stop() }
+        let api = try APIClient(port: server.port, key: server.key)
+        #expect(try api.request("POST", "/api/v1/users", json: #"{"id":"alice","name":"Alice"}"#).status == 201)
+        func token(device: String) throws -> String {
+            let minted = try api.request("POST", "/api/v1/users/alice/tokens", json: #"{"ttlSeconds":600,"device":"\#(device)"}"#)
+            return try #require(minted.object?["token"] as? String)
+        }
+        let phoneToken = try token(device: "phone"), laptopToken = try token(device: "laptop")
+        let phone = try SyncTestClient(port: server.port, token: phoneToken)
+        defer { phone.close() }
+        let laptop = try SyncTestClient(port: server.port, token: laptopToken)
+        defer { laptop.close() }
+        try phone.request(#"{"type":"sync"}"#)
+        try laptop.request(#"{"type":"sync"}"#)
+        // A token bound to a device cannot connect under another name.
+        #expect(throws: (any Error).self) { try SyncTestClient(port: server.port, token: phoneToken, device: "laptop") }
+
+        let signedOut = try api.request("POST", "/api/v1/users/alice/signout", json: #"{"device":"phone"}"#)
+        #expect(signedOut.status == 200 && signedOut.object?["device"] as? String == "phone")
+        #expect(try phone.raw.readCloseCode(timeoutMilliseconds: 5_000) == HeraldCloseCode.credentialsEnded)
+        #expect(try laptop.request(#"{"type":"conversations"}"#).ok, "the laptop is still connected")
+        #expect(try Self.closeCodeOnConnect(port: server.port, token: phoneToken) == HeraldCloseCode.credentialsEnded)
+        #expect(try Self.closeCodeOnConnect(port: server.port, token: laptopToken) == nil)
+
+        #expect(try api.request("POST", "/api/v1/users/alice/signout", json: "").status == 200)
+        #expect(try laptop.raw.readCloseCode(timeoutMilliseconds: 5_000) == HeraldCloseCode.credentialsEnded)
+        #expect(try Self.closeCodeOnConnect(port: server.port, token: laptopToken) == HeraldCloseCode.credentialsEnded)
+        #expect(try api.request("POST", "/api/v1/users/ghost/signout", json: "").status == 404)
+        #expect(try api.request("POST", "/api/v1/users/alice/signout", json: #"{"device":"a b"}"#).status == 400)
+    }
+}
