@@ -49,10 +49,11 @@ struct LogRateLimiterTests {
         #expect(limiter.takeSummary(now: start) == nil, "nothing suppressed, nothing to say")
         #expect(limiter.admit(now: start))
         for offset in 1...1_234 { _ = limiter.admit(now: start + Int64(offset)) }
-        #expect(limiter.takeSummary(now: start + 9 * Self.second) == nil, "not before the interval")
-        let summary = try #require(limiter.takeSummary(now: start + 10 * Self.second))
+        // The first suppressed line came at start + 1 µs: its summary is due 10 s later, not a microsecond sooner.
+        #expect(limiter.takeSummary(now: start + 10 * Self.second) == nil, "not before the interval")
+        let summary = try #require(limiter.takeSummary(now: start + 1 + 10 * Self.second))
         #expect(summary.count == 1_234)
-        #expect(summary.windowMicroseconds == 10 * Self.second - 1)
+        #expect(summary.windowMicroseconds == 10 * Self.second)
         #expect(limiter.takeSummary(now: start + 30 * Self.second) == nil, "reported once")
         #expect(limiter.suppressedCount == 0)
     }
