@@ -17,6 +17,10 @@ public final class Connection {
     public var nextDeadline: Tick?
     /// A slot for whatever the protocol layer wants to hang on the connection; cleared after close.
     public var userData: AnyObject?
+    /// The connection was closed by the slow-consumer rule (its queue would have passed
+    /// `ServerConfig.maxQueuedBytesPerConnection`), so its handler can say so in `connectionDidClose`; this layer
+    /// only counts it (``LoopCounters/slowConsumerCloses``) and has no logger.
+    public private(set) var closedAsSlowConsumer = false
 
     /// Lifecycle: open → (closingAfterFlush) → closing (queued for close) → closed.
     enum State { case open, closingAfterFlush, closing, closed }
@@ -50,6 +54,9 @@ public final class Connection {
 
     /// Bytes queued and not yet accepted by the kernel.
     public var queuedBytes: Int { output.count }
+
+    /// The slow-consumer bound: a write that would queue more than this closes the connection instead.
+    public var maxQueuedBytes: Int { binding.config.maxQueuedBytesPerConnection }
 
     /// True until `close` is called or the peer goes away; writes are accepted only while open.
     public var isOpen: Bool { state == .open }
@@ -149,7 +156,10 @@ public final class Connection {
     /// The slow-consumer rule: a queue that would pass the cap closes the connection instead of growing.
     private func admit(_ byteCount: Int) -> Bool {
         if queueCapLifted || output.count + byteCount <= binding.config.maxQueuedBytesPerConnection { return true }
-        if state == .open { loop.counters.didCloseSlowConsumer() }
+        if state == .open {
+            loop.counters.didCloseSlowConsumer()
+            closedAsSlowConsumer = true
+        }
         loop.scheduleClose(self)
         return false
     }

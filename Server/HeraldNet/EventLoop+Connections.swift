@@ -27,6 +27,7 @@ extension EventLoop {
                 case EMFILE, ENFILE, ENOBUFS, ENOMEM:
                     // Out of descriptors: a level-triggered listener left armed would spin. Stop polling it
                     // until the next tick, when closes may have freed some.
+                    counters.didRunOutOfDescriptors(errno: error.errno)
                     pauseListener(of: binding)
                     return
                 case ECONNABORTED, EPROTO, EPERM:

@@ -11,6 +11,12 @@ public final class LoopCounters: Sendable {
     public let slowConsumerCloses = Atomic<Int>(0)
     /// Connections accepted.
     public let accepted = Atomic<Int>(0)
+    /// `accept4` failures for lack of descriptors or kernel memory (EMFILE, ENFILE, ENOBUFS, ENOMEM), each of which
+    /// paused the listener for one tick. Counted here rather than logged: the server reads the deltas off the loop
+    /// threads and logs them rate-limited, so the accept path never formats or locks anything.
+    public let descriptorExhaustions = Atomic<Int>(0)
+    /// The errno of the latest of ``descriptorExhaustions`` (0 before the first).
+    public let lastDescriptorExhaustionErrno = Atomic<Int32>(0)
 
     init() {}
 
@@ -19,6 +25,10 @@ public final class LoopCounters: Sendable {
     func didWrite(_ count: Int) { bytesWritten.add(count, ordering: .relaxed) }
     func didAccept() { accepted.add(1, ordering: .relaxed) }
     func didCloseSlowConsumer() { slowConsumerCloses.add(1, ordering: .relaxed) }
+    func didRunOutOfDescriptors(errno code: Int32) {
+        lastDescriptorExhaustionErrno.store(code, ordering: .relaxed)
+        descriptorExhaustions.add(1, ordering: .relaxed)
+    }
 }
 
 extension EventLoop {

@@ -61,6 +61,12 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "SO_SNDBUF of accepted sockets in bytes (caps kernel memory per stalled reader); default: kernel autotuning. [env: HERALD_SOCKET_SEND_BUFFER]")
     var socketSendBuffer: Int?
     @Flag(inversion: .prefixedNo, help: "Serve GET /metrics (Prometheus text format). [env: HERALD_METRICS] (default: on)") var metrics: Bool?
+    @Option(help: "File holding the token GET /metrics then requires as Authorization: Bearer <token> (mode 0600, one trailing newline ignored); default: no authentication. [env: HERALD_METRICS_TOKEN_FILE]")
+    var metricsTokenFile: String?
+    @Option(help: "Warnings about limits firing (failed logins, refused connections, slow consumers, descriptor exhaustion, store write failures) logged per second per kind; the rest are counted and summarised. [env: HERALD_WARNINGS_PER_SECOND] (default: 10)")
+    var warningsPerSecond: Int?
+    @Option(help: "Report suppressed warnings of a kind this many ms after the first of them. [env: HERALD_WARNING_SUMMARY_INTERVAL] (default: 10000)")
+    var warningSummaryInterval: Int?
     @Option(help: "trace, debug, info, notice, warning, error or critical. [env: HERALD_LOG_LEVEL] (default: info)") var logLevel: String?
     @Option(help: "PEM certificate chain: serve wss:// (TLS 1.2+); re-read on SIGHUP. [env: HERALD_TLS_CERT]") var tlsCert: String?
     @Option(help: "PEM private key for --tls-cert. [env: HERALD_TLS_KEY]") var tlsKey: String?
@@ -109,6 +115,13 @@ struct ServeCommand: ParsableCommand {
         if let syncSceneRate { options.syncSceneRate = syncSceneRate }
         if let maxTextBytes { options.maxTextBytes = maxTextBytes }
         if let metrics { options.metrics = metrics }
+        if let warningsPerSecond { options.warningsPerSecond = warningsPerSecond }
+        if let warningSummaryInterval { options.warningSummaryIntervalMs = warningSummaryInterval }
+        do {
+            try options.settleMetricsToken(fileFlag: metricsTokenFile)
+        } catch {
+            throw ValidationError("metrics token: \(error)")
+        }
         if let maxQueuedBytes { options.maxQueuedBytes = maxQueuedBytes }
         if let socketSendBuffer { options.socketSendBuffer = socketSendBuffer }
         if let tlsCert { options.tlsCertificateFile = tlsCert }

@@ -31,11 +31,6 @@ struct WireRequest: Codable {
     }
 }
 
-/// Only the id, read leniently so that an error response can name the request that failed.
-private struct IdProbe: Decodable {
-    var id: Int?
-}
-
 extension RequestFrame {
     /// Decodes one text frame of a client. Never throws or traps: every failure is a value with a code.
     public static func decode(_ bytes: [UInt8], limits: ProtocolLimits = .default) -> Result<RequestFrame, RequestDecodeFailure> {
@@ -50,14 +45,14 @@ extension RequestFrame {
         let data = Data(bytes)
         let decoder = JSONDecoder()
         // The id is probed leniently only when the request does not decode, so the error can still name it.
-        func probeId() -> Int? { (try? decoder.decode(IdProbe.self, from: data))?.id }
+        func failure(_ error: ErrorInfo) -> RequestDecodeFailure { RequestIdProbe.failure(data, decoder: decoder, error) }
         let wire: WireRequest
         do {
             wire = try decoder.decode(WireRequest.self, from: data)
         } catch let error as DecodingError {
-            return .failure(RequestDecodeFailure(id: probeId(), error: describe(error)))
+            return .failure(failure(describe(error)))
         } catch {
-            return .failure(RequestDecodeFailure(id: probeId(), error: ErrorInfo(.badJSON, "not a JSON request object")))
+            return .failure(failure(ErrorInfo(.badJSON, "not a JSON request object")))
         }
         return validated(wire, limits: limits)
     }

@@ -32,6 +32,11 @@ struct EngineDescriptorLimitTests {
         let spent = try cpuTicks(of: server.pid) - before
         // A listener left armed at EMFILE burns a whole core: ~100 ticks (of 10 ms) in this second.
         #expect(spent < 40, "server used \(spent * 10) ms of CPU in 1 s while at the limit")
+        // Logged at warning (rate-limited), not only counted: the operator must learn the limit is too low.
+        let logged = Hardening.eventually {
+            server.standardError.split(separator: "\n").contains { $0.contains(" warning ") && $0.contains("kind=descriptors_exhausted") && $0.contains("errno=EMFILE") }
+        }
+        #expect(logged, "no descriptor-exhaustion warning in: \(server.standardError.suffix(2_000))")
 
         holder?.close()
         holder = nil

@@ -23,7 +23,8 @@ struct HardeningStorageTests {
 
     @Test("A database that cannot grow: sends answer unavailable (nothing acknowledged, nothing stored), reads keep working, and it recovers")
     func databaseCannotGrow() throws {
-        let server = try ServerHarness.start(["--push-grace", "0"])
+        // The log goes through a pipe: the file-size limit below would otherwise stop the server's log file as well.
+        let server = try ServerHarness.start(["--push-grace", "0"], standardErrorThroughPipe: true)
         defer { server.stop() }
         let alice = try SyncTestClient(port: server.port, token: try Hardening.token(server, "alice"))
         let bob = try SyncTestClient(port: server.port, token: try Hardening.token(server, "bob"))
@@ -40,6 +41,10 @@ struct HardeningStorageTests {
             if response.error?.code == .unavailable { refused += 1 }
         }
         #expect(refused == 5)
+        // The operator hears it: a warning with the store's reason, not only `unavailable` answers and a metric.
+        #expect(Hardening.eventually {
+            server.standardError.split(separator: "\n").contains { $0.contains(" warning ") && $0.contains("kind=store_write_failed") && $0.contains("store write failed") }
+        }, "no store-failure warning in: \(server.standardError.suffix(2_000))")
         // Reads still work, on both devices, and show nothing that was refused.
         #expect(try alice.request(#"{"type":"history","conversation":"\#(c)"}"#).messages?.map(\.text) == ["before"])
         #expect(try bob.request(#"{"type":"conversations"}"#).conversations?.first?.lastMessage?.text == "before")

@@ -55,13 +55,17 @@ public final class ServerHarness: @unchecked Sendable {
     ///   - startupTimeoutMilliseconds: how long to wait for the listening line.
     ///   - fileCreationMask: the server's umask (e.g. "000"), set by `/bin/sh` before it execs the binary (same pid);
     ///     nil inherits the test process's.
+    ///   - standardErrorThroughPipe: the server writes its log into a pipe that this process copies to the log file,
+    ///     so limits set on the server's own file writes (RLIMIT_FSIZE, to fake a full disk) do not stop its log.
     public static func start(_ arguments: [String] = [], environment: [String: String] = [:],
-                             startupTimeoutMilliseconds: Int = 10_000, fileCreationMask: String? = nil) throws -> ServerHarness {
+                             startupTimeoutMilliseconds: Int = 10_000, fileCreationMask: String? = nil,
+                             standardErrorThroughPipe: Bool = false) throws -> ServerHarness {
         try ServerHarness(arguments: arguments, environment: environment, startupTimeoutMilliseconds: startupTimeoutMilliseconds,
-                          fileCreationMask: fileCreationMask)
+                          fileCreationMask: fileCreationMask, standardErrorThroughPipe: standardErrorThroughPipe)
     }
 
-    private init(arguments: [String], environment: [String: String], startupTimeoutMilliseconds: Int, fileCreationMask: String?) throws {
+    private init(arguments: [String], environment: [String: String], startupTimeoutMilliseconds: Int, fileCreationMask: String?,
+                 standardErrorThroughPipe: Bool) throws {
         let binary = Self.binaryPath()
         guard FileManager.default.isExecutableFile(atPath: binary) else {
             throw HarnessError.binaryMissing(binary)
@@ -86,7 +90,22 @@ public final class ServerHarness: @unchecked Sendable {
         process.environment = env
         let stdout = Pipe()
         process.standardOutput = stdout
-        process.standardError = try FileHandle(forWritingTo: stderrURL)
+        let log = try FileHandle(forWritingTo: stderrURL)
+        if standardErrorThroughPipe {
+            let pipe = Pipe()
+            process.standardError = pipe
+            let reading = pipe.fileHandleForReading
+            // Ends at EOF, when the server exits.
+            Thread.detachNewThread {
+                while true {
+                    let data = reading.availableData
+                    if data.isEmpty { return }
+                    log.write(data)
+                }
+            }
+        } else {
+            process.standardError = log
+        }
         process.standardInput = FileHandle.nullDevice
         try process.run()
         self.process = process

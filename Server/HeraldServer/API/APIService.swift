@@ -24,6 +24,7 @@ public final class APIService: HTTPRequestHandler {
     private let limiter: APIRateLimiter
     private let started = Date()
     private let logger: Logger
+    private let warnings: LimitWarnings
 
     /// Opens its key-lookup connection to the sync service's database and registers `/api/v1/` on `server`.
     public init(sync: SyncService, server: HeraldHTTPServer, options: APIOptions = APIOptions(), logger: Logger) throws {
@@ -32,6 +33,7 @@ public final class APIService: HTTPRequestHandler {
         self.limiter = APIRateLimiter(ratePerSecond: options.rateLimitPerSecond, burst: options.rateLimitBurst)
         self.maxBodySize = options.maxBodySize
         self.logger = logger
+        self.warnings = server.warnings
         server.addHTTPRoute(prefix: APIRoute.prefix, handler: self)
     }
 
@@ -73,6 +75,11 @@ public final class APIService: HTTPRequestHandler {
             }
             try perform(route, body: request.body, respond: respond)
         } catch {
+            if error.status == 401 || error.status == 403 {
+                warnings.warn(.authenticationFailed, "refused: authentication failed",
+                              metadata: ["peer": "\(connection.remoteAddress)", "route": "\(request.head.method) \(request.head.path.prefix(128))",
+                                         "status": "\(error.status)", "reason": "\(error.code)"])
+            }
             respond(error.response)
         }
     }

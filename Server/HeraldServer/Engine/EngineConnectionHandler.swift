@@ -37,7 +37,8 @@ final class EngineConnectionHandler: ConnectionHandler {
         connection.nextDeadline = connection.loop.now.adding(milliseconds: Int64(context.handshakeTimeoutMs))
         if open > context.maxConnections {
             context.metrics.countRefusal(.maxConnections)
-            context.logger.debug("refused: max connections", metadata: ["conn": "\(connection.handle)", "peer": "\(connection.remoteAddress)"])
+            context.warnings.warn(.connectionRefused, "refused: connection limit",
+                                  metadata: ["peer": "\(connection.remoteAddress)", "limit": "max_connections", "status": "503"])
             respond(connection, status: 503, reason: "too many connections", headers: [("Retry-After", "1")])
         } else if context.admission.isEnabled {
             admit(connection)
@@ -51,11 +52,13 @@ final class EngineConnectionHandler: ConnectionHandler {
             admittedAddress = connection.remoteAddress
         case .tooManyConnections:
             context.metrics.countRefusal(.perAddressConnections)
-            context.logger.debug("refused: per-IP connection limit", metadata: ["peer": "\(connection.remoteAddress)"])
+            context.warnings.warn(.connectionRefused, "refused: connection limit",
+                                  metadata: ["peer": "\(connection.remoteAddress)", "limit": "per_ip_connections", "status": "429"])
             respond(connection, status: 429, reason: "too many connections from your address", headers: [("Retry-After", "1")])
         case .tooManyHandshakes(let waitMs):
             context.metrics.countRefusal(.handshakeRate)
-            context.logger.debug("refused: per-IP handshake rate", metadata: ["peer": "\(connection.remoteAddress)"])
+            context.warnings.warn(.connectionRefused, "refused: connection limit",
+                                  metadata: ["peer": "\(connection.remoteAddress)", "limit": "handshake_rate", "status": "429"])
             respond(connection, status: 429, reason: "too many new connections from your address",
                     headers: [("Retry-After", String(max(1, (waitMs + 999) / 1000)))])
         }
@@ -170,6 +173,11 @@ final class EngineConnectionHandler: ConnectionHandler {
     }
 
     func connectionDidClose(_ connection: Connection) {
+        if connection.closedAsSlowConsumer {
+            context.warnings.warn(.slowConsumer, "closed slow consumer: its outbound queue reached the limit",
+                                  metadata: ["peer": "\(connection.remoteAddress)", "route": "\(session?.request.path ?? "-")",
+                                             "limit": "\(connection.maxQueuedBytes)"])
+        }
         if isCounted { context.openConnections.wrappingSubtract(1, ordering: .relaxed) }
         if let admittedAddress { context.admission.release(admittedAddress) }
         if session != nil { context.metrics.webSocketSessions.subtract(1) }
@@ -213,6 +221,12 @@ final class EngineConnectionHandler: ConnectionHandler {
                 switch decide(head) {
                 case .reject(let status, let message):
                     context.metrics.badRequests.add(1)
+                    if status == 401 || status == 403 {
+                        // The route's message says why (expired, bad signature, malformed); it never holds the token.
+                        context.warnings.warn(.authenticationFailed, "refused: authentication failed",
+                                              metadata: ["peer": "\(connection.remoteAddress)", "route": "\(head.path)",
+                                                         "status": "\(status)", "reason": "\(message)"])
+                    }
                     respond(connection, status: status, reason: message)
                 case .accept(let subprotocol, let makeDelegate):
                     // §4.2.2: a subprotocol the client did not offer must not be selected.

@@ -20,9 +20,12 @@ final class EngineContext: Sendable {
     let metrics: ServerMetrics
     /// Per-IP connection and handshake-rate limits.
     let admission: ConnectionAdmission
+    /// Rate-limited warnings when a limit fires.
+    let warnings: LimitWarnings
 
-    init(routes: RouteTable, options: HeraldServerOptions, logger: Logger, metrics: ServerMetrics) {
+    init(routes: RouteTable, options: HeraldServerOptions, logger: Logger, metrics: ServerMetrics, warnings: LimitWarnings) {
         self.metrics = metrics
+        self.warnings = warnings
         self.admission = ConnectionAdmission(maxPerAddress: options.maxConnectionsPerIP, handshakeRate: options.handshakeRatePerIP)
         self.routes = routes
         self.limits = WebSocketLimits(maxFrameSize: options.maxFrameSize, maxMessageSize: options.maxMessageSize)

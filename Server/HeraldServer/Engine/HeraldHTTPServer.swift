@@ -28,6 +28,9 @@ public final class HeraldHTTPServer: Sendable {
     private let fanOutCompressors: [LoopCompressors]
     /// The counters `GET /metrics` reports; the sync service adds its own to them.
     public let metrics: ServerMetrics
+    /// Rate-limited warnings for limits that fire (failed authentication, refusals, slow consumers, descriptor
+    /// exhaustion, store write failures); the sync service and the API warn through it too.
+    public let warnings: LimitWarnings
 
     private struct State {
         var routes = RouteTable()
@@ -52,6 +55,8 @@ public final class HeraldHTTPServer: Sendable {
         self.broadcastHub = BroadcastHub(loopCount: max(1, options.threads))
         self.fanOutCompressors = (0..<max(1, options.threads)).map { _ in LoopCompressors() }
         self.metrics = ServerMetrics(loopCount: max(1, options.threads))
+        self.warnings = LimitWarnings(
+            logger: logger, limit: LogRateLimit(linesPerSecond: options.warningsPerSecond, summaryIntervalMilliseconds: options.warningSummaryIntervalMs))
         state.withLock { state in
             if options.echo {
                 state.routes.exact["/echo"] = .webSocket { _ in .accept(subprotocol: nil) { _ in EchoDelegate() } }
@@ -89,9 +94,11 @@ public final class HeraldHTTPServer: Sendable {
         Self.unblockShutdownSignals()
         var routes = state.withLock { $0.routes }
         if options.metrics {
-            routes.prefixHandlers.insert(("/metrics", MetricsHTTPHandler(metrics: metrics, loops: { [weak self] in self?.loops ?? [] })), at: 0)
+            let handler = MetricsHTTPHandler(metrics: metrics, loops: { [weak self] in self?.loops ?? [] },
+                                             authorization: options.metricsToken.map(MetricsAuthorization.init(token:)), warnings: warnings)
+            routes.prefixHandlers.insert(("/metrics", handler), at: 0)
         }
-        let context = EngineContext(routes: routes, options: options, logger: logger, metrics: metrics)
+        let context = EngineContext(routes: routes, options: options, logger: logger, metrics: metrics, warnings: warnings)
         var tls: ReloadableTLSContext?
         if let certificate = options.tlsCertificateFile, let key = options.tlsKeyFile {
             tls = try ReloadableTLSContext(certificateChainFile: certificate, privateKeyFile: key)
@@ -239,8 +246,11 @@ public final class HeraldHTTPServer: Sendable {
         else { return }
         let (tlsServer, tls) = state.withLock { ($0.tlsServer, $0.tls) }
         var hangUpsSeen = HangUpSignal.count
-        // The signal handler only wakes an eventfd (E9); a 100 ms poll also notices shutdown() from another thread.
+        let loops = server.group.loops
+        // The signal handler only wakes an eventfd (E9); a 100 ms poll also notices shutdown() from another thread,
+        // and is the one thread that reports suppressed warnings and the loops' descriptor exhaustion.
         while !state.withLock({ $0.shutdownRequested }) {
+            warnings.tick(loops: loops)
             if let signal = signals.wait(timeoutMilliseconds: 100) {
                 logger.info("shutting down on signal \(signal)")
                 break
@@ -254,6 +264,7 @@ public final class HeraldHTTPServer: Sendable {
         server.shutdown()
         tlsServer?.waitUntilStopped()
         server.waitUntilStopped()
+        warnings.tick(loops: loops, final: true)
     }
 
     /// SIGHUP: re-read the certificate and key; new connections use them, open ones keep theirs.

@@ -17,6 +17,8 @@ extension HeraldServerOptions {
         "sync-social-rate": "HERALD_SYNC_SOCIAL_RATE", "sync-read-rate": "HERALD_SYNC_READ_RATE", "sync-scene-rate": "HERALD_SYNC_SCENE_RATE",
         "max-text-bytes": "HERALD_MAX_TEXT_BYTES", "metrics": "HERALD_METRICS",
         "max-queued-bytes": "HERALD_MAX_QUEUED_BYTES", "socket-send-buffer": "HERALD_SOCKET_SEND_BUFFER",
+        "metrics-token-file": "HERALD_METRICS_TOKEN_FILE", "warnings-per-second": "HERALD_WARNINGS_PER_SECOND",
+        "warning-summary-interval": "HERALD_WARNING_SUMMARY_INTERVAL",
     ]
 
     /// The defaults, overridden by whichever `HERALD_*` variables are set in `environment`.
@@ -65,6 +67,9 @@ extension HeraldServerOptions {
         if let number = try integer("max-connections-per-ip") { maxConnectionsPerIP = number }
         if let number = try integer("max-text-bytes") { maxTextBytes = number }
         if let flag = try boolean("metrics") { metrics = flag }
+        if let (_, text) = value("metrics-token-file") { metricsTokenFile = text }
+        if let number = try integer("warnings-per-second") { warningsPerSecond = number }
+        if let number = try integer("warning-summary-interval") { warningSummaryIntervalMs = number }
         if let number = try integer("max-queued-bytes") { maxQueuedBytes = number }
         if let number = try integer("socket-send-buffer") { socketSendBuffer = number }
         let rates: [(String, WritableKeyPath<HeraldServerOptions, Double>)] = [
@@ -109,6 +114,17 @@ extension HeraldServerOptions {
         }
     }
 
+    /// Reads the /metrics token: the `--metrics-token-file` flag, when given, replaces HERALD_METRICS_TOKEN_FILE; the
+    /// file is then read like the secret file (owner-only, one trailing line break dropped, not empty) into
+    /// ``metricsToken``.
+    ///
+    /// - Throws: ``SecretFileError`` when the file cannot be used.
+    public mutating func settleMetricsToken(fileFlag: String?) throws(SecretFileError) {
+        if let fileFlag { metricsTokenFile = fileFlag }
+        guard let metricsTokenFile else { return }
+        metricsToken = try SecretFile.read(metricsTokenFile)
+    }
+
     /// The longest push grace accepted: a day, far beyond any useful value and far from Int64 milliseconds.
     static let maxPushGraceSeconds: Double = 86_400
     /// The largest message size accepted: 1 TiB, far beyond memory and far from overflowing size arithmetic.
@@ -127,6 +143,13 @@ extension HeraldServerOptions {
             if tlsCertificateFile == nil { throw OptionsError(name: "tls-port", value: String(tlsPort), expected: "--tls-cert and --tls-key as well") }
             if !(0...65535).contains(tlsPort) { throw OptionsError(name: "tls-port", value: String(tlsPort), expected: "0...65535") }
         }
+        if warningsPerSecond < 1 {
+            throw OptionsError(name: "warnings-per-second", value: String(warningsPerSecond), expected: "at least 1")
+        }
+        if !(1...3_600_000).contains(warningSummaryIntervalMs) {
+            throw OptionsError(name: "warning-summary-interval", value: String(warningSummaryIntervalMs), expected: "1...3600000 ms")
+        }
+        if metricsToken?.isEmpty == true { throw OptionsError(name: "metrics-token-file", value: metricsTokenFile ?? "", expected: "a non-empty token") }
         if maxTextBytes < 1 { throw OptionsError(name: "max-text-bytes", value: String(maxTextBytes), expected: "at least 1") }
         let rates = [
             ("handshake-rate-per-ip", handshakeRatePerIP), ("sync-send-rate", syncSendRate), ("sync-create-rate", syncCreateRate),

@@ -97,6 +97,16 @@ public struct HeraldServerOptions: Sendable {
     public var socketSendBuffer: Int? = nil
     /// Serve `GET /metrics` (Prometheus text format).
     public var metrics = true
+    /// A file holding the bearer token `GET /metrics` then requires (read like ``secretFile``, see ``SecretFile``) into
+    /// ``metricsToken`` by ``settleMetricsToken(fileFlag:)``. nil: /metrics needs no authentication.
+    public var metricsTokenFile: String? = nil
+    /// The token `GET /metrics` requires as `Authorization: Bearer <token>` (401 otherwise); nil: none required.
+    public var metricsToken: String? = nil
+    /// Warnings about limits firing (failed authentication, refused connections, slow consumers, descriptor
+    /// exhaustion, store write failures) written per second per kind at most (also the burst); the rest are counted.
+    public var warningsPerSecond = 10
+    /// Suppressed warnings of a kind are reported in one line this many milliseconds after the first of them.
+    public var warningSummaryIntervalMs = 10_000
     /// The minimum level logged.
     public var logLevel: Logger.Level = .info
     /// PEM certificate chain for `wss://` (with ``tlsKeyFile``); re-read on SIGHUP. nil: no TLS.

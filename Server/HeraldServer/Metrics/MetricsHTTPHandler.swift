@@ -1,6 +1,7 @@
 import HeraldNet
 import HeraldProtocol
 import HeraldWebSocket
+import Logging
 import Synchronization
 
 /// `GET /metrics`: every ``ServerMetrics`` counter plus the loops' socket counters, in Prometheus text format.
@@ -11,15 +12,28 @@ final class MetricsHTTPHandler: HTTPRequestHandler {
     let maxBodySize = 0
     private let metrics: ServerMetrics
     private let loops: @Sendable () -> [EventLoop]
+    /// With `--metrics-token-file`: the bearer token every request must carry; nil: no authentication.
+    private let authorization: MetricsAuthorization?
+    private let warnings: LimitWarnings?
 
-    init(metrics: ServerMetrics, loops: @escaping @Sendable () -> [EventLoop]) {
+    init(metrics: ServerMetrics, loops: @escaping @Sendable () -> [EventLoop], authorization: MetricsAuthorization? = nil,
+         warnings: LimitWarnings? = nil) {
         self.metrics = metrics
         self.loops = loops
+        self.authorization = authorization
+        self.warnings = warnings
     }
 
     func handle(_ request: HTTPRequest, connection: HTTPConnectionInfo, respond: @escaping @Sendable (HTTPResponse) -> Void) {
         guard request.head.path == "/metrics" else {
             return respond(.error(404, code: "not_found", "no such endpoint: \(request.head.path.prefix(64))"))
+        }
+        if let authorization, !authorization.permits(request.head.headers["Authorization"]) {
+            warnings?.warn(.authenticationFailed, "refused: authentication failed",
+                           metadata: ["peer": "\(connection.remoteAddress)", "route": "/metrics", "status": "401",
+                                      "reason": "\(request.head.headers["Authorization"] == nil ? "no bearer token" : "wrong bearer token")"])
+            return respond(.error(401, code: "unauthorized", "this server's metrics need Authorization: Bearer <metrics token>",
+                                  headers: [("WWW-Authenticate", "Bearer")]))
         }
         guard request.head.method == "GET" || request.head.method == "HEAD" else {
             return respond(.error(405, code: "method_not_allowed", "use GET", headers: [("Allow", "GET, HEAD")]))
@@ -62,6 +76,9 @@ final class MetricsHTTPHandler: HTTPRequestHandler {
                    metrics.handshakeTimeouts.load())
         out.single("herald_slow_consumer_closes_total", "counter", "Connections closed because their outbound queue hit its byte bound.",
                    loops.reduce(0) { $0 + $1.counters.slowConsumerCloses.load(ordering: .relaxed) })
+        out.single("herald_accept_descriptor_exhaustion_total", "counter",
+                   "accept4 failures for lack of descriptors or kernel memory (EMFILE, ENFILE, ENOBUFS, ENOMEM); each pauses the listener one tick.",
+                   loops.reduce(0) { $0 + $1.counters.descriptorExhaustions.load(ordering: .relaxed) })
         out.family("herald_websocket_closes_total", "counter", "WebSocket sessions failed or ended by the server, by close code.")
         for (index, code) in ServerMetrics.countedCloseCodes.enumerated() {
             out.sample("herald_websocket_closes_total", [("code", String(code))], metrics.closesByCode[index].load())

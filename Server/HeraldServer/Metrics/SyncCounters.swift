@@ -1,4 +1,5 @@
 import HeraldProtocol
+import HeraldStore
 
 /// What the sync thread did, as plain running totals: ``SyncCore`` (one thread) bumps them without any
 /// synchronisation and the sync thread publishes them to ``ServerMetrics`` once per batch.
@@ -14,7 +15,26 @@ public struct SyncCounters: Sendable {
     /// Failed responses by error code (bad_json, unavailable, rate_limited, ...).
     public var errors: [ErrorCode: Int] = [:]
 
+    /// Requests and backend calls that failed because the store could not do its part (disk full, read-only, I/O,
+    /// busy, corrupt): what an operator must hear about, unlike refusals of bad input.
+    public var storeFailures = 0
+    /// The latest of ``storeFailures``, with its cause.
+    public var lastStoreFailure: StoreError?
+
     public init() {}
 
     mutating func recordError(_ code: ErrorCode) { errors[code, default: 0] += 1 }
+
+    /// Counts `error` in ``storeFailures`` when it is the store failing; refusals and logic errors (not found,
+    /// constraint) are not.
+    mutating func recordFailure(_ error: any Error) {
+        guard let storeError = error as? StoreError else { return }
+        switch storeError.kind {
+        case .readOnly, .full, .io, .busy, .corrupt, .other:
+            storeFailures += 1
+            lastStoreFailure = storeError
+        case .notFound, .constraint:
+            return
+        }
+    }
 }

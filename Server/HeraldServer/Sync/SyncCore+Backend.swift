@@ -18,6 +18,7 @@ extension SyncCore {
             // The savepoint rolled back this call's writes; drop its buffered effects with them.
             step.effects.removeSubrange(mark...)
             result = .failure(Self.backendFailure(for: error))
+            counters.recordFailure(error)
         }
         step.effects.append(.backendReply(call, result))
     }

@@ -233,6 +233,7 @@ public final class SyncCore<Device: Hashable> {
             step.effects.removeSubrange(mark...)
             if !wasSyncing { step.syncing.remove(device) }
             response = .failure(id: frame.id, Self.errorInfo(for: error))
+            counters.recordFailure(error)
             counters.messagesStored = storedBefore
             if let code = response.error?.code { counters.recordError(code) }
         }

@@ -130,7 +130,8 @@ public final class SyncService: Sendable {
 
 /// The sync thread's body; everything in it is confined to that thread.
 private final class SyncThreadRunner: @unchecked Sendable {
-    // @unchecked: `core` and `store` are used only by the sync thread (`run`); `stopping` is behind `lock`.
+    // @unchecked: `core`, `store` and `reportedStoreFailures` are used only by the sync thread (`run`); `stopping` is
+    // behind `lock`.
     private let core: SyncCore<SessionHandle>
     private let store: any SyncStore
     private let server: HeraldHTTPServer
@@ -164,6 +165,7 @@ private final class SyncThreadRunner: @unchecked Sendable {
             let committedAt = MonotonicClock.microseconds()
             // Published before the frames go out, so a client that saw its answer sees it counted.
             server.metrics.publish(core.counters)
+            reportStoreFailures()
             // The whole batch in one task per loop (frames stay in order).
             if !deliveries.isEmpty { server.send(messages: deliveries.map { (Self.message($0), $0.devices) }) }
             // After the batch's frames, so a signed-out device still gets the answer to its own sign-out.
@@ -174,6 +176,20 @@ private final class SyncThreadRunner: @unchecked Sendable {
         core.leaveCluster()
         store.close()
         finished.signal()
+    }
+
+    /// Store failures reported so far (``SyncCounters/storeFailures`` only grows).
+    private var reportedStoreFailures = 0
+
+    /// Warns (rate-limited) when requests of the last batch failed because the store did: a full disk or a read-only
+    /// database is otherwise only visible as `unavailable` answers and a metric.
+    private func reportStoreFailures() {
+        let counters = core.counters
+        let new = counters.storeFailures - reportedStoreFailures
+        guard new > 0, let failure = counters.lastStoreFailure else { return }
+        reportedStoreFailures = counters.storeFailures
+        server.warnings.warn(.storeWriteFailed, "store write failed; requests answered unavailable, nothing stored",
+                             metadata: ["error": "\(failure.kind)", "code": "\(failure.code)", "reason": "\(failure.message)", "requests": "\(new)"])
     }
 
     /// Publishes the core's totals and times this batch's deliveries: a task queued on every loop behind the
