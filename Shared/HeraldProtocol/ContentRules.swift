@@ -4,7 +4,8 @@
 public enum ContentRules {
     /// The URL rule, in words.
     public static let urlRule = "an http:// or https:// URL with a DNS host name (no credentials, IP addresses or localhost), printable ASCII only"
-    /// ``isWebURL(_:)`` as a regular expression (ECMA 262 and ICU alike), for openapi.json's `pattern`.
+    /// ``isWebURL(_:)`` as a regular expression for openapi.json's `pattern` (ECMA 262, as JSON Schema reads it). An
+    /// ICU or PCRE `$` also matches before one final line break, so such engines accept `"…\n"`, which the code refuses.
     public static let webURLPattern = "^" + notLocalhost + webURLBody + "$"
     /// ``isLink(_:)`` as a regular expression.
     public static let linkPattern = "^([Hh][Ee][Rr][Aa][Ll][Dd]://[!-~]+|" + notLocalhost + webURLBody + ")$"

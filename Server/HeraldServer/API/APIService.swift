@@ -110,13 +110,13 @@ public final class APIService: HTTPRequestHandler {
             }
         case .mintToken(let id):
             let (ttl, device) = try APIRequestBodies.tokenRequest(body)
-            let secret = sync.signingSecret
+            let keys = sync.signingKeys
             call(.user(id: try APIFieldRules.userId(id, field: "user id")), respond: respond) { value in
                 guard case .user(let user, _) = value else { return nil }
                 let now = Int64(Date().timeIntervalSince1970)
                 let claims = TokenClaims(sub: user.id, name: user.name, iat: now, exp: now + Int64(ttl), dev: device)
                 let token = APIResponses.Token(
-                    token: JSONWebToken.sign(claims, secret: secret), user: .init(id: user.id, name: user.name), expiresAt: claims.exp)
+                    token: JSONWebToken.sign(claims, keys: keys), user: .init(id: user.id, name: user.name), expiresAt: claims.exp)
                 return .json(201, token)
             }
         case .createNotification(let user):

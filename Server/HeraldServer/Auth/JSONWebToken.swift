@@ -61,12 +61,28 @@ public enum JSONWebToken {
 
     /// Signs `claims` with `secret`: `base64url(header).base64url(claims).base64url(HMAC-SHA256)`.
     public static func sign(_ claims: TokenClaims, secret: [UInt8]) -> String {
+        sign(claims, header: header, secret: secret)
+    }
+
+    private static func sign(_ claims: TokenClaims, header: String, secret: [UInt8]) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let payload = (try? encoder.encode(claims)).map { Array($0) } ?? []
         let signingInput = Base64URL.encode(Array(header.utf8)) + "." + Base64URL.encode(payload)
         let signature = Crypto.hmacSHA256(key: secret, message: Array(signingInput.utf8))
         return signingInput + "." + Base64URL.encode(signature)
+    }
+
+    /// Signs `claims` with the signing key of `keys`, naming it in the header (`kid`) so verifiers pick the right key.
+    public static func sign(_ claims: TokenClaims, keys: SigningKeys) -> String {
+        let header = #"{"alg":"HS256","kid":"\#(SigningKeys.keyID(of: keys.signing))","typ":"JWT"}"#
+        return sign(claims, header: header, secret: keys.signing)
+    }
+
+    /// Verifies with whichever accepted key the header's `kid` names (every key when it names none): see
+    /// ``verify(_:secret:now:)``.
+    public static func verify(_ token: String, keys: SigningKeys, now: Int64) -> Result<TokenClaims, TokenError> {
+        verify(token, candidates: keys.candidates(for:), now: now)
     }
 
     /// Verifies the signature in constant time, then the header's algorithm and the expiry.
@@ -76,6 +92,10 @@ public enum JSONWebToken {
     ///   - secret: the signing secret.
     ///   - now: seconds since the epoch; the token must expire strictly after it.
     public static func verify(_ token: String, secret: [UInt8], now: Int64) -> Result<TokenClaims, TokenError> {
+        verify(token, candidates: { _ in [secret] }, now: now)
+    }
+
+    private static func verify(_ token: String, candidates: (String?) -> [[UInt8]], now: Int64) -> Result<TokenClaims, TokenError> {
         guard token.utf8.count <= maxLength else { return .failure(.malformed("longer than \(maxLength) bytes")) }
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3 else { return .failure(.malformed("expected three segments")) }
@@ -83,15 +103,22 @@ public enum JSONWebToken {
               let signature = Base64URL.decode(parts[2])
         else { return .failure(.malformed("segment is not base64url")) }
 
-        struct Header: Decodable { var alg: String }
+        struct Header: Decodable {
+            var alg: String
+            var kid: String?
+        }
         guard let parsedHeader = try? JSONDecoder().decode(Header.self, from: Data(headerBytes)) else {
             return .failure(.malformed("header is not JSON with 'alg'"))
         }
         guard parsedHeader.alg == "HS256" else { return .failure(.unsupportedAlgorithm(parsedHeader.alg)) }
 
         let signingInput = Array(token.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))
-        let expected = Crypto.hmacSHA256(key: secret, message: signingInput)
-        guard Crypto.constantTimeEqual(expected, signature) else { return .failure(.badSignature) }
+        // Every candidate is compared (no early exit), so timing does not tell which key matched.
+        var matched = false
+        for key in candidates(parsedHeader.kid) where Crypto.constantTimeEqual(Crypto.hmacSHA256(key: key, message: signingInput), signature) {
+            matched = true
+        }
+        guard matched else { return .failure(.badSignature) }
 
         guard let claims = try? JSONDecoder().decode(TokenClaims.self, from: Data(payloadBytes)) else {
             return .failure(.malformed("claims need string sub, name and integer iat, exp"))

@@ -10,10 +10,11 @@ public enum SigningSecret {
     /// The secret to sign and verify with.
     ///
     /// - Parameters:
-    ///   - option: the `--secret` value, used as its UTF-8 bytes; nil or empty means "use the stored one".
+    ///   - option: the configured secret (`--secret-file` or `--secret`), one key per line (``SigningKeys``); nil or
+    ///     empty means "use the stored one".
     ///   - store: the database that keeps (or receives) the generated secret.
-    public static func resolve(option: String?, store: any SyncStore) throws -> [UInt8] {
-        if let option, !option.isEmpty { return Array(option.utf8) }
-        return try store.secret(orCreate: { Crypto.randomBytes(generatedByteCount) })
+    public static func resolve(option: String?, store: any SyncStore) throws -> SigningKeys {
+        if let option, let keys = SigningKeys(lines: option) { return keys }
+        return SigningKeys(single: try store.secret(orCreate: { Crypto.randomBytes(generatedByteCount) }))
     }
 }

@@ -21,11 +21,16 @@ public struct UpgradeRefusal: Error, Sendable, Equatable {
 /// Decides `/sync` upgrades: a valid, unexpired HS256 token in `Authorization: Bearer` or `?token=`,
 /// and the `herald.v1` subprotocol when the client offers any.
 public struct SyncUpgradeAuthorizer: Sendable {
-    let secret: [UInt8]
+    let keys: SigningKeys
 
-    /// - Parameter secret: the JWT signing secret (see ``SigningSecret``).
+    /// - Parameter keys: the accepted signing keys (see ``SigningSecret``).
+    public init(keys: SigningKeys) {
+        self.keys = keys
+    }
+
+    /// One key that signs and verifies.
     public init(secret: [UInt8]) {
-        self.secret = secret
+        self.init(keys: SigningKeys(single: secret))
     }
 
     /// Checks one upgrade request. Pure: no IO, time comes in.
@@ -38,7 +43,7 @@ public struct SyncUpgradeAuthorizer: Sendable {
             return .failure(UpgradeRefusal(status: 401, message: "missing token: send Authorization: Bearer <token> or ?token="))
         }
         let claims: TokenClaims
-        switch JSONWebToken.verify(token, secret: secret, now: now) {
+        switch JSONWebToken.verify(token, keys: keys, now: now) {
         case .success(let verified): claims = verified
         case .failure(let error): return .failure(UpgradeRefusal(status: 401, message: "\(error)"))
         }

@@ -53,7 +53,7 @@ public enum TokenIssuer {
         }
         let now = Int64(Date().timeIntervalSince1970)
         let claims = TokenClaims(sub: user, name: displayName, iat: now, exp: now + Int64(ttlSeconds))
-        return JSONWebToken.sign(claims, secret: key)
+        return JSONWebToken.sign(claims, keys: key)
     }
 
     /// Checks the arguments before any store is opened, so a typo creates no database file or connection.

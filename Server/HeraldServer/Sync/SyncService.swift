@@ -19,7 +19,7 @@ public final class SyncService: Sendable {
     /// With a PostgreSQL store: the LISTEN connection that tells this node about other nodes' stream events.
     private let listener: PostgresStreamListener?
     /// The JWT signing secret the service verifies with (the API mints tokens with it).
-    let signingSecret: [UInt8]
+    let signingKeys: SigningKeys
     /// The database file (the API opens its own connection to it for key lookups).
     let databasePath: String
 
@@ -30,14 +30,14 @@ public final class SyncService: Sendable {
         for change in (store as? SQLiteStore)?.fileModeChanges ?? [] {
             logger.warning("database file was readable beyond its owner; narrowed", metadata: ["file": "\(change.path)", "change": "\(change)"])
         }
-        let secret: [UInt8]
+        let secret: SigningKeys
         do {
             secret = try SigningSecret.resolve(option: options.secret, store: store)
         } catch {
             store.close()
             throw error
         }
-        signingSecret = secret
+        signingKeys = secret
         databasePath = options.dbPath
         var configuration = SyncConfiguration(pushGraceMilliseconds: Int64((max(options.pushGraceSeconds, 0) * 1000).rounded()))
         configuration.requestRates = options.syncRequestRates
@@ -78,7 +78,7 @@ public final class SyncService: Sendable {
         }
         listener?.start()
 
-        let authorizer = SyncUpgradeAuthorizer(secret: secret)
+        let authorizer = SyncUpgradeAuthorizer(keys: secret)
         let maxUnanswered = options.maxUnansweredRequests
         server.addWebSocketRoute("/sync") { head in
             switch authorizer.authorize(head, now: Int64(Date().timeIntervalSince1970)) {
