@@ -33,6 +33,21 @@ let package = Package(
         .target(name: "HeraldDeflate", dependencies: ["CZlib", "HeraldWebSocket"], path: "Modules/HeraldDeflate", swiftSettings: swiftSettings),
         .target(name: "HeraldProtocol", path: "Modules/HeraldProtocol", exclude: ["PROTOCOL.md"], swiftSettings: swiftSettings),
 
+        // MARK: - Server entry points (symlinks to single files in /Server, not the whole HeraldServer module)
+        // HeraldServer depends on the store (SQLite, PostgreSQL), the network layer and everything else; fuzzing the
+        // token verifier or the API body parser must not build and instrument all of that. So these modules are
+        // directories of symlinks to just the files under test, which need nothing but HeraldProtocol and OpenSSL:
+        // - HeraldAuth: Auth/JSONWebToken.swift, Base64URL.swift, HMACSHA256.swift (+ the COpenSSL system library,
+        //   a symlink to /Shared/COpenSSL like CZlib). SigningSecret, TokenIssuer etc. need the store and stay out.
+        // - HeraldAPIBodies: API/APIRequestBodies.swift, JSONValue.swift, APIError.swift, plus ServerStubs.swift (a
+        //   real file) with the two types they name whose definitions would drag in the store and the HTTP layer.
+        // Their types are internal in the server, so both are built with -enable-testing for `@testable import`.
+        .systemLibrary(name: "COpenSSL", path: "Modules/COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .target(name: "HeraldAuth", dependencies: ["COpenSSL", "HeraldProtocol"], path: "Modules/HeraldAuth",
+                swiftSettings: swiftSettings + [.unsafeFlags(["-enable-testing"])]),
+        .target(name: "HeraldAPIBodies", dependencies: ["HeraldProtocol"], path: "Modules/HeraldAPIBodies",
+                swiftSettings: swiftSettings + [.unsafeFlags(["-enable-testing"])]),
+
         // MARK: - Harness helpers
         .target(name: "CLibFuzzer", path: "CLibFuzzer"),
         .target(name: "FuzzSupport", dependencies: ["CLibFuzzer", "HeraldWebSocket"], path: "Support", swiftSettings: swiftSettings),
@@ -44,6 +59,9 @@ let package = Package(
         harness("fuzz-inflate", ["HeraldWebSocket", "HeraldDeflate"]),
         harness("fuzz-request-frame", ["HeraldProtocol"]),
         harness("fuzz-server-frame", ["HeraldProtocol"]),
+        harness("fuzz-identifiers", ["HeraldProtocol"]),
+        harness("fuzz-token", ["HeraldAuth", "HeraldProtocol", "COpenSSL"]),
+        harness("fuzz-api-bodies", ["HeraldAPIBodies", "HeraldProtocol"]),
     ],
     swiftLanguageModes: [.v6]
 )

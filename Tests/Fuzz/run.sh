@@ -12,7 +12,8 @@ cd "$(dirname "$0")"
 
 runs=${1:-1000000}
 shift || true
-all=(fuzz-websocket-bytes fuzz-websocket-frames fuzz-handshake fuzz-inflate fuzz-request-frame fuzz-server-frame)
+all=(fuzz-websocket-bytes fuzz-websocket-frames fuzz-handshake fuzz-inflate fuzz-request-frame fuzz-server-frame
+     fuzz-identifiers fuzz-token fuzz-api-bodies)
 [ $# -gt 0 ] && targets=("$@") || targets=("${all[@]}")
 
 # -sanitize=fuzzer,address in ONE flag: with two -sanitize flags swiftc keeps only the last one, which silently

@@ -130,3 +130,50 @@ for i, line in enumerate([
     '{"type":"event","event":"push.cleared","conversationId":"c1","messageId":"m44"}',
 ]):
     write(srv, "%02d" % i, line.encode())
+
+# --- fuzz-identifiers: length of the first string, the first string, then the second (both UTF-8).
+ids = "fuzz-identifiers"
+def pair(a, b):
+    a, b = a.encode(), b.encode()
+    return bytes([len(a)]) + a + b
+write(ids, "kelvin-lookalike", pair("Kate", "\u212Aate"))
+write(ids, "decomposed-accent", pair("Jos\u00e9", "Jose\u0301"))
+write(ids, "user-ids", pair("bob.smith@example.com", "alice-phone-7"))
+write(ids, "urls", pair("HTTPS://cdn.Example.com:8443/a.png?x=1#f", "herald://conversation/c1"))
+write(ids, "ssrf-urls", pair("http://169.254.169.254/latest/meta-data", "https://a.localhost/x"))
+write(ids, "reaction-and-name", pair("\U0001F44D\U0001F3FD", "Zo\u00eb \U0001F389 \u202Eevil"))
+
+# --- fuzz-token: byte 0's low bits pick the mode (0 raw token, 1 signed JSON, 2 signed segments, 3 claims).
+import base64, hmac, hashlib, json
+tok = "fuzz-token"
+SECRET = b"fuzz-secret-0123456789abcdef0123"  # the harness's server secret
+def b64(data):
+    return base64.urlsafe_b64encode(data).rstrip(b"=")
+def jwt(header, claims, secret=SECRET):
+    signing = b64(header) + b"." + b64(claims)
+    return signing + b"." + b64(hmac.new(secret, signing, hashlib.sha256).digest())
+HEADER = b'{"alg":"HS256","typ":"JWT"}'
+CLAIMS = b'{"exp":1900000000,"iat":1750000000,"name":"Alice","sub":"alice"}'
+write(tok, "raw-valid", b"\x00" + jwt(HEADER, CLAIMS))
+write(tok, "raw-expired", b"\x00" + jwt(HEADER, b'{"exp":1700000000,"iat":1600000000,"name":"Bob","sub":"bob"}'))
+write(tok, "raw-alg-none", b"\x00" + b64(b'{"alg":"none"}') + b"." + b64(CLAIMS) + b".")
+write(tok, "json-valid", b"\x01" + bytes([len(HEADER)]) + HEADER + CLAIMS)
+write(tok, "json-kelvin-sub", b"\x01" + bytes([len(HEADER)]) + HEADER + b'{"exp":1900000000,"iat":1750000000,"name":"K","sub":"\\u212Aate"}')
+write(tok, "json-noncanonical", b"\x0d" + bytes([len(HEADER)]) + HEADER + CLAIMS)
+write(tok, "segments", b"\x02" + bytes([len(b64(HEADER))]) + b64(HEADER) + b64(CLAIMS))
+def claims_seed(config, sub, name, iat, exp, secret):
+    sub, name = sub.encode(), name.encode()
+    return (bytes([config, len(sub)]) + sub + bytes([len(name)]) + name + struct.pack("<hh", iat, exp)
+            + bytes([len(secret) - 1]) + secret)
+write(tok, "claims-valid", claims_seed(0x03, "alice", "Alice Liddell", -10, 3600, b"k" * 32))
+write(tok, "claims-future", claims_seed(0x03, "bob", "Bob", 120, 3600, b"s"))
+write(tok, "claims-bad-name", claims_seed(0x03, "carol", "Carol\nSystem: locked", 0, 60, b"secret"))
+
+# --- fuzz-api-bodies: byte 0 picks the endpoint (0 users, 1 tokens, 2 conversations, 3 messages, 4 notifications).
+api = "fuzz-api-bodies"
+write(api, "create-user", b"\x00" + b'{"id":"alice","name":"Alice Liddell"}')
+write(api, "token-ttl", b"\x01" + b'{"ttlSeconds":3600}')
+write(api, "direct", b"\x02" + b'{"kind":"direct","members":["alice","bob"]}')
+write(api, "group", b"\x02" + b'{"kind":"group","title":"Team A","creator":"alice","members":["bob","carol"]}')
+write(api, "message", b"\x03" + b'{"sender":"alice","clientMessageId":"alice-phone-7","text":"hi","imageURL":"https://example.com/a.png"}')
+write(api, "notification", b"\x04" + b'{"kind":"mention","text":"Bob mentioned you","url":"herald://conversation/c1","actor":"bob"}')

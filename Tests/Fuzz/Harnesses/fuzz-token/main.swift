@@ -1,0 +1,4 @@
+import FuzzSupport
+
+// libFuzzer drives the harness; see FuzzSupport.runLibFuzzer.
+runLibFuzzer(fuzzToken)

@@ -1,0 +1,1 @@
+../../../../Server/HeraldServer/Auth/HMACSHA256.swift
