@@ -1,7 +1,8 @@
 /// Each conversation's participants (sorted user ids) by row id, kept in memory by the read-write store.
 ///
-/// Participants are fixed when a conversation is created and only this store's connection creates conversations
-/// (the API goes through the sync thread), so an entry of a committed conversation never goes stale. An entry added
+/// Participants are set when a conversation is created and only shrink (a member leaves), and only this store's
+/// connection writes them (the API goes through the sync thread): a leave forgets the entry (``forget(_:)``), so an
+/// entry never goes stale. An entry added
 /// inside a transaction may belong to a conversation created in it, whose row id a rollback hands out again: a
 /// rollback forgets the entries added since its savepoint began (``mark`` / ``rollBack(to:)``).
 struct ParticipantsCache {
@@ -38,6 +39,12 @@ struct ParticipantsCache {
     /// The outermost transaction ended: what it cached is committed (or was rolled back already).
     mutating func endTransaction() {
         addedInTransaction.removeAll(keepingCapacity: true)
+    }
+
+    /// Drops one conversation's entry (its participants changed); the next read refills it from the table. Always
+    /// safe, also inside a transaction that rolls back.
+    mutating func forget(_ conversation: Int64) {
+        if let removed = byConversation.removeValue(forKey: conversation) { cachedUsers -= removed.count }
     }
 
     mutating func removeAll() {

@@ -84,6 +84,13 @@ extension SQLiteStore {
             title: base.title, participants: participants, createdAt: base.createdAt, lastActivity: base.lastActivity)
     }
 
+    public func removeParticipant(user: String, conversation: String) throws {
+        guard let rowid = RecordID.parse(RecordID.conversation, conversation) else { return }
+        try connection.execute("DELETE FROM participants WHERE conversation_id = ? AND user_id = ?", .int(rowid), .text(user))
+        // Every fan-out reads the participants from the cache: it must stop naming the user now.
+        participantsCache.forget(rowid)
+    }
+
     func isParticipant(user: String, rowid: Int64) throws(StoreError) -> Bool {
         if let cached = participantsCache.participants(of: rowid) { return Self.sortedContains(cached, user) }
         return try connection.scalar(

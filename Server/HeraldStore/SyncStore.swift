@@ -58,6 +58,9 @@ public protocol SyncStore: AnyObject {
     func createGroup(title: String, creator: String, members: [String], now: Int64) throws -> ConversationRecord
     /// The conversation, or nil.
     func conversation(id: String) throws -> ConversationRecord?
+    /// Takes `user` out of `conversation`'s participants (a member leaving a group): from now on they neither receive
+    /// nor count its messages. No-op when they are not in it.
+    func removeParticipant(user: String, conversation: String) throws
     /// Whether `user` participates in `conversation` (R5). False for unknown ids.
     func isParticipant(user: String, conversation: String) throws -> Bool
     /// The user's conversation list, most recent activity first, with unread counts and last messages.

@@ -108,6 +108,13 @@ extension PostgresStore {
             title: base.title, participants: participants, createdAt: base.createdAt, lastActivity: base.lastActivity)
     }
 
+    public func removeParticipant(user: String, conversation: String) throws {
+        guard let key = RecordID.parse(RecordID.conversation, conversation) else { return }
+        try connection.execute("DELETE FROM participants WHERE conversation_id = $1 AND user_id = $2", .int(key), .text(user))
+        // Unread rows are per reader here: the leaver's no longer count (U1).
+        try connection.execute("DELETE FROM unread WHERE user_id = $1 AND conversation_id = $2", .text(user), .int(key))
+    }
+
     func isParticipant(user: String, key: Int64) throws(StoreError) -> Bool {
         try connection.scalar("SELECT 1::bigint FROM participants WHERE conversation_id = $1 AND user_id = $2", .int(key), .text(user)) != nil
     }

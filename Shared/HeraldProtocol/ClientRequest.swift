@@ -58,6 +58,9 @@ public enum ClientRequest: Sendable, Equatable {
     /// Sign devices of this user out: every one (`device` nil), or those named `device`. Their live connections close
     /// with 4001 and the tokens they hold are refused from now on (tokens minted afterwards work).
     case signOut(device: String?)
+    /// Leave a group: the user stops receiving it and its messages stop counting for them; every participant (the
+    /// leaver's devices too) gets a `left` event. A direct conversation cannot be left.
+    case leave(conversation: String)
 
     /// The wire name of the request's `type` field.
     public var typeName: String {
@@ -76,6 +79,7 @@ public enum ClientRequest: Sendable, Equatable {
         case .follow: "follow"
         case .react: "react"
         case .signOut: "signOut"
+        case .leave: "leave"
         }
     }
 }

@@ -122,6 +122,7 @@ extension EventFrame: JSONWritable {
             out.field("notificationIds", notificationIds)
             out.field("bellUnread", bellUnread)
             out.field("push", push)
+            out.field("user", user)
         }
     }
 }

@@ -100,6 +100,7 @@ extension RequestFrame {
             wire.message = message
             wire.emoji = emoji
         case .signOut(let device): wire.device = device
+        case .leave(let conversation): wire.conversation = conversation
         }
         return (try? Array(JSONEncoder().encode(wire))) ?? []
     }
@@ -185,6 +186,8 @@ extension RequestFrame {
             let emoji = try check.text(wire.emoji, "emoji", max: 64, allowEmpty: false)
             guard ContentRules.isReaction(emoji) else { throw ErrorInfo(.badRequest, "field 'emoji' must be \(ContentRules.reactionRule)") }
             return .react(message: message, emoji: emoji)
+        case "leave":
+            return .leave(conversation: try check.id(wire.conversation, "conversation"))
         case "signOut":
             if let device = wire.device, !Identifiers.isDeviceName(device) {
                 throw ErrorInfo(.badRequest, "field 'device' must be \(Identifiers.deviceNameRule)")

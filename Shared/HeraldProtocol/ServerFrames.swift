@@ -87,6 +87,9 @@ public enum EventName: String, Codable, Sendable {
     case push
     /// A push this device received was withdrawn because its message was read (P5). No seq.
     case pushCleared = "push.cleared"
+    /// `user` left the group `conversationId`: when it is this user, the conversation is gone from their list and
+    /// counts; otherwise drop `user` from its participants.
+    case left
 }
 
 /// What happened to the bell.
@@ -120,6 +123,8 @@ public struct EventFrame: Codable, Sendable, Equatable {
     public var bellUnread: Int?
     // push
     public var push: PushInfo?
+    // left
+    public var user: String?
 
     public init(event: EventName) {
         self.event = event

@@ -68,6 +68,7 @@ struct WireRequestScanner {
                 case "notification": wire.notification = try optionalString()
                 case "message": wire.message = try optionalString()
                 case "emoji": wire.emoji = try optionalString()
+                case "device": wire.device = try optionalString()
                 default: try skipValue(depth: 1)
                 }
                 skipSpace()
@@ -84,7 +85,7 @@ struct WireRequestScanner {
     private static let knownKeys: [String: UInt32] = {
         let keys = [
             "type", "id", "after", "user", "title", "members", "conversation", "before", "limit", "clientMessageId", "kind", "text",
-            "imageURL", "messages", "scene", "tab", "foreground", "atBottom", "notification", "message", "emoji",
+            "imageURL", "messages", "scene", "tab", "foreground", "atBottom", "notification", "message", "emoji", "device",
         ]
         return Dictionary(uniqueKeysWithValues: keys.enumerated().map { ($0.element, UInt32($0.offset)) })
     }()

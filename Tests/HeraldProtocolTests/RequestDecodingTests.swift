@@ -14,7 +14,8 @@ struct RequestDecodingTests {
         .send(conversation: "c1", clientMessageId: "k2", kind: .image, text: nil, imageURL: "https://x.example/y.png"),
         .ack(messages: ["m1", "m2"]), .scene(SceneReport(scene: .thread, conversation: "c1", foreground: true, atBottom: true)),
         .scene(SceneReport(scene: .background, foreground: false)), .bell, .bellRead(notification: "n1"), .bellReadAll,
-        .follow(user: "bob"), .react(message: "m1", emoji: "👍"),
+        .follow(user: "bob"), .react(message: "m1", emoji: "👍"), .signOut(device: nil), .signOut(device: "phone"),
+        .leave(conversation: "c3"),
     ])
     func roundTrip(_ request: ClientRequest) throws {
         let frame = RequestFrame(id: 7, request: request)

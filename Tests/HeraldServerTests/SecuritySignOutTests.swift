@@ -48,6 +48,24 @@ struct SecuritySignOutTests {
         #expect(try Self.closeCodeOnConnect(port: server.port, token: try Hardening.token(server, "alice")) == nil, "a token minted after works")
     }
 
+    @Test("/sync signOut {device}: only the named device is closed; the asking device stays")
+    func userSignsOutOneDevice() throws {
+        let server = try ServerHarness.start()
+        defer { server.stop() }
+        let token = try Hardening.token(server, "alice")
+        let phone = try SyncTestClient(port: server.port, token: token, device: "phone")
+        defer { phone.close() }
+        let laptop = try SyncTestClient(port: server.port, token: token, device: "laptop")
+        defer { laptop.close() }
+        try phone.request(#"{"type":"sync"}"#)
+        try laptop.request(#"{"type":"sync"}"#)
+        #expect(try phone.request(#"{"type":"signOut","device":"laptop"}"#).ok)
+        #expect(try laptop.raw.readCloseCode(timeoutMilliseconds: 5_000) == HeraldCloseCode.credentialsEnded)
+        #expect(try phone.request(#"{"type":"conversations"}"#).ok, "the phone is still connected")
+        #expect(try Self.closeCodeOnConnect(port: server.port, token: token, device: "laptop") == HeraldCloseCode.credentialsEnded)
+        #expect(try Self.closeCodeOnConnect(port: server.port, token: token, device: "tablet") == nil, "other device names still connect")
+    }
+
     @Test("API: POST /users/{id}/signout {device} ends that device's connection and refuses its token; the other device and its token keep working; without a device every one is signed out")
     func backendSignsOutOneDevice() throws {
         let server = try InProcessAPIServer()

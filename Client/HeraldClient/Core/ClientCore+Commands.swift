@@ -55,6 +55,8 @@ extension ClientCore {
             follow(url: url, answers: true)
         case .follow(let user):
             request(.follow(user: user), purpose: .command(retryable: false))
+        case .leave(let conversation):
+            request(.leave(conversation: conversation), purpose: .command(retryable: false))
         case .react(let message, let emoji):
             request(.react(message: message, emoji: emoji), purpose: .command(retryable: false))
         case .bellRead(let id):

@@ -147,6 +147,10 @@ extension ClientCore {
             event("read", ["conversation": .string(conversation), "messages": .strings(ids),
                            "unread": .number(unread.unread(in: conversation)), "badge": .number(unread.badge),
                            "seq": frame.seq.map { .int($0) } ?? .null])
+        case .left:
+            guard let conversation = frame.conversationId, let who = frame.user else { return }
+            left(conversation, user: who, sequence: frame.seq)
+            event("left", ["conversation": .string(conversation), "user": .string(who)])
         case .receipt:
             event("receipt", ["conversation": .optional(frame.conversationId), "message": .optional(frame.messageId),
                               "reader": .optional(frame.reader), "at": frame.at.map { .int($0) } ?? .null])
@@ -215,6 +219,17 @@ extension ClientCore {
             }
         }
         if answers && !answered { answerOK(viewportFields) }
+    }
+
+    /// `who` left the group `conversation`: this user (on any device) drops it, its count and its thread; for anyone
+    /// else only the participant list changes.
+    mutating func left(_ conversation: String, user who: String, sequence: Int64?) {
+        guard who == user else { return directory.removeParticipant(who, from: conversation) }
+        directory.remove(conversation)
+        if let sequence {
+            applyUnread(unread.handle(.serverUpdate(UnreadUpdate(conversation: conversation, unread: 0, sequence: sequence))))
+        }
+        if scene.conversation == conversation { changeScene(to: .list) }
     }
 
     mutating func addConversation(_ info: ConversationInfo, sequence: Int64?) {

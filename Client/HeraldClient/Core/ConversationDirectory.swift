@@ -41,6 +41,17 @@ struct ConversationDirectory {
         order.insert(info.id, at: index)
     }
 
+    /// The conversation is gone from this user's list (they left it).
+    mutating func remove(_ id: String) {
+        guard byId.removeValue(forKey: id) != nil else { return }
+        order.removeAll { $0 == id }
+    }
+
+    /// `user` is no longer among the conversation's participants.
+    mutating func removeParticipant(_ user: String, from id: String) {
+        byId[id]?.participants.removeAll { $0.id == user }
+    }
+
     /// S4: a message arrived in its conversation: the row's preview updates and it moves to the top.
     /// Returns false when the conversation is unknown.
     @discardableResult

@@ -33,6 +33,7 @@ public enum ScriptCommand: Equatable, Sendable {
     case pushTap(index: Int?)
     case openURL(String)
     case follow(user: String)
+    case leave(conversation: String)
     case react(message: String, emoji: String)
     case bellRead(notification: String)
     case bellReadAll
@@ -55,6 +56,7 @@ public enum ScriptCommand: Equatable, Sendable {
         case .pushTap: "push"
         case .openURL: "open-url"
         case .follow: "follow"
+        case .leave: "leave"
         case .react: "react"
         case .bellRead, .bellReadAll: "bell"
         case .sleep: "sleep"
@@ -230,6 +232,9 @@ public enum ScriptCommandParser {
         case "follow":
             guard words.count == 1 else { throw bad("follow <user>") }
             return .follow(user: words[0])
+        case "leave":
+            guard words.count == 1 else { throw bad("leave <conversation>") }
+            return .leave(conversation: words[0])
         case "react":
             guard words.count == 2 else { throw bad("react <message> <emoji>") }
             return .react(message: words[0], emoji: words[1])

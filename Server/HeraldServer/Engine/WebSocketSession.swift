@@ -313,9 +313,14 @@ public final class WebSocketSession {
     func timerTick(now: Tick) {
         if readingPaused { resumeIfAllowed() }
         if let sent = closeSentAt {
-            // The peer never answered our close: give up on the handshake (it sees 1006).
-            if now.milliseconds(since: sent) >= Int64(timing.closeTimeoutMs) { connection.close(afterFlush: false) }
-            connection.nextDeadline = nil
+            // The peer never answered our close: give up on the handshake (it sees 1006). An earlier wake-up (the
+            // paused-reading recheck) keeps the deadline.
+            if now.milliseconds(since: sent) >= Int64(timing.closeTimeoutMs) {
+                connection.close(afterFlush: false)
+                connection.nextDeadline = nil
+            } else {
+                connection.nextDeadline = nextTimerDeadline()
+            }
             return
         }
         if let end = credentialsEndAt, now >= end {
@@ -344,6 +349,8 @@ public final class WebSocketSession {
 
     /// The earliest of the next ping, the idle limit and the end of the credentials; nil when none applies.
     private func nextTimerDeadline() -> Tick? {
+        // Once our close is out, only its timeout matters.
+        if let sent = closeSentAt { return sent.adding(milliseconds: Int64(timing.closeTimeoutMs)) }
         var deadline = credentialsEndAt
         if readingPaused {
             let recheck = connection.loop.now.adding(milliseconds: 20)

@@ -104,6 +104,18 @@ extension SyncCore {
             response.notification = try notify(
                 other, kind: .follow, actor: user, text: "\(try name(of: user)) followed you", url: nil, now: now, step: &step)
 
+        case .leave(let conversation):
+            try requireParticipant(user, conversation)
+            guard let record = try store.conversation(id: conversation), record.kind == .group else {
+                throw ErrorInfo(.badRequest, "only a group can be left")
+            }
+            // Everyone who was in it hears of it, the leaver included (their other devices drop it).
+            var event = EventFrame(event: .left)
+            event.conversationId = conversation
+            event.user = user
+            try appendEvent(event.encodeBody(), to: record.participants, now: now, step: &step)
+            try store.removeParticipant(user: user, conversation: conversation)
+
         case .signOut(let device):
             try signOut(user, device: device, now: now, step: &step)
 

@@ -185,7 +185,7 @@ extension ClientRequest {
     var writesToStore: Bool {
         switch self {
         case .sync, .conversations, .history, .scene, .bell: false
-        case .dm, .group, .send, .ack, .bellRead, .bellReadAll, .follow, .react, .signOut: true
+        case .dm, .group, .send, .ack, .bellRead, .bellReadAll, .follow, .react, .signOut, .leave: true
         }
     }
 }

@@ -15,14 +15,22 @@ import HeraldProtocol
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzAPIBodies(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     var reader = FuzzReader(fuzzInput(data, size))
-    let endpoint = reader.byte() % 5
+    let endpoint = reader.byte() % 6
     let body = reader.rest()
     do throws(APIError) {
         switch endpoint {
         case 0: check(try APIRequestBodies.createUser(body))
         case 1:
-            let ttl = try APIRequestBodies.tokenTTL(body)
+            let (ttl, device) = try APIRequestBodies.tokenRequest(body)
             fuzzRequire((1...APIFieldRules.maxTokenTTL).contains(ttl), "token TTL \(ttl) accepted")
+            if let device { fuzzRequire(Identifiers.isDeviceName(device), "accepted device \(device.debugDescription)") }
+        case 5:
+            guard case .signOut(let user, let device) = try APIRequestBodies.signOut(body, user: "alice") else {
+                fuzzRequire(false, "sign-out body became another operation")
+                return 0
+            }
+            fuzzRequire(user == "alice", "sign-out changed its user")
+            if let device { fuzzRequire(Identifiers.isDeviceName(device), "accepted device \(device.debugDescription)") }
         case 2: check(try APIRequestBodies.createConversation(body))
         case 3: check(try APIRequestBodies.postMessage(body, conversation: "c1"))
         default: check(try APIRequestBodies.createNotification(body, user: "alice"))
@@ -68,7 +76,7 @@ private func check(_ operation: BackendOperation) {
         fuzzRequire(scalars(text, 1...APIFieldRules.maxNotificationTextLength), "accepted notification text of \(text.unicodeScalars.count) scalars")
         if let url { fuzzRequire(ContentRules.isLink(url) && scalars(url, 1...APIFieldRules.maxURLLength), "accepted url \(url.debugDescription)") }
         if let actor { userId(actor, "actor") }
-    case .user, .unread:
+    case .user, .unread, .signOut:
         fuzzRequire(false, "a body parser returned \(operation)")
     }
 }

@@ -14,6 +14,7 @@ enum BackendOperation: Sendable, Equatable {
     case postMessage(conversation: String, sender: String, clientMessageId: String, kind: MessageKind, text: String?, imageURL: String?)
     case notify(user: String, kind: NotificationKind, text: String, url: String?, actor: String?)
     case unread(user: String)
+    case signOut(user: String, device: String?)
 }
 
 /// Only what APIError.swift's `response` needs to compile; the harness never builds a response.

@@ -1,0 +1,1 @@
+../../../../Server/HeraldServer/Auth/SigningKeys.swift
