@@ -10,6 +10,8 @@ extension PostgresStore {
             ON CONFLICT (user_id, device) DO UPDATE SET issued_before = GREATEST(sign_outs.issued_before, excluded.issued_before)
             """,
             .text(user), .text(device ?? ""), .int(issuedBefore))
+        // Every node closes the user's live devices it holds; delivered at commit, like the stream's notifications.
+        try connection.execute("SELECT pg_notify('\(Self.pushChannel)', 'signout ' || $1 || ' ' || $2)", .text(user), .text(device ?? ""))
     }
 
     public func isSignedOut(user: String, device: String?, issuedAt: Int64) throws -> Bool {

@@ -23,6 +23,8 @@ public final class PostgresStreamListener: @unchecked Sendable {
         case push(node: String, deviceKey: Int64, message: String)
         /// A push `node` delivered to its device `deviceKey` was withdrawn: the message was read (P5 across nodes).
         case pushCleared(node: String, deviceKey: Int64, conversation: String, message: String)
+        /// `user`'s devices (every one, or those named `device`) were signed out on some node.
+        case signedOut(user: String, device: String?)
     }
 
     private let url: String
@@ -129,6 +131,10 @@ public final class PostgresStreamListener: @unchecked Sendable {
     /// ``PostgresStore/requestPush(node:deviceKey:message:)`` and ``PostgresStore/withdrawPushes(message:user:now:)`` send it.
     static func parsePush(_ payload: String) -> Signal? {
         let fields = payload.split(separator: " ", omittingEmptySubsequences: false)
+        // "signout <user> <device or nothing>" (``PostgresStore/signOut(user:device:issuedBefore:)``); ids hold no spaces.
+        if fields.count == 3, fields[0] == "signout", !fields[1].isEmpty {
+            return .signedOut(user: String(fields[1]), device: fields[2].isEmpty ? nil : String(fields[2]))
+        }
         guard fields.count >= 4, !fields[1].isEmpty, let deviceKey = Int64(fields[2]) else { return nil }
         let node = String(fields[1])
         switch (fields[0], fields.count) {

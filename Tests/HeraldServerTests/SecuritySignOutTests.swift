@@ -100,3 +100,26 @@ struct SecuritySignOutTests {
         #expect(try api.request("POST", "/api/v1/users/alice/signout", json: #"{"device":"a b"}"#).status == 400)
     }
 }
+
+/// Sign-out across nodes: the node that takes it tells the others through PostgreSQL.
+@Suite("Security: sign-out on several nodes", .serialized, .enabled(if: PostgresCluster.binariesAvailable, PostgresCluster.skipReason))
+struct SecurityMultiNodeSignOutTests {
+    @Test("A sign-out on node A closes the user's live connection on node B at once, and B refuses the old token")
+    func signOutReachesEveryNode() throws {
+        let url = try PostgresCluster.newDatabase()
+        let a = try ServerHarness.start(["--store", url])
+        defer { a.stop() }
+        let b = try ServerHarness.start(["--store", url])
+        defer { b.stop() }
+        let token = try ServerHarness.token("alice", store: url)
+        let onA = try SyncTestClient(port: a.port, token: token, device: "phone")
+        defer { onA.close() }
+        let onB = try SyncTestClient(port: b.port, token: token, device: "laptop")
+        defer { onB.close() }
+        try onA.request(#"{"type":"sync"}"#)
+        try onB.request(#"{"type":"sync"}"#)
+        #expect(try onA.request(#"{"type":"signOut"}"#).ok)
+        #expect(try onB.raw.readCloseCode(timeoutMilliseconds: 5_000) == HeraldCloseCode.credentialsEnded)
+        #expect(try SecuritySignOutTests.closeCodeOnConnect(port: b.port, token: token) == HeraldCloseCode.credentialsEnded)
+    }
+}

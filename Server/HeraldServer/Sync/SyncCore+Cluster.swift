@@ -8,6 +8,8 @@ public enum ClusterSignal: Sendable, Equatable {
     case push(deviceKey: Int64, message: String)
     /// The push of `message` this device got was withdrawn: the message was read on another node (P5).
     case pushCleared(deviceKey: Int64, conversation: String, message: String)
+    /// The user's devices (every one, or those named `device`) were signed out on some node: close them here too.
+    case signedOut(user: String, device: String?)
 }
 
 /// This node's part of the cluster presence (issue 9): its id, the keys other nodes address its devices by, and
@@ -176,6 +178,9 @@ extension SyncCore {
         case .pushCleared(let key, let conversation, let message):
             guard let device = cluster.devicesByKey[key], devices[device] != nil else { return }
             step.effects.append(.deviceEvent([device], PushEvents.cleared(conversation: conversation, message: message)))
+        case .signedOut(let user, let device):
+            // The node that took the sign-out closed its own devices already; these are the others'.
+            closeSignedOut(user, device: device, step: &step)
         }
     }
 }

@@ -308,6 +308,11 @@ extension SyncCore {
     /// token minted in the same second as the sign-out is refused as well, never one from before it accepted.
     func signOut(_ user: String, device: String?, now: Int64, step: inout SyncStep<Device>) throws {
         try store.signOut(user: user, device: device, issuedBefore: now / 1000 + 1)
+        closeSignedOut(user, device: device, step: &step)
+    }
+
+    /// Closes this node's live connections of `user` (every one, or those named `device`) with 4001.
+    func closeSignedOut(_ user: String, device: String?, step: inout SyncStep<Device>) {
         for live in devicesByUser[user] ?? [] where device == nil || live.state.name == device {
             step.effects.append(.close(live.device, code: HeraldCloseCode.credentialsEnded, reason: "signed out"))
         }

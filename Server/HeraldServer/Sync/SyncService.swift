@@ -73,6 +73,7 @@ public final class SyncService: Sendable {
                 case .pushCleared(let target, let key, let conversation, let message) where target == node:
                     inbox.post(.cluster(.pushCleared(deviceKey: key, conversation: conversation, message: message)))
                 case .push, .pushCleared: break  // addressed to another node
+                case .signedOut(let user, let device): inbox.post(.cluster(.signedOut(user: user, device: device)))
                 }
             }
         }
