@@ -3,13 +3,20 @@ import Foundation
 /// The sync thread's inbox: loop threads post session events, the sync thread takes them in batches.
 ///
 /// A mutex plus a condition: `post` never blocks for long (append + signal), `take` sleeps until work
-/// arrives, a timer is due or the inbox is stopped, and then hands over everything queued at once so
-/// the sync thread can commit a whole batch in one transaction.
+/// arrives, a timer is due or the inbox is stopped, and then hands over what is queued, up to ``maxBatch``
+/// inputs, so the sync thread commits a batch in one transaction: however much arrives at once, one
+/// transaction and one fan-out stay bounded, and a burst cannot hold back everyone else's answers for long.
 final class SyncInbox<Device: Hashable & Sendable>: @unchecked Sendable {
     // @unchecked: every field is only touched with `condition` locked.
     private let condition = NSCondition()
     private var queue: [SyncInput<Device>] = []
     private var stopped = false
+    /// Most inputs one ``take(deadline:)`` hands over.
+    let maxBatch: Int
+
+    init(maxBatch: Int = 4_096) {
+        self.maxBatch = max(maxBatch, 1)
+    }
 
     /// Queues one input (any thread).
     func post(_ input: SyncInput<Device>) {
@@ -28,7 +35,7 @@ final class SyncInbox<Device: Hashable & Sendable>: @unchecked Sendable {
     }
 
     /// Waits until there is input, `deadline` (ms since the epoch) passes or the inbox stops, and returns
-    /// everything queued plus whether the inbox was stopped.
+    /// what is queued (at most ``maxBatch``, oldest first) plus whether the inbox was stopped with nothing left.
     func take(deadline: Int64) -> (inputs: [SyncInput<Device>], stopped: Bool) {
         condition.lock()
         defer { condition.unlock() }
@@ -39,8 +46,13 @@ final class SyncInbox<Device: Hashable & Sendable>: @unchecked Sendable {
             let wait = min(deadline - nowMs, 60_000)
             _ = condition.wait(until: Date(timeIntervalSinceNow: Double(wait) / 1000))
         }
-        let inputs = queue
-        queue.removeAll(keepingCapacity: true)
-        return (inputs, stopped)
+        if queue.count <= maxBatch {
+            let inputs = queue
+            queue.removeAll(keepingCapacity: true)
+            return (inputs, stopped)
+        }
+        let inputs = Array(queue.prefix(maxBatch))
+        queue.removeFirst(maxBatch)
+        return (inputs, false)
     }
 }
