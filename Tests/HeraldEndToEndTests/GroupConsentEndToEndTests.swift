@@ -35,3 +35,22 @@ extension EndToEnd {
         }
     }
 }
+
+extension EndToEnd {
+    /// Revocation from the client: a user signs all their devices out.
+    @Suite("Sign-out from the client")
+    struct ClientSignOut {
+        @Test("sign-out: the command is answered, then every device of the user (this one too) is closed with 4001 and its client stops with exit 3; others stay")
+        func signOutEverywhere() throws {
+            let world = try World()
+            let alice = try world.connect("alice")
+            let phone = try world.connect("bob")
+            let laptop = try world.connect("bob")
+            try phone.ok("sign-out")
+            #expect(phone.waitForExit() == 3, "\(phone.stderrText)")
+            #expect(laptop.waitForExit() == 3, "\(laptop.stderrText)")
+            #expect(laptop.stderrText.contains("get a new token"))
+            #expect(try alice.state().type == "state", "another user's client is untouched")
+        }
+    }
+}

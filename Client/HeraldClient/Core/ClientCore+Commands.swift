@@ -57,6 +57,9 @@ extension ClientCore {
             request(.follow(user: user), purpose: .command(retryable: false))
         case .leave(let conversation):
             request(.leave(conversation: conversation), purpose: .command(retryable: false))
+        case .signOut(let device):
+            // Without a device this one is signed out too: the server answers, then closes it with 4001.
+            request(.signOut(device: device), purpose: .command(retryable: false))
         case .react(let message, let emoji):
             request(.react(message: message, emoji: emoji), purpose: .command(retryable: false))
         case .bellRead(let id):

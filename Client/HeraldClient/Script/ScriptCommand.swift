@@ -34,6 +34,7 @@ public enum ScriptCommand: Equatable, Sendable {
     case openURL(String)
     case follow(user: String)
     case leave(conversation: String)
+    case signOut(device: String?)
     case react(message: String, emoji: String)
     case bellRead(notification: String)
     case bellReadAll
@@ -57,6 +58,7 @@ public enum ScriptCommand: Equatable, Sendable {
         case .openURL: "open-url"
         case .follow: "follow"
         case .leave: "leave"
+        case .signOut: "sign-out"
         case .react: "react"
         case .bellRead, .bellReadAll: "bell"
         case .sleep: "sleep"
@@ -235,6 +237,9 @@ public enum ScriptCommandParser {
         case "leave":
             guard words.count == 1 else { throw bad("leave <conversation>") }
             return .leave(conversation: words[0])
+        case "sign-out":
+            guard words.count <= 1 else { throw bad("sign-out [<device>]") }
+            return .signOut(device: words.first)
         case "react":
             guard words.count == 2 else { throw bad("react <message> <emoji>") }
             return .react(message: words[0], emoji: words[1])
