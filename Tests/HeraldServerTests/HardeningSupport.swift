@@ -115,6 +115,14 @@ enum Hardening {
         try TokenIssuer.issue(dbPath: server.databasePath, user: user, name: user.capitalized, secret: nil, ttlSeconds: 3_600)
     }
 
+    /// The HTTP status a `/sync` upgrade with `token` gets (101 when accepted).
+    static func syncUpgradeStatus(port: Int, token: String) throws -> Int {
+        let client = try RawWebSocketClient(port: port)
+        defer { client.close() }
+        try client.send(RawWebSocketClient.upgradeRequest(path: "/sync", extraHeaders: [("Authorization", "Bearer \(token)")]).bytes)
+        return try client.readHTTPResponse().status
+    }
+
     /// Waits until `condition` holds (polling), up to `timeoutMs`.
     static func eventually(timeoutMs: Int = 5_000, _ condition: () throws -> Bool) rethrows -> Bool {
         let deadline = Date().addingTimeInterval(Double(timeoutMs) / 1000)

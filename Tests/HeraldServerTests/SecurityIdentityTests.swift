@@ -20,13 +20,6 @@ struct SecurityIdentityTests {
         return try store.secret(orCreate: { [] })
     }
 
-    static func upgradeStatus(port: Int, token: String) throws -> Int {
-        let client = try RawWebSocketClient(port: port)
-        defer { client.close() }
-        try client.send(RawWebSocketClient.upgradeRequest(path: "/sync", extraHeaders: [("Authorization", "Bearer \(token)")]).bytes)
-        return try client.readHTTPResponse().status
-    }
-
     @Test("Identities: ids canonically equivalent to another user's (Kelvin sign, decomposed é) cannot be minted nor used, live or after a restart; the real user's messages reach only her")
     func canonicallyEquivalentIdsNeverShareAnIdentity() throws {
         // A database of the test's own, so it outlives the first server.
@@ -48,7 +41,7 @@ struct SecurityIdentityTests {
         let secret = try Self.storedSecret(database)
         let now = Int64(Date().timeIntervalSince1970)
         let forged = JSONWebToken.sign(TokenClaims(sub: Self.kelvinKate, name: "Mallory", iat: now, exp: now + 3_600), secret: secret)
-        #expect(try Self.upgradeStatus(port: server.port, token: forged) == 401)
+        #expect(try Hardening.syncUpgradeStatus(port: server.port, token: forged) == 401)
 
         let kate = try SyncTestClient(port: server.port, token: try token("Kate"))
         let alice = try SyncTestClient(port: server.port, token: try token("alice"))
@@ -66,7 +59,7 @@ struct SecurityIdentityTests {
 
         server.stop()
         server = try ServerHarness.start(["--db", database])
-        #expect(try Self.upgradeStatus(port: server.port, token: forged) == 401, "still refused after a restart")
+        #expect(try Hardening.syncUpgradeStatus(port: server.port, token: forged) == 401, "still refused after a restart")
         let again = try SyncTestClient(port: server.port, token: try token("Kate"))
         defer { again.close() }
         try again.request(#"{"type":"sync"}"#)
@@ -108,7 +101,7 @@ struct SecurityIdentityTests {
         let code = try alice.raw.readCloseCode(timeoutMilliseconds: 8_000)
         #expect(code == HeraldCloseCode.credentialsEnded)
         #expect(Date().timeIntervalSince(opened) >= 1.5, "not closed before the token ran out")
-        #expect(try Self.upgradeStatus(port: server.port, token: token) == 401)
+        #expect(try Hardening.syncUpgradeStatus(port: server.port, token: token) == 401)
     }
 
     @Test("The herald client stops (exit 3, unauthorized) when its token expires instead of reconnecting in a loop")

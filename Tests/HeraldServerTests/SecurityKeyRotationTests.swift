@@ -37,13 +37,6 @@ struct SecurityKeyRotationTests {
         chmod(path, 0o600)
     }
 
-    static func upgradeStatus(port: Int, token: String) throws -> Int {
-        let client = try RawWebSocketClient(port: port)
-        defer { client.close() }
-        try client.send(RawWebSocketClient.upgradeRequest(path: "/sync", extraHeaders: [("Authorization", "Bearer \(token)")]).bytes)
-        return try client.readHTTPResponse().status
-    }
-
     @Test("Rotation through the binary: old tokens work while the old secret is a second line of --secret-file, new tokens use the new one, removing the old line ends the old tokens")
     func rotationThroughTheBinary() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-rotate-\(UUID().uuidString)")
@@ -62,19 +55,19 @@ struct SecurityKeyRotationTests {
         }
         try Self.writeSecret("old-secret-0123456789\n", to: secret)
         let oldToken = try token()
-        try withServer { (port: Int) throws in #expect(try Self.upgradeStatus(port: port, token: oldToken) == 101) }
+        try withServer { (port: Int) throws in #expect(try Hardening.syncUpgradeStatus(port: port, token: oldToken) == 101) }
 
         try Self.writeSecret("new-secret-9876543210\nold-secret-0123456789\n", to: secret)
         let newToken = try token()
         try withServer { (port: Int) throws in
-            #expect(try Self.upgradeStatus(port: port, token: oldToken) == 101, "still valid during the grace period")
-            #expect(try Self.upgradeStatus(port: port, token: newToken) == 101)
+            #expect(try Hardening.syncUpgradeStatus(port: port, token: oldToken) == 101, "still valid during the grace period")
+            #expect(try Hardening.syncUpgradeStatus(port: port, token: newToken) == 101)
         }
 
         try Self.writeSecret("new-secret-9876543210\n", to: secret)
         try withServer { (port: Int) throws in
-            #expect(try Self.upgradeStatus(port: port, token: oldToken) == 401, "refused once the old line is removed")
-            #expect(try Self.upgradeStatus(port: port, token: newToken) == 101)
+            #expect(try Hardening.syncUpgradeStatus(port: port, token: oldToken) == 401, "refused once the old line is removed")
+            #expect(try Hardening.syncUpgradeStatus(port: port, token: newToken) == 101)
         }
     }
 }

@@ -27,18 +27,25 @@ struct SecuritySignOutTests {
         }
     }
 
+    /// Alice's phone and laptop on `server`, both live, with the token they share.
+    static func phoneAndLaptop(_ server: ServerHarness) throws -> (token: String, phone: SyncTestClient, laptop: SyncTestClient) {
+        let token = try Hardening.token(server, "alice")
+        let phone = try SyncTestClient(port: server.port, token: token, device: "phone")
+        let laptop = try SyncTestClient(port: server.port, token: token, device: "laptop")
+        try phone.request(#"{"type":"sync"}"#)
+        try laptop.request(#"{"type":"sync"}"#)
+        return (token, phone, laptop)
+    }
+
     @Test("/sync signOut without a device: every live device of the user gets 4001 (the asking one after its answer), their tokens are refused, a new token works")
     func userSignsOutEveryDevice() throws {
         let server = try ServerHarness.start()
         defer { server.stop() }
-        let token = try Hardening.token(server, "alice")
-        let phone = try SyncTestClient(port: server.port, token: token, device: "phone")
-        defer { phone.close() }
-        let laptop = try SyncTestClient(port: server.port, token: token, device: "laptop")
-        defer { laptop.close() }
+        let (token, phone, laptop) = try Self.phoneAndLaptop(server)
+        defer { phone.close(); laptop.close() }
         let bob = try SyncTestClient(port: server.port, token: try Hardening.token(server, "bob"))
         defer { bob.close() }
-        for client in [phone, laptop, bob] { try client.request(#"{"type":"sync"}"#) }
+        try bob.request(#"{"type":"sync"}"#)
         #expect(try phone.request(#"{"type":"signOut"}"#).ok)
         #expect(try phone.raw.readCloseCode(timeoutMilliseconds: 5_000) == HeraldCloseCode.credentialsEnded)
         #expect(try laptop.raw.readCloseCode(timeoutMilliseconds: 5_000) == HeraldCloseCode.credentialsEnded)
@@ -52,13 +59,8 @@ struct SecuritySignOutTests {
     func userSignsOutOneDevice() throws {
         let server = try ServerHarness.start()
         defer { server.stop() }
-        let token = try Hardening.token(server, "alice")
-        let phone = try SyncTestClient(port: server.port, token: token, device: "phone")
-        defer { phone.close() }
-        let laptop = try SyncTestClient(port: server.port, token: token, device: "laptop")
-        defer { laptop.close() }
-        try phone.request(#"{"type":"sync"}"#)
-        try laptop.request(#"{"type":"sync"}"#)
+        let (token, phone, laptop) = try Self.phoneAndLaptop(server)
+        defer { phone.close(); laptop.close() }
         #expect(try phone.request(#"{"type":"signOut","device":"laptop"}"#).ok)
         #expect(try laptop.raw.readCloseCode(timeoutMilliseconds: 5_000) == HeraldCloseCode.credentialsEnded)
         #expect(try phone.request(#"{"type":"conversations"}"#).ok, "the phone is still connected")
