@@ -61,6 +61,9 @@ public enum ClientRequest: Sendable, Equatable {
     /// Leave a group: the user stops receiving it and its messages stop counting for them; every participant (the
     /// leaver's devices too) gets a `left` event. A direct conversation cannot be left.
     case leave(conversation: String)
+    /// A page of a conversation's participants, by id, after the id `after` (wire: `cursor`): list answers name only
+    /// the first ones of a big group.
+    case members(conversation: String, after: String?, limit: Int)
 
     /// The wire name of the request's `type` field.
     public var typeName: String {
@@ -80,6 +83,7 @@ public enum ClientRequest: Sendable, Equatable {
         case .react: "react"
         case .signOut: "signOut"
         case .leave: "leave"
+        case .members: "members"
         }
     }
 }

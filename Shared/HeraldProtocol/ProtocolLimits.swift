@@ -15,6 +15,8 @@ public struct ProtocolLimits: Sendable {
     public var maxHistoryPage: Int
     /// Longest image URL in UTF-8 bytes.
     public var maxURLBytes: Int
+    /// Largest page a `members` request may ask for.
+    public var maxMembersPage: Int { 500 }
 
     public init(
         maxTextBytes: Int = 8192, maxIdBytes: Int = 128, maxTitleBytes: Int = 200, maxGroupMembers: Int = 1_000,

@@ -24,6 +24,7 @@ struct WireRequest: Codable {
     var message: String?
     var emoji: String?
     var device: String?
+    var cursor: String?
 
     init(type: String, id: Int) {
         self.type = type
@@ -101,6 +102,10 @@ extension RequestFrame {
             wire.emoji = emoji
         case .signOut(let device): wire.device = device
         case .leave(let conversation): wire.conversation = conversation
+        case .members(let conversation, let after, let limit):
+            wire.conversation = conversation
+            wire.cursor = after
+            wire.limit = limit
         }
         return (try? Array(JSONEncoder().encode(wire))) ?? []
     }
@@ -186,6 +191,12 @@ extension RequestFrame {
             let emoji = try check.text(wire.emoji, "emoji", max: 64, allowEmpty: false)
             guard ContentRules.isReaction(emoji) else { throw ErrorInfo(.badRequest, "field 'emoji' must be \(ContentRules.reactionRule)") }
             return .react(message: message, emoji: emoji)
+        case "members":
+            let limit = wire.limit ?? limits.maxMembersPage
+            guard (1...limits.maxMembersPage).contains(limit) else {
+                throw ErrorInfo(.badRequest, "field 'limit' must be 1...\(limits.maxMembersPage)")
+            }
+            return .members(conversation: try check.id(wire.conversation, "conversation"), after: try wire.cursor.map { try check.userId($0, "cursor") }, limit: limit)
         case "leave":
             return .leave(conversation: try check.id(wire.conversation, "conversation"))
         case "signOut":

@@ -36,6 +36,8 @@ public struct ResponseFrame: Codable, Sendable, Equatable {
     // history
     public var messages: [MessageInfo]?
     public var hasMore: Bool?
+    /// `members`: one page of a conversation's participants, by id.
+    public var participants: [ParticipantInfo]?
     // send
     public var message: MessageInfo?
     /// True when a send was a retry of an already stored message (R4).

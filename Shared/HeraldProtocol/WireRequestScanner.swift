@@ -69,6 +69,7 @@ struct WireRequestScanner {
                 case "message": wire.message = try optionalString()
                 case "emoji": wire.emoji = try optionalString()
                 case "device": wire.device = try optionalString()
+                case "cursor": wire.cursor = try optionalString()
                 default: try skipValue(depth: 1)
                 }
                 skipSpace()
@@ -85,7 +86,7 @@ struct WireRequestScanner {
     private static let knownKeys: [String: UInt32] = {
         let keys = [
             "type", "id", "after", "user", "title", "members", "conversation", "before", "limit", "clientMessageId", "kind", "text",
-            "imageURL", "messages", "scene", "tab", "foreground", "atBottom", "notification", "message", "emoji", "device",
+            "imageURL", "messages", "scene", "tab", "foreground", "atBottom", "notification", "message", "emoji", "device", "cursor",
         ]
         return Dictionary(uniqueKeysWithValues: keys.enumerated().map { ($0.element, UInt32($0.offset)) })
     }()

@@ -66,6 +66,9 @@ public struct ConversationInfo: Codable, Sendable, Equatable {
     /// Group title; absent for direct conversations (clients show the other participant's name).
     public var title: String?
     public var participants: [ParticipantInfo]
+    /// In a conversation list (snapshot, `conversations`): how many participants there are when `participants` lists
+    /// only the first of them (a big group); `members` pages through the rest. Absent when the list is complete.
+    public var participantCount: Int?
     /// unread(c) for the user this was made for (U1).
     public var unread: Int
     /// The newest message, if any.

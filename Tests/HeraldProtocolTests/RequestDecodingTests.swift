@@ -15,7 +15,7 @@ struct RequestDecodingTests {
         .ack(messages: ["m1", "m2"]), .scene(SceneReport(scene: .thread, conversation: "c1", foreground: true, atBottom: true)),
         .scene(SceneReport(scene: .background, foreground: false)), .bell, .bellRead(notification: "n1"), .bellReadAll,
         .follow(user: "bob"), .react(message: "m1", emoji: "👍"), .signOut(device: nil), .signOut(device: "phone"),
-        .leave(conversation: "c3"),
+        .leave(conversation: "c3"), .members(conversation: "c3", after: nil, limit: 500), .members(conversation: "c3", after: "bob", limit: 20),
     ])
     func roundTrip(_ request: ClientRequest) throws {
         let frame = RequestFrame(id: 7, request: request)

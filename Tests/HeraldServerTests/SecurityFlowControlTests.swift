@@ -62,7 +62,7 @@ struct SecurityFlowControlTests {
         #expect(server.isRunning)
     }
 
-    @Test("A user added to 500 groups of 1,000 members still syncs a new device: the large snapshot never makes its own device a slow consumer")
+    @Test("A user added to 500 groups of 1,000 members still syncs a new device: the snapshot names 64 participants per group (members pages the rest) and never makes its own device a slow consumer")
     func largeSnapshotIsNotASlowConsumer() throws {
         let server = try ServerHarness.start(["--sync-send-rate", "0", "--sync-create-rate", "0", "--push-grace", "0", "--max-queued-bytes", "4194304"])
         defer { server.stop() }
@@ -87,6 +87,22 @@ struct SecurityFlowControlTests {
         let snapshot = try device.request(#"{"type":"sync"}"#)
         #expect(snapshot.mode == .snapshot)
         #expect(snapshot.conversations?.count == 500)
+        // Sized before it is built: each big group names its first 64 participants and counts the rest.
+        #expect(snapshot.conversations?.allSatisfy { $0.participants.count == 64 && $0.participantCount == 1_000 } == true)
+        let snapshotBytes = snapshot.encode().count
+        #expect(snapshotBytes < 4 << 20, "the snapshot fits under the slow-consumer cap: \(snapshotBytes) bytes")
+        // `members` pages through all of them, by id.
+        var everyone: [String] = []
+        var cursor: String?
+        let first = try #require(snapshot.conversations?.first?.id)
+        repeat {
+            let cursorField = cursor.map { #","cursor":"\#($0)""# } ?? ""
+            let page = try device.request(#"{"type":"members","conversation":"\#(first)","limit":300\#(cursorField)}"#)
+            let ids = try #require(page.participants).map(\.id)
+            everyone += ids
+            cursor = page.hasMore == true ? ids.last : nil
+        } while cursor != nil
+        #expect(everyone.count == 1_000 && Set(everyone).count == 1_000 && everyone.contains("victim"))
         // Live afterwards: a message in one of the groups arrives.
         let group = try #require(snapshot.conversations?.first?.id)
         try attacker.request(#"{"type":"send","conversation":"\#(group)","clientMessageId":"after","text":"still here"}"#)

@@ -17,7 +17,7 @@ extension SyncCore {
             // COMMITTED) another node's read could commit in between and its event look older than these counts.
             response.latest = try store.latestSeq(user: user)
             let summaries = try store.conversations(for: user)
-            response.conversations = try summaries.map(conversationInfo)
+            response.conversations = try summaries.map(listedConversationInfo)
             response.unread = Dictionary(summaries.map { ($0.conversation.id, $0.unreadCount) }, uniquingKeysWith: { first, _ in first })
             response.badge = summaries.reduce(0) { $0 + $1.unreadCount }
 
@@ -104,6 +104,14 @@ extension SyncCore {
             response.notification = try notify(
                 other, kind: .follow, actor: user, text: "\(try name(of: user)) followed you", url: nil, now: now, step: &step)
 
+        case .members(let conversation, let after, let limit):
+            try requireParticipant(user, conversation)
+            let everyone = try store.conversation(id: conversation)?.participants ?? []
+            // Ids compare by their bytes, as the store sorts them (they are ASCII: the same order as String's).
+            let rest = after.map { cursor in everyone.drop { !cursor.utf8.lexicographicallyPrecedes($0.utf8) } } ?? everyone[...]
+            response.participants = try rest.prefix(limit).map { ParticipantInfo(id: $0, name: try name(of: $0)) }
+            response.hasMore = rest.count > limit
+
         case .leave(let conversation):
             try requireParticipant(user, conversation)
             guard let record = try store.conversation(id: conversation), record.kind == .group else {
@@ -156,7 +164,7 @@ extension SyncCore {
         } else {
             response.mode = after == nil ? .snapshot : .resync
             let summaries = try store.conversations(for: user)
-            response.conversations = try summaries.map(conversationInfo)
+            response.conversations = try summaries.map(listedConversationInfo)
             response.unread = Dictionary(summaries.map { ($0.conversation.id, $0.unreadCount) }, uniquingKeysWith: { first, _ in first })
             response.badge = summaries.reduce(0) { $0 + $1.unreadCount }
             response.notifications = try store.notifications(user: user, limit: SQLiteStore.notificationsKept).map(\.info)
@@ -346,6 +354,19 @@ extension SyncCore {
         let name = try store.user(id: user)?.name ?? user
         names[user] = name
         return name
+    }
+
+    /// A conversation as a list answer (snapshot, `conversations`) shows it: a big group names its first
+    /// ``SyncConfiguration/listedParticipants`` participants and says how many there are, so the answer's size grows
+    /// with the number of conversations, not with their members (`members` pages through the rest).
+    func listedConversationInfo(_ summary: ConversationSummary) throws -> ConversationInfo {
+        var record = summary.conversation
+        let total = record.participants.count
+        guard total > configuration.listedParticipants else { return try conversationInfo(summary) }
+        record.participants = Array(record.participants.prefix(configuration.listedParticipants))
+        var info = try conversationInfo(record, unread: summary.unreadCount, lastMessage: summary.lastMessage)
+        info.participantCount = total
+        return info
     }
 
     func conversationInfo(_ summary: ConversationSummary) throws -> ConversationInfo {

@@ -23,6 +23,9 @@ public struct SyncConfiguration: Sendable {
     /// About how many bytes of messages one `history` answer carries (always at least one message); the rest is
     /// `hasMore`, so a page of 200 long messages cannot make one answer megabytes large.
     public var historyAnswerBytes = 256 << 10
+    /// How many participants of a group a list answer (snapshot, `conversations`) names; more are counted
+    /// (`participantCount`) and paged with `members`.
+    public var listedParticipants = 64
     /// Per-user budgets of the requests that write (``RequestRateClass``); a class not named is unlimited.
     public var requestRates: [RequestRateClass: RequestRate] = [:]
     /// Several nodes on one store: how often this node refreshes its heartbeat.
@@ -184,7 +187,7 @@ extension ClientRequest {
     /// Whether the request may write to the store (then it needs a write transaction).
     var writesToStore: Bool {
         switch self {
-        case .sync, .conversations, .history, .scene, .bell: false
+        case .sync, .conversations, .history, .scene, .bell, .members: false
         case .dm, .group, .send, .ack, .bellRead, .bellReadAll, .follow, .react, .signOut, .leave: true
         }
     }
