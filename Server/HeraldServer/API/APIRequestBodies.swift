@@ -112,6 +112,11 @@ enum APIRequestBodies {
         return (ttl, try fields.deviceName("device"))
     }
 
+    /// POST /conversations/{id}/leave `{user}`: the backend takes a member out of a group.
+    static func removeMember(_ body: [UInt8], conversation: String) throws(APIError) -> BackendOperation {
+        .removeMember(conversation: conversation, user: try JSONFields(body).userId("user") ?? "")
+    }
+
     /// POST /users/{id}/signout `{device?}` (an empty body signs every device out).
     static func signOut(_ body: [UInt8], user: String) throws(APIError) -> BackendOperation {
         if body.isEmpty { return .signOut(user: user, device: nil) }

@@ -16,6 +16,12 @@ enum APIResponses {
         var expiresAt: Int64
     }
 
+    /// The answer to a member's removal from a group.
+    struct Removed: Codable, Equatable {
+        var conversation: String
+        var user: String
+    }
+
     /// The answer to a sign-out: whose, and which device (absent: every device).
     struct SignedOut: Codable, Equatable {
         var user: String

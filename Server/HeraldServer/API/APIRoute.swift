@@ -12,6 +12,7 @@ enum APIRoute: Equatable {
     case createConversation
     case postMessage(conversation: String)
     case signOut(user: String)
+    case removeMember(conversation: String)
 
     static let prefix = "/api/v1/"
 
@@ -20,7 +21,7 @@ enum APIRoute: Equatable {
     var requiredScope: APIKeyScope {
         switch self {
         case .health, .openAPI, .user, .unread: .read
-        case .createUser, .mintToken, .createNotification, .createConversation, .postMessage, .signOut: .full
+        case .createUser, .mintToken, .createNotification, .createConversation, .postMessage, .signOut, .removeMember: .full
         }
     }
 
@@ -66,6 +67,8 @@ enum APIRoute: Equatable {
             }
         case 3 where segments[0] == "conversations" && segments[2] == "messages":
             return post(.postMessage(conversation: segments[1]))
+        case 3 where segments[0] == "conversations" && segments[2] == "leave":
+            return post(.removeMember(conversation: segments[1]))
         default:
             return .failure(.notFound)
         }

@@ -136,6 +136,11 @@ public final class APIService: HTTPRequestHandler {
                 guard case .conversation(let info, let created) = value else { return nil }
                 return .json(created ? 201 : 200, APIResponses.conversation(info))
             }
+        case .removeMember(let conversation):
+            call(try APIRequestBodies.removeMember(body, conversation: conversation), respond: respond) { value in
+                guard case .removed(let conversation, let user) = value else { return nil }
+                return .json(200, APIResponses.Removed(conversation: conversation, user: user))
+            }
         case .signOut(let user):
             call(try APIRequestBodies.signOut(body, user: try APIFieldRules.userId(user, field: "user id")), respond: respond) { value in
                 guard case .signedOut(let user, let device) = value else { return nil }

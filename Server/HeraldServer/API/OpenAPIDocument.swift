@@ -476,6 +476,62 @@ enum OpenAPIDocument {
           }
         }
       }
+    },
+    "/api/v1/conversations/{id}/leave": {
+      "post": {
+        "operationId": "removeMember",
+        "summary": "Take a member out of a group, as if they had left it: they stop receiving it and every participant (their devices too) gets a `left` event. A direct conversation cannot be left (400); a user who is not in the group is 403.",
+        "parameters": [
+          {
+            "name": "id",
+            "in": "path",
+            "required": true,
+            "description": "The conversation id, e.g. c12.",
+            "schema": {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 128
+            }
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/RemoveMember"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "Removed.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Removed"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          }
+        }
+      }
     }
   },
   "components": {
@@ -515,7 +571,7 @@ enum OpenAPIDocument {
         }
       },
       "Forbidden": {
-        "description": "forbidden: the API key's scope is read (this operation needs a full key), or the sender is not a participant of the conversation.",
+        "description": "forbidden: the API key's scope is read (this operation needs a full key), or the sender (or the member to remove) is not a participant of the conversation.",
         "content": {
           "application/json": {
             "schema": {
@@ -1085,6 +1141,32 @@ enum OpenAPIDocument {
             "type": "string"
           },
           "device": {
+            "type": "string"
+          }
+        }
+      },
+      "RemoveMember": {
+        "type": "object",
+        "required": [
+          "user"
+        ],
+        "properties": {
+          "user": {
+            "$ref": "#/components/schemas/UserId"
+          }
+        }
+      },
+      "Removed": {
+        "type": "object",
+        "required": [
+          "conversation",
+          "user"
+        ],
+        "properties": {
+          "conversation": {
+            "type": "string"
+          },
+          "user": {
             "type": "string"
           }
         }

@@ -21,6 +21,8 @@ public enum BackendOperation: Sendable {
     case unread(user: String)
     /// Signs the user's devices out (every one, or those named `device`), like the user's own `signOut`.
     case signOut(user: String, device: String?)
+    /// Takes `user` out of the group `conversation`, like the user's own `leave`.
+    case removeMember(conversation: String, user: String)
 }
 
 /// A successful backend operation's result.
@@ -37,6 +39,8 @@ public enum BackendValue: Sendable {
     case unread(perConversation: [String: Int], badge: Int, bellUnread: Int, latest: Int64)
     /// The user's devices were signed out (every one when `device` is nil).
     case signedOut(user: String, device: String?)
+    /// `user` is no longer in `conversation`.
+    case removed(conversation: String, user: String)
 }
 
 /// Why a backend operation failed; `code` is the herald.v1 error code (`notParticipant` means the conversation

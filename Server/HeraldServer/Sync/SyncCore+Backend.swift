@@ -70,6 +70,12 @@ extension SyncCore {
             let info = try notify(user, kind: kind, actor: actor, text: text, url: url, now: now, step: &step)
             return .notification(info, bellUnread: try store.unreadNotificationCount(user: user))
 
+        case .removeMember(let conversation, let user):
+            guard try store.conversation(id: conversation) != nil else { throw BackendFailure(.notFound, "no conversation '\(conversation)'") }
+            _ = try requireUser(user)
+            try leave(user, conversation: conversation, now: now, step: &step)
+            return .removed(conversation: conversation, user: user)
+
         case .signOut(let user, let device):
             _ = try requireUser(user)
             try signOut(user, device: device, now: now, step: &step)
@@ -112,7 +118,7 @@ extension BackendOperation {
     var writesToStore: Bool {
         switch self {
         case .user, .unread: false
-        case .createUser, .createDirect, .createGroup, .postMessage, .notify, .signOut: true
+        case .createUser, .createDirect, .createGroup, .postMessage, .notify, .signOut, .removeMember: true
         }
     }
 }

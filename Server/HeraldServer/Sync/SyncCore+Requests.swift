@@ -113,16 +113,7 @@ extension SyncCore {
             response.hasMore = rest.count > limit
 
         case .leave(let conversation):
-            try requireParticipant(user, conversation)
-            guard let record = try store.conversation(id: conversation), record.kind == .group else {
-                throw ErrorInfo(.badRequest, "only a group can be left")
-            }
-            // Everyone who was in it hears of it, the leaver included (their other devices drop it).
-            var event = EventFrame(event: .left)
-            event.conversationId = conversation
-            event.user = user
-            try appendEvent(event.encodeBody(), to: record.participants, now: now, step: &step)
-            try store.removeParticipant(user: user, conversation: conversation)
+            try leave(user, conversation: conversation, now: now, step: &step)
 
         case .signOut(let device):
             try signOut(user, device: device, now: now, step: &step)
@@ -309,6 +300,20 @@ extension SyncCore {
         event.bellUnread = try store.unreadNotificationCount(user: user)
         try appendEvent(event.encodeBody(), to: [user], now: now, step: &step)
         return record.info
+    }
+
+    /// `user` leaves the group `conversation` (their own request, or the backend removing them). Everyone who was in
+    /// it hears of it, the leaver included (their other devices drop it); a direct conversation cannot be left.
+    func leave(_ user: String, conversation: String, now: Int64, step: inout SyncStep<Device>) throws {
+        try requireParticipant(user, conversation)
+        guard let record = try store.conversation(id: conversation), record.kind == .group else {
+            throw ErrorInfo(.badRequest, "only a group can be left")
+        }
+        var event = EventFrame(event: .left)
+        event.conversationId = conversation
+        event.user = user
+        try appendEvent(event.encodeBody(), to: record.participants, now: now, step: &step)
+        try store.removeParticipant(user: user, conversation: conversation)
     }
 
     /// Refuses `user`'s tokens issued until now (every device's, or `device`'s) and closes the matching live

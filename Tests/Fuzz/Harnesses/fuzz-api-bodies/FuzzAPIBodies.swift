@@ -15,7 +15,7 @@ import HeraldProtocol
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzAPIBodies(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     var reader = FuzzReader(fuzzInput(data, size))
-    let endpoint = reader.byte() % 6
+    let endpoint = reader.byte() % 7
     let body = reader.rest()
     do throws(APIError) {
         switch endpoint {
@@ -24,6 +24,13 @@ public func fuzzAPIBodies(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
             let (ttl, device) = try APIRequestBodies.tokenRequest(body)
             fuzzRequire((1...APIFieldRules.maxTokenTTL).contains(ttl), "token TTL \(ttl) accepted")
             if let device { fuzzRequire(Identifiers.isDeviceName(device), "accepted device \(device.debugDescription)") }
+        case 6:
+            guard case .removeMember(let conversation, let user) = try APIRequestBodies.removeMember(body, conversation: "c1") else {
+                fuzzRequire(false, "a leave body became another operation")
+                return 0
+            }
+            fuzzRequire(conversation == "c1", "leave changed its conversation")
+            userId(user, "user")
         case 5:
             guard case .signOut(let user, let device) = try APIRequestBodies.signOut(body, user: "alice") else {
                 fuzzRequire(false, "sign-out body became another operation")
@@ -76,7 +83,7 @@ private func check(_ operation: BackendOperation) {
         fuzzRequire(scalars(text, 1...APIFieldRules.maxNotificationTextLength), "accepted notification text of \(text.unicodeScalars.count) scalars")
         if let url { fuzzRequire(ContentRules.isLink(url) && scalars(url, 1...APIFieldRules.maxURLLength), "accepted url \(url.debugDescription)") }
         if let actor { userId(actor, "actor") }
-    case .user, .unread, .signOut:
+    case .user, .unread, .signOut, .removeMember:
         fuzzRequire(false, "a body parser returned \(operation)")
     }
 }

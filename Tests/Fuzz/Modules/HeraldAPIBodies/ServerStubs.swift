@@ -15,6 +15,7 @@ enum BackendOperation: Sendable, Equatable {
     case notify(user: String, kind: NotificationKind, text: String, url: String?, actor: String?)
     case unread(user: String)
     case signOut(user: String, device: String?)
+    case removeMember(conversation: String, user: String)
 }
 
 /// Only what APIError.swift's `response` needs to compile; the harness never builds a response.
