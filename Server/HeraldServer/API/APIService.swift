@@ -88,8 +88,7 @@ public final class APIService: HTTPRequestHandler {
     /// 401, the same answer for every reason.
     private func authenticate(_ authorization: String?) throws(APIError) -> VerifiedAPIKey {
         let unauthorized = APIError(401, "unauthorized", "a valid API key is required: Authorization: Bearer <key>", headers: ["WWW-Authenticate": "Bearer"])
-        guard let authorization, authorization.count > 7, authorization.prefix(7).lowercased() == "bearer " else { throw unauthorized }
-        let key = authorization.dropFirst(7).trimmingCharacters(in: .whitespaces)
+        guard let key = BearerToken.from(authorization: authorization) else { throw unauthorized }
         guard let verified = keys.verify(key, now: Int64(Date().timeIntervalSince1970 * 1000)) else { throw unauthorized }
         return verified
     }

@@ -65,13 +65,7 @@ public struct SyncUpgradeAuthorizer: Sendable {
 
     /// The bearer token from the Authorization header, else the `token` query parameter.
     static func token(in head: HTTPRequestHead) -> String? {
-        if let authorization = head.headers["Authorization"] {
-            let parts = authorization.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
-            if parts.count == 2, parts[0].lowercased() == "bearer" {
-                let token = parts[1].trimmingCharacters(in: .whitespaces)
-                if !token.isEmpty { return token }
-            }
-        }
+        if let token = BearerToken.from(authorization: head.headers["Authorization"]) { return token }
         if let token = head.query["token"], !token.isEmpty { return token }
         return nil
     }

@@ -13,16 +13,10 @@ struct MetricsAuthorization: Sendable {
         expectedDigest = Crypto.hmacSHA256(key: key, message: Array(token.utf8))
     }
 
-    /// Whether `authorization` (the request's Authorization header) is `Bearer <the token>`; the scheme is
-    /// case-insensitive (RFC 9110 §11.1), the token exact.
+    /// Whether `authorization` (the request's Authorization header) is `Bearer <the token>` (``BearerToken``), the
+    /// token exact.
     func permits(_ authorization: String?) -> Bool {
-        guard let authorization else { return false }
-        let bytes = Array(authorization.utf8)
-        let scheme = Array("bearer ".utf8)
-        guard bytes.count > scheme.count, bytes.prefix(scheme.count).map({ $0 | 0x20 }) == scheme else { return false }
-        var token = bytes[scheme.count...]
-        while token.first == UInt8(ascii: " ") { token = token.dropFirst() }
-        while token.last == UInt8(ascii: " ") { token = token.dropLast() }
-        return Crypto.constantTimeEqual(Crypto.hmacSHA256(key: key, message: Array(token)), expectedDigest)
+        guard let token = BearerToken.from(authorization: authorization) else { return false }
+        return Crypto.constantTimeEqual(Crypto.hmacSHA256(key: key, message: Array(token.utf8)), expectedDigest)
     }
 }
