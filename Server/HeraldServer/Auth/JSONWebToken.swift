@@ -75,7 +75,7 @@ public enum JSONWebToken {
 
     /// Signs `claims` with the signing key of `keys`, naming it in the header (`kid`) so verifiers pick the right key.
     public static func sign(_ claims: TokenClaims, keys: SigningKeys) -> String {
-        let header = #"{"alg":"HS256","kid":"\#(SigningKeys.keyID(of: keys.signing))","typ":"JWT"}"#
+        let header = #"{"alg":"HS256","kid":"\#(keys.signingID)","typ":"JWT"}"#
         return sign(claims, header: header, secret: keys.signing)
     }
 

@@ -11,12 +11,18 @@ public struct SigningKeys: Sendable, Equatable {
     public let signing: [UInt8]
     /// Every accepted key, the signing one first.
     public let accepted: [[UInt8]]
+    /// ``keyID(of:)`` of each of ``accepted``, computed once (every /sync upgrade looks its token's key up here).
+    private let ids: [String]
 
     /// One key that both signs and verifies (the secret generated into the database, or a one-line secret).
     public init(single key: [UInt8]) {
         signing = key
         accepted = [key]
+        ids = [Self.keyID(of: key)]
     }
+
+    /// The id tokens signed now carry.
+    public var signingID: String { ids[0] }
 
     /// The non-empty lines of a configured secret (`\r\n` or `\n`); nil when there is none.
     public init?(lines text: String) {
@@ -24,6 +30,7 @@ public struct SigningKeys: Sendable, Equatable {
         guard let first = keys.first else { return nil }
         signing = first
         accepted = keys
+        ids = keys.map(Self.keyID(of:))
     }
 
     /// The key id a token signed with `key` carries: 8 hex digits of HMAC-SHA256(key, "herald key id").
@@ -36,6 +43,6 @@ public struct SigningKeys: Sendable, Equatable {
     /// The keys to try for a token whose header names `kid` (nil: every key).
     func candidates(for kid: String?) -> [[UInt8]] {
         guard let kid else { return accepted }
-        return accepted.filter { Self.keyID(of: $0) == kid }
+        return zip(accepted, ids).filter { $0.1 == kid }.map(\.0)
     }
 }
