@@ -302,32 +302,31 @@ public final class HeraldHTTPServer: Sendable {
     static func deliver(_ message: FanOutMessage, to sessions: [SessionHandle], on loop: EventLoop, compressors: [LoopCompressors]) {
         switch message {
         case .frame(let frame): deliver(frame, to: sessions, on: loop, compressors: compressors)
-        case .answer(let frame):
-            // Answers are bounded by the requests a session may have in flight, not by the slow-consumer cap.
-            var fanOut = FanOutFrame(frame)
-            for handle in sessions {
-                guard let session = session(handle, on: loop) else { continue }
-                session.connection.writingBeyondQueueCap {
-                    if loop.index >= 0, loop.index < compressors.count {
-                        session.send(&fanOut, compressors: compressors[loop.index])
-                    } else {
-                        session.send(frame)
-                    }
-                }
-                session.requestAnswered()
-            }
+        case .answer(let frame): deliver(frame, to: sessions, on: loop, compressors: compressors, answering: true)
         case .sequencedEvent(let body, let seqs): deliverEvent(body: body, seqs: seqs, to: sessions, on: loop, compressors: compressors)
         }
     }
 
-    static func deliver(_ frame: SharedBytes, to sessions: [SessionHandle], on loop: EventLoop, compressors: [LoopCompressors]) {
-        guard loop.index >= 0, loop.index < compressors.count else {
-            for handle in sessions { session(handle, on: loop)?.send(frame) }
-            return
-        }
+    /// `frame` to each session (deflated once per configuration for those that negotiated it). With `answering`, it is
+    /// each session's answer to one of its requests: queued beyond the slow-consumer cap (answers are bounded by the
+    /// requests a session may have in flight instead), and the session may read on.
+    static func deliver(
+        _ frame: SharedBytes, to sessions: [SessionHandle], on loop: EventLoop, compressors: [LoopCompressors], answering: Bool = false
+    ) {
+        let loopCompressors = loop.index >= 0 && loop.index < compressors.count ? compressors[loop.index] : nil
         var fanOut = FanOutFrame(frame)
-        let loopCompressors = compressors[loop.index]
-        for handle in sessions { session(handle, on: loop)?.send(&fanOut, compressors: loopCompressors) }
+        func send(to session: WebSocketSession) {
+            if let loopCompressors { session.send(&fanOut, compressors: loopCompressors) } else { session.send(frame) }
+        }
+        for handle in sessions {
+            guard let session = session(handle, on: loop) else { continue }
+            guard answering else {
+                send(to: session)
+                continue
+            }
+            session.connection.writingBeyondQueueCap { send(to: session) }
+            session.requestAnswered()
+        }
     }
 
     /// A ``FanOutMessage/sequencedEvent(body:seqs:)``: each receiver's head is written on the stack (once per run of
