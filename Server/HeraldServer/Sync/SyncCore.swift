@@ -130,9 +130,17 @@ public final class SyncCore<Device: Hashable> {
         switch input {
         case .connect(let device, let user, let name, let deviceName, let issuedAt):
             // A token from before a sign-out may still verify (it has not expired): refuse it here, where the store is.
-            if let issuedAt, (try? store.isSignedOut(user: user, device: deviceName, issuedAt: issuedAt)) == true {
-                step.effects.append(.close(device, code: HeraldCloseCode.credentialsEnded, reason: "signed out"))
-                return
+            // When the store cannot say, the device is not let in unchecked: it is told to come back (1013).
+            if let issuedAt {
+                do {
+                    if try store.isSignedOut(user: user, device: deviceName, issuedAt: issuedAt) {
+                        step.effects.append(.close(device, code: HeraldCloseCode.credentialsEnded, reason: "signed out"))
+                        return
+                    }
+                } catch {
+                    step.effects.append(.close(device, code: HeraldCloseCode.tryAgainLater, reason: "cannot check sign-outs now"))
+                    return
+                }
             }
             connect(device, user: user, name: name, deviceName: deviceName, standalone: standalone)
         case .disconnect(let device):
