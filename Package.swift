@@ -34,20 +34,21 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", path: "Shared/COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
 
         // MARK: - Shared (no IO)
-        .target(name: "HeraldWebSocket", path: "Shared/HeraldWebSocket", swiftSettings: hotPathSettings),
+        .target(name: "HeraldBytes", path: "Shared/HeraldBytes", swiftSettings: hotPathSettings),
+        .target(name: "HeraldWebSocket", dependencies: ["HeraldBytes"], path: "Shared/HeraldWebSocket", swiftSettings: hotPathSettings),
         .target(name: "HeraldProtocol", path: "Shared/HeraldProtocol", exclude: ["PROTOCOL.md"], swiftSettings: swiftSettings),
         .target(name: "HeraldRules", path: "Shared/HeraldRules", swiftSettings: swiftSettings),
-        .target(name: "HeraldDeflate", dependencies: ["CZlib", "HeraldWebSocket"], path: "Shared/HeraldDeflate", swiftSettings: swiftSettings),
+        .target(name: "HeraldDeflate", dependencies: ["CZlib", "HeraldBytes", "HeraldWebSocket"], path: "Shared/HeraldDeflate", swiftSettings: swiftSettings),
         .target(name: "HeraldTLS", dependencies: ["COpenSSL"], path: "Shared/HeraldTLS", swiftSettings: swiftSettings),
 
         // MARK: - Server
-        .target(name: "HeraldNet", dependencies: ["CLinux", "HeraldTLS"], path: "Server/HeraldNet", swiftSettings: hotPathSettings),
+        .target(name: "HeraldNet", dependencies: ["CLinux", "HeraldTLS", "HeraldBytes"], path: "Server/HeraldNet", swiftSettings: hotPathSettings),
         .target(name: "HeraldStorePostgres", dependencies: ["CLibPQ", "HeraldStore"], path: "Server/HeraldStorePostgres", swiftSettings: swiftSettings),
         .target(name: "HeraldStore", dependencies: ["CSQLite"], path: "Server/HeraldStore", exclude: ["README.md"], swiftSettings: swiftSettings),
         .target(
             name: "HeraldServer",
             dependencies: [
-                "HeraldNet", "HeraldWebSocket", "HeraldDeflate", "HeraldProtocol", "HeraldRules", "HeraldStore", "COpenSSL",
+                "HeraldNet", "HeraldBytes", "HeraldWebSocket", "HeraldDeflate", "HeraldProtocol", "HeraldRules", "HeraldStore", "COpenSSL",
                 "HeraldStorePostgres",
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -113,10 +114,10 @@ let package = Package(
             path: "Tests/HeraldStoreTests",
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "HeraldNetTests", dependencies: ["HeraldNet", "HeraldTestSupport"], path: "Tests/HeraldNetTests", swiftSettings: swiftSettings),
+        .testTarget(name: "HeraldNetTests", dependencies: ["HeraldNet", "HeraldBytes", "HeraldTestSupport"], path: "Tests/HeraldNetTests", swiftSettings: swiftSettings),
         .testTarget(
             name: "HeraldServerTests",
-            dependencies: ["HeraldServer", "HeraldTestSupport", "HeraldWebSocket", "HeraldProtocol"],
+            dependencies: ["HeraldServer", "HeraldBytes", "HeraldTestSupport", "HeraldWebSocket", "HeraldProtocol"],
             path: "Tests/HeraldServerTests",
             swiftSettings: swiftSettings
         ),

@@ -1,5 +1,6 @@
 import CLinux
 import Glibc
+import HeraldBytes
 
 /// One accepted TCP connection, owned by one loop and used only on that loop's thread.
 ///

@@ -1,5 +1,6 @@
 import CLinux
 import Glibc
+import HeraldBytes
 
 /// The write path (style E7): writes only queue; the loop flushes every pending connection with one
 /// gathered `sendmsg` just before it waits, and arms EPOLLOUT only for what the kernel did not take.

@@ -1,4 +1,5 @@
 import Glibc
+import HeraldBytes
 import Synchronization
 
 /// N event loops, one thread each (style E6). Connections are spread over the loops by the kernel

@@ -1,4 +1,5 @@
 import Glibc
+import HeraldBytes
 import Synchronization
 
 /// A TCP server on a `LoopGroup`: one SO_REUSEPORT listener per loop, so each loop accepts its own

@@ -1,5 +1,6 @@
 import CLinux
 import Glibc
+import HeraldBytes
 
 /// A connection's own output bytes: a fixed-capacity heap block that small writes are appended to,
 /// so many tiny writes become one iovec and one allocation instead of one each.

@@ -1,3 +1,4 @@
+import HeraldBytes
 import HeraldWebSocket
 
 /// Compresses a message once for every receiver that shares a compression context (fan-out, style E7).

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import HeraldBytes
 import HeraldNet
 import HeraldTLS
 import HeraldTestSupport

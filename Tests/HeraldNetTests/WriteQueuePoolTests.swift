@@ -1,4 +1,5 @@
 import Glibc
+import HeraldBytes
 import Testing
 
 @testable import HeraldNet

@@ -1,3 +1,4 @@
+import HeraldBytes
 import HeraldDeflate
 import HeraldNet
 import HeraldWebSocket

@@ -1,4 +1,5 @@
 import Glibc
+import HeraldBytes
 import HeraldNet
 import HeraldProtocol
 import HeraldWebSocket

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldBytes
 import HeraldNet
 import HeraldProtocol
 import HeraldStore

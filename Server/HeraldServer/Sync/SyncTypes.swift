@@ -1,3 +1,4 @@
+import HeraldBytes
 import HeraldNet
 import HeraldProtocol
 

@@ -10,7 +10,7 @@
 /// ```
 public final class SharedBytes: @unchecked Sendable {
     // @unchecked: `base` is written only in `init` and read-only afterwards, so any thread may read it.
-    let base: UnsafeRawPointer
+    package let base: UnsafeRawPointer
     /// The number of bytes.
     public let count: Int
 
