@@ -34,6 +34,7 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", path: "Shared/COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
 
         // MARK: - Shared (no IO)
+        .target(name: "HeraldClock", path: "Shared/HeraldClock", swiftSettings: swiftSettings),
         .target(name: "HeraldBytes", path: "Shared/HeraldBytes", swiftSettings: hotPathSettings),
         .target(name: "HeraldWebSocket", dependencies: ["HeraldBytes"], path: "Shared/HeraldWebSocket", swiftSettings: hotPathSettings),
         .target(name: "HeraldProtocol", path: "Shared/HeraldProtocol", exclude: ["PROTOCOL.md"], swiftSettings: swiftSettings),
@@ -42,13 +43,13 @@ let package = Package(
         .target(name: "HeraldTLS", dependencies: ["COpenSSL"], path: "Shared/HeraldTLS", swiftSettings: swiftSettings),
 
         // MARK: - Server
-        .target(name: "HeraldNet", dependencies: ["CLinux", "HeraldTLS", "HeraldBytes"], path: "Server/HeraldNet", swiftSettings: hotPathSettings),
+        .target(name: "HeraldNet", dependencies: ["CLinux", "HeraldTLS", "HeraldBytes", "HeraldClock"], path: "Server/HeraldNet", swiftSettings: hotPathSettings),
         .target(name: "HeraldStorePostgres", dependencies: ["CLibPQ", "HeraldStore"], path: "Server/HeraldStorePostgres", swiftSettings: swiftSettings),
         .target(name: "HeraldStore", dependencies: ["CSQLite"], path: "Server/HeraldStore", exclude: ["README.md"], swiftSettings: swiftSettings),
         .target(
             name: "HeraldServer",
             dependencies: [
-                "HeraldNet", "HeraldBytes", "HeraldWebSocket", "HeraldDeflate", "HeraldProtocol", "HeraldRules", "HeraldStore", "COpenSSL",
+                "HeraldNet", "HeraldBytes", "HeraldClock", "HeraldWebSocket", "HeraldDeflate", "HeraldProtocol", "HeraldRules", "HeraldStore", "COpenSSL",
                 "HeraldStorePostgres",
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -66,7 +67,7 @@ let package = Package(
         // MARK: - Client
         .target(
             name: "HeraldClient",
-            dependencies: ["HeraldWebSocket", "HeraldProtocol", "HeraldRules", "HeraldTLS", "HeraldDeflate"],
+            dependencies: ["HeraldClock", "HeraldWebSocket", "HeraldProtocol", "HeraldRules", "HeraldTLS", "HeraldDeflate"],
             path: "Client/HeraldClient",
             swiftSettings: swiftSettings
         ),
@@ -79,7 +80,7 @@ let package = Package(
 
         .executableTarget(
             name: "HeraldBench",
-            dependencies: ["HeraldWebSocket", "HeraldProtocol", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["HeraldClock", "HeraldWebSocket", "HeraldProtocol", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Client/HeraldBench",
             swiftSettings: swiftSettings
         ),

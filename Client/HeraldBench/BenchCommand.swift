@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Glibc
+import HeraldClock
 
 /// `herald-bench`: drives a running herald-server through the real /sync protocol (herald.v1) from one thread
 /// and one epoll loop, and prints a progress line per second on stderr and a one-line JSON result on stdout.

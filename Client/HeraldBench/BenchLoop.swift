@@ -1,4 +1,5 @@
 import Glibc
+import HeraldClock
 
 /// What a scenario hears from the loop, all on the loop's one thread.
 protocol BenchLoopDelegate: AnyObject {

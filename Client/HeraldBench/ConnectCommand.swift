@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HeraldClock
 
 /// `connect`: authenticated connects per second. D devices first connect once and sync (snapshot) to learn their
 /// stream position; then, with --parallel attempts at a time, each device reconnects: TCP connect, upgrade with

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldClock
 
 /// Many devices on one ``BenchLoop``: connects them (a bounded number of handshakes at a time), syncs each,
 /// and runs setup requests whose responses are decoded with Foundation. During the measured phase it hands

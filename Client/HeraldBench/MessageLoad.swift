@@ -1,4 +1,5 @@
 import Foundation
+import HeraldClock
 
 /// The measured phase of `fanout`, `chat` and `insert`: senders send `send` requests whose text carries a key
 /// and a timestamp (``BenchText``), paced at a total rate or kept at a number in flight; every device counts what

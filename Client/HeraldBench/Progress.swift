@@ -1,4 +1,5 @@
 import Foundation
+import HeraldClock
 
 /// Writes one progress line per second to stderr and the final one-line JSON result to stdout.
 enum Report {

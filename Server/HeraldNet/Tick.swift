@@ -1,5 +1,6 @@
 import CLinux
 import Glibc
+import HeraldClock
 
 /// A point on the monotonic clock in milliseconds (CLOCK_MONOTONIC, so wall-clock jumps never fire
 /// or postpone a deadline). Handlers store deadlines as ticks and compare them to `EventLoop.now`.
@@ -14,9 +15,7 @@ public struct Tick: Sendable, Hashable, Comparable, CustomStringConvertible {
 
     /// Reads the monotonic clock now. Loops cache this once per wakeup as `EventLoop.now`.
     public static func monotonicNow() -> Tick {
-        var spec = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &spec)
-        return Tick(milliseconds: Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000)
+        Tick(milliseconds: MonotonicClock.milliseconds())
     }
 
     /// The tick `milliseconds` later than this one (earlier when negative).

@@ -1,4 +1,5 @@
 import Glibc
+import HeraldClock
 import HeraldDeflate
 import HeraldProtocol
 import HeraldRules

@@ -41,12 +41,3 @@ public final class LatencyHistogram: Sendable {
         return (cumulative, max(count, running), sumMicroseconds.load())
     }
 }
-
-/// Microseconds on the monotonic clock (finer than `Tick`, for latencies).
-enum MonotonicClock {
-    static func microseconds() -> Int {
-        var spec = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &spec)
-        return spec.tv_sec * 1_000_000 + spec.tv_nsec / 1_000
-    }
-}

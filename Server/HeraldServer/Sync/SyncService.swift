@@ -1,5 +1,6 @@
 import Foundation
 import HeraldBytes
+import HeraldClock
 import HeraldNet
 import HeraldProtocol
 import HeraldStore

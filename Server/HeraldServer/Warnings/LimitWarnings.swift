@@ -1,4 +1,5 @@
 import Glibc
+import HeraldClock
 import HeraldNet
 import Logging
 import Synchronization
