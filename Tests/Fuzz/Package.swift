@@ -39,7 +39,7 @@ let package = Package(
         // directories of symlinks to just the files under test, which need nothing but HeraldProtocol and OpenSSL:
         // - HeraldAuth: Auth/JSONWebToken.swift, Base64URL.swift, HMACSHA256.swift (+ the COpenSSL system library,
         //   a symlink to /Shared/COpenSSL like CZlib). SigningSecret, TokenIssuer etc. need the store and stay out.
-        // - HeraldAPIBodies: API/APIRequestBodies.swift, JSONValue.swift, APIError.swift, plus ServerStubs.swift (a
+        // - HeraldAPIBodies: API/APIRequestBodies.swift, JSONValue+RequestBody.swift, APIError.swift, plus ServerStubs.swift (a
         //   real file) with the two types they name whose definitions would drag in the store and the HTTP layer.
         // Their types are internal in the server, so both are built with -enable-testing for `@testable import`.
         .systemLibrary(name: "COpenSSL", path: "Modules/COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),

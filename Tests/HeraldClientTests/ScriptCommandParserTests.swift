@@ -1,4 +1,5 @@
 import HeraldClient
+import HeraldProtocol
 import HeraldRules
 import Testing
 

@@ -1,4 +1,5 @@
 import Glibc
+import HeraldProtocol
 import HeraldRules
 
 /// The interactive terminal: header with the Messages and bell badges, the toast banner with its countdown,

@@ -67,7 +67,8 @@ struct JSONFields {
         switch object[name] {
         case nil:
             return nil
-        case .number(let value)?:
+        case let number? where number.numberValue != nil:
+            let value = number.numberValue ?? 0
             guard value.rounded() == value, value >= Double(range.lowerBound), value <= Double(range.upperBound) else {
                 throw .badRequest("\(name) must be an integer from \(range.lowerBound) to \(range.upperBound)")
             }

@@ -1,6 +1,6 @@
 // Not a symlink: the two server types the symlinked API files name but whose real definitions would pull in the
 // rest of the server (Sync/SyncBackend.swift imports HeraldStore, i.e. SQLite and PostgreSQL; API/HTTP/HTTPResponse.swift
-// imports HeraldWebSocket and the API's response types). APIRequestBodies.swift, JSONValue.swift and APIError.swift
+// imports HeraldWebSocket and the API's response types). APIRequestBodies.swift, JSONValue+RequestBody.swift and APIError.swift
 // are compiled exactly as in the server; if a case is added to the real BackendOperation and the bodies start using
 // it, this package stops compiling, which is the cue to copy the case here.
 import HeraldProtocol

@@ -1,11 +1,14 @@
-/// A JSON value whose objects keep their key order, so every output line reads in the order the
-/// contract documents (`type` first) and tests can diff lines as text.
+/// A JSON value whose objects keep their key order, so every output line the client writes reads in the order the
+/// contract documents (`type` first) and tests can diff lines as text; and, decoded, a request body the backend API
+/// checks field by field with exact types (a `true` is not a number, `1.0` is an integer as JSON Schema says).
 public enum JSONValue: Equatable, Sendable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,
     ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral, ExpressibleByNilLiteral
 {
     case null
     case bool(Bool)
     case int(Int64)
+    /// A number that is not an integer Int64 can hold (a fraction, an exponent beyond Int64).
+    case double(Double)
     case string(String)
     case array([JSONValue])
     case object([JSONField])
@@ -43,6 +46,7 @@ public enum JSONValue: Equatable, Sendable, ExpressibleByStringLiteral, Expressi
         case .null: out += "null"
         case .bool(let value): out += value ? "true" : "false"
         case .int(let value): out += String(value)
+        case .double(let value): out += value.isFinite ? String(value) : "null"
         case .string(let value): JSONValue.writeString(value, into: &out)
         case .array(let values):
             out += "["
@@ -79,6 +83,43 @@ public enum JSONValue: Equatable, Sendable, ExpressibleByStringLiteral, Expressi
             }
         }
         out += "\""
+    }
+}
+
+extension JSONValue: Decodable {
+    /// Numbers that are whole and fit Int64 decode as ``int(_:)``, others as ``double(_:)``. Object keys come in the
+    /// decoder's order, which is not the text's: decoded objects are for lookups, not for writing back.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Double.self) {
+            if value.rounded() == value, let whole = Int64(exactly: value) { self = .int(whole) } else { self = .double(value) }
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? container.decode([JSONValue].self) {
+            self = .array(value)
+        } else {
+            let object = try container.decode([String: JSONValue].self)
+            self = .object(object.keys.sorted().map { JSONField($0, object[$0]!) })
+        }
+    }
+
+    /// The value as a number (integer or not), else nil.
+    public var numberValue: Double? {
+        switch self {
+        case .int(let value): Double(value)
+        case .double(let value): value
+        default: nil
+        }
+    }
+
+    /// The fields of an object by key (a repeated key: the last one), else nil.
+    public var fieldsByKey: [String: JSONValue]? {
+        guard case .object(let fields) = self else { return nil }
+        return Dictionary(fields.map { ($0.key, $0.value) }, uniquingKeysWith: { _, last in last })
     }
 }
 

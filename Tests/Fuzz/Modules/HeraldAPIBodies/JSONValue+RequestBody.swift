@@ -1,0 +1,1 @@
+../../../../Server/HeraldServer/API/JSONValue+RequestBody.swift

@@ -1,1 +1,0 @@
-../../../../Server/HeraldServer/API/JSONValue.swift
