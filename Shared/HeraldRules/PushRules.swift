@@ -1,0 +1,59 @@
+/// P1, P3, P4: which devices of one recipient get a message's push once its grace period has ended.
+///
+/// One pure function for every path a push takes (this node's devices, the devices other nodes report, a push another
+/// node asks this one to make), so the rule is written once. Whether the message was read meanwhile (P4) costs a store
+/// read that belongs in the same transaction as the outbox write; so the decision names the devices that get the push
+/// *unless it was read*, and a caller reads that state only when there is someone to alert.
+///
+/// ```swift
+/// let decision = PushRules.decide(in: "c1", devices: [PushCandidate(device: 7, isForeground: false, viewing: nil)])
+/// if case .unlessRead(let devices) = decision {
+///     try store.transaction { if try !store.isRead(user: "bob", message: "m1") { enqueue(devices) } }
+/// }
+/// ```
+public enum PushRules {
+    /// No push when a device of the recipient is viewing `conversation` (P1); otherwise the live devices in the
+    /// background (P3), unless the recipient has read the message by now (P4).
+    ///
+    /// - Parameters:
+    ///   - conversation: the message's conversation.
+    ///   - devices: what is known of the recipient's devices, wherever they are connected.
+    public static func decide<Device>(in conversation: String, devices: [PushCandidate<Device>]) -> PushDecision<Device> {
+        if devices.contains(where: { $0.viewing == conversation }) { return .none }  // P1: seen where it is shown
+        let background = devices.filter { $0.isLive && !$0.isForeground }.map(\.device)  // P3
+        return background.isEmpty ? .none : .unlessRead(background)
+    }
+}
+
+/// The outcome of ``PushRules/decide(in:devices:)``.
+public enum PushDecision<Device> {
+    /// Nobody is alerted: a device is viewing the conversation, or none is in the background.
+    case none
+    /// These devices get the push, unless the recipient has read the message (P4: check it with the outbox write).
+    case unlessRead([Device])
+}
+
+/// What the push rule needs to know of one device of a recipient.
+public struct PushCandidate<Device> {
+    /// How the caller names the device (a local handle, another node's device key, ...).
+    public var device: Device
+    /// False when the app is in the background.
+    public var isForeground: Bool
+    /// The conversation the device is viewing (S1: its thread, in the foreground), if any.
+    public var viewing: String?
+    /// Whether a push can reach it now (connected and synced). A device that cannot still counts for P1.
+    public var isLive: Bool
+
+    /// Describes one device.
+    public init(device: Device, isForeground: Bool, viewing: String?, isLive: Bool = true) {
+        self.device = device
+        self.isForeground = isForeground
+        self.viewing = viewing
+        self.isLive = isLive
+    }
+}
+
+extension PushCandidate: Sendable where Device: Sendable {}
+extension PushCandidate: Equatable where Device: Equatable {}
+extension PushDecision: Sendable where Device: Sendable {}
+extension PushDecision: Equatable where Device: Equatable {}
