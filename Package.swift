@@ -37,7 +37,7 @@ let package = Package(
         .target(name: "HeraldClock", path: "Shared/HeraldClock", swiftSettings: swiftSettings),
         .target(name: "HeraldBytes", path: "Shared/HeraldBytes", swiftSettings: hotPathSettings),
         .target(name: "HeraldWebSocket", dependencies: ["HeraldBytes"], path: "Shared/HeraldWebSocket", swiftSettings: hotPathSettings),
-        .target(name: "HeraldProtocol", path: "Shared/HeraldProtocol", exclude: ["PROTOCOL.md"], swiftSettings: swiftSettings),
+        .target(name: "HeraldProtocol", dependencies: ["HeraldRules"], path: "Shared/HeraldProtocol", exclude: ["PROTOCOL.md"], swiftSettings: swiftSettings),
         .target(name: "HeraldRules", path: "Shared/HeraldRules", swiftSettings: swiftSettings),
         .target(name: "HeraldDeflate", dependencies: ["CZlib", "HeraldBytes", "HeraldWebSocket"], path: "Shared/HeraldDeflate", swiftSettings: swiftSettings),
         .target(name: "HeraldTLS", dependencies: ["COpenSSL"], path: "Shared/HeraldTLS", swiftSettings: swiftSettings),
@@ -103,7 +103,7 @@ let package = Package(
         .testTarget(name: "HeraldTLSTests", dependencies: ["HeraldTLS"], path: "Tests/HeraldTLSTests", swiftSettings: swiftSettings),
         .testTarget(
             name: "HeraldProtocolTests",
-            dependencies: ["HeraldProtocol", .product(name: "PropertyBased", package: "swift-property-based")],
+            dependencies: ["HeraldProtocol", "HeraldRules", .product(name: "PropertyBased", package: "swift-property-based")],
             path: "Tests/HeraldProtocolTests",
             swiftSettings: swiftSettings
         ),
@@ -118,7 +118,7 @@ let package = Package(
         .testTarget(name: "HeraldNetTests", dependencies: ["HeraldNet", "HeraldBytes", "HeraldTestSupport"], path: "Tests/HeraldNetTests", swiftSettings: swiftSettings),
         .testTarget(
             name: "HeraldServerTests",
-            dependencies: ["HeraldServer", "HeraldBytes", "HeraldTestSupport", "HeraldWebSocket", "HeraldProtocol"],
+            dependencies: ["HeraldServer", "HeraldBytes", "HeraldTestSupport", "HeraldWebSocket", "HeraldProtocol", "HeraldRules"],
             path: "Tests/HeraldServerTests",
             swiftSettings: swiftSettings
         ),

@@ -1,29 +1,23 @@
 import Foundation
+import HeraldRules
 
-/// What a device reports about where it is (the spec's scene words), so the server can decide pushes (P1-P4).
-public struct SceneReport: Codable, Sendable, Equatable {
-    public var scene: SceneName
-    /// The conversation of a `thread` scene.
-    public var conversation: String?
-    /// The tab name of a `tab` scene.
-    public var tab: String?
-    /// False only in `background`.
+/// What a device reports about where it is: the rules' ``Scene`` plus what the wire carries beside it, so the server
+/// can decide pushes (P1-P4).
+public struct SceneReport: Sendable, Equatable {
+    public var scene: Scene
+    /// The app's foreground flag as reported; false in `background`.
     public var foreground: Bool
     /// In a thread: whether the viewport shows the newest message.
     public var atBottom: Bool?
 
-    public init(scene: SceneName, conversation: String? = nil, tab: String? = nil, foreground: Bool, atBottom: Bool? = nil) {
+    public init(scene: Scene, foreground: Bool, atBottom: Bool? = nil) {
         self.scene = scene
-        self.conversation = conversation
-        self.tab = tab
-        self.foreground = foreground
+        self.foreground = foreground && scene != .background
         self.atBottom = atBottom
     }
 
-    /// True when the device is viewing `conversation` (S1): in its thread and in the foreground.
-    public func isViewing(_ conversationId: String) -> Bool {
-        foreground && scene == .thread && conversation == conversationId
-    }
+    /// The conversation the device is viewing (S1), if any.
+    public var viewing: String? { scene.viewedConversation(isForeground: foreground) }
 }
 
 /// One request of herald.v1. Every request carries an id and gets exactly one response with that id.

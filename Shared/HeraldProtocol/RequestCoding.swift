@@ -1,4 +1,5 @@
 import Foundation
+import HeraldRules
 
 /// The flat wire shape of every request; the `type` field says which fields matter.
 struct WireRequest: Codable {
@@ -90,9 +91,9 @@ extension RequestFrame {
             wire.imageURL = imageURL
         case .ack(let messages): wire.messages = messages
         case .scene(let report):
-            wire.scene = report.scene
-            wire.conversation = report.conversation
-            wire.tab = report.tab
+            wire.scene = SceneName(rawValue: report.scene.name)
+            wire.conversation = report.scene.conversation
+            wire.tab = report.scene.tabName
             wire.foreground = report.foreground
             wire.atBottom = report.atBottom
         case .bellRead(let notification): wire.notification = notification
@@ -170,14 +171,15 @@ extension RequestFrame {
             return .ack(messages: try messages.map { try check.id($0, "messages") })
         case "scene":
             guard let scene = wire.scene else { throw ErrorInfo(.badRequest, "missing field 'scene'") }
-            var report = SceneReport(scene: scene, foreground: wire.foreground ?? (scene != .background), atBottom: wire.atBottom)
+            let reported: Scene
             switch scene {
-            case .thread: report.conversation = try check.id(wire.conversation, "conversation")
-            case .tab: report.tab = try check.id(wire.tab, "tab")
-            case .background: report.foreground = false
-            case .list, .notifications: break
+            case .thread: reported = .thread(try check.id(wire.conversation, "conversation"))
+            case .tab: reported = .tab(try check.id(wire.tab, "tab"))
+            case .background: reported = .background
+            case .list: reported = .list
+            case .notifications: reported = .notifications
             }
-            return .scene(report)
+            return .scene(SceneReport(scene: reported, foreground: wire.foreground ?? (scene != .background), atBottom: wire.atBottom))
         case "bell":
             return .bell
         case "bell.read":

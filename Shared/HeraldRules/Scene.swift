@@ -39,8 +39,16 @@ public enum Scene: Hashable, Sendable, CustomStringConvertible {
     /// False only for `background`.
     public var isForeground: Bool { self != .background }
 
-    /// Whether this scene is viewing `conversation` ("Viewing c": `thread(c)` in the foreground).
-    public func isViewing(_ conversation: String) -> Bool { self == .thread(conversation) }
+    /// The conversation this scene is viewing ("Viewing c", S1: `thread(c)` with the app in the foreground), if any.
+    /// `isForeground` is the app's own flag, for a report whose scene and foreground state arrived separately.
+    public func viewedConversation(isForeground: Bool = true) -> String? {
+        isForeground ? conversation : nil
+    }
+
+    /// Whether this scene is viewing `conversation` (``viewedConversation(isForeground:)``).
+    public func isViewing(_ conversation: String, isForeground: Bool = true) -> Bool {
+        viewedConversation(isForeground: isForeground) == conversation
+    }
 
     /// The screen anchor of this scene (spec "Anchors"); nil for scenes that have none (`tab`, `background`).
     public var anchor: String? {

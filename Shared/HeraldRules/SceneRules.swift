@@ -18,7 +18,7 @@ public enum SceneRules {
     ///   - viewportAtBottom: whether the thread viewport contains the newest message (only read in `thread(c)`).
     public static func arrival(of message: ArrivingMessage, scene: Scene, isForeground: Bool, viewportAtBottom: Bool) -> ArrivalOutcome {
         let foreground = isForeground && scene.isForeground
-        let viewing = foreground && scene.isViewing(message.conversation)
+        let viewing = scene.isViewing(message.conversation, isForeground: foreground)
         if message.isFromMe {
             // S7: never unread, toast or push for the sender; other devices still show it inline or in the list.
             return ArrivalOutcome(

@@ -31,7 +31,8 @@ let package = Package(
         .systemLibrary(name: "CZlib", path: "Modules/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .target(name: "HeraldWebSocket", path: "Modules/HeraldWebSocket", swiftSettings: swiftSettings),
         .target(name: "HeraldDeflate", dependencies: ["CZlib", "HeraldWebSocket"], path: "Modules/HeraldDeflate", swiftSettings: swiftSettings),
-        .target(name: "HeraldProtocol", path: "Modules/HeraldProtocol", exclude: ["PROTOCOL.md"], swiftSettings: swiftSettings),
+        .target(name: "HeraldRules", path: "Modules/HeraldRules", swiftSettings: swiftSettings),
+        .target(name: "HeraldProtocol", dependencies: ["HeraldRules"], path: "Modules/HeraldProtocol", exclude: ["PROTOCOL.md"], swiftSettings: swiftSettings),
 
         // MARK: - Server entry points (symlinks to single files in /Server, not the whole HeraldServer module)
         // HeraldServer depends on the store (SQLite, PostgreSQL), the network layer and everything else; fuzzing the

@@ -1,4 +1,5 @@
 import HeraldProtocol
+import HeraldRules
 import Testing
 
 @Suite("herald.v1 request decoding")
@@ -12,7 +13,7 @@ struct RequestDecodingTests {
         .group(title: "Team A", members: ["bob", "carol"]), .history(conversation: "c1", before: "m9", limit: 20),
         .send(conversation: "c1", clientMessageId: "k1", kind: .text, text: "hi", imageURL: nil),
         .send(conversation: "c1", clientMessageId: "k2", kind: .image, text: nil, imageURL: "https://x.example/y.png"),
-        .ack(messages: ["m1", "m2"]), .scene(SceneReport(scene: .thread, conversation: "c1", foreground: true, atBottom: true)),
+        .ack(messages: ["m1", "m2"]), .scene(SceneReport(scene: .thread("c1"), foreground: true, atBottom: true)),
         .scene(SceneReport(scene: .background, foreground: false)), .bell, .bellRead(notification: "n1"), .bellReadAll,
         .follow(user: "bob"), .react(message: "m1", emoji: "👍"), .signOut(device: nil), .signOut(device: "phone"),
         .leave(conversation: "c3"), .members(conversation: "c3", after: nil, limit: 500), .members(conversation: "c3", after: "bob", limit: 20),

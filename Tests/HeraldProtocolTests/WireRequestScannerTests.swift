@@ -1,5 +1,6 @@
 import Foundation
 @testable import HeraldProtocol
+import HeraldRules
 import PropertyBased
 import Testing
 
@@ -80,7 +81,7 @@ private extension SplitMix {
         case 4: request = .send(conversation: text(), clientMessageId: text(), kind: .text, text: text(), imageURL: nil)
         case 5: request = .send(conversation: text(), clientMessageId: text(), kind: .image, text: below(2) == 0 ? nil : text(), imageURL: text())
         case 6: request = .ack(messages: (0..<below(4)).map { _ in text() })
-        case 7: request = .scene(SceneReport(scene: .thread, conversation: text(), foreground: below(2) == 0, atBottom: below(2) == 0))
+        case 7: request = .scene(SceneReport(scene: .thread(text()), foreground: below(2) == 0, atBottom: below(2) == 0))
         case 8: request = .react(message: text(), emoji: text())
         default: request = .bellRead(notification: text())
         }

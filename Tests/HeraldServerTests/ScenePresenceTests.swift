@@ -1,11 +1,12 @@
 import HeraldProtocol
+import HeraldRules
 @testable import HeraldServer
 import Testing
 
 @Suite("SyncCore: scene counts that let a send skip the per-recipient checks (S1, P1, P3)")
 struct ScenePresenceTests {
     private func thread(_ c: String, foreground: Bool = true) -> SceneReport {
-        SceneReport(scene: .thread, conversation: c, foreground: foreground)
+        SceneReport(scene: .thread(c), foreground: foreground)
     }
 
     @Test("S1: a conversation counts as viewed exactly while a foreground device is in its thread")

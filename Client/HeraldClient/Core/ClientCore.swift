@@ -187,9 +187,7 @@ public struct ClientCore: Sendable {
     /// Tells the server where the device is, when that changed since the last report.
     mutating func reportScene() {
         let atBottom: Bool? = scene.conversation == nil ? nil : (viewport?.isAtBottom ?? true)
-        let report = SceneReport(
-            scene: SceneName(rawValue: scene.name) ?? .list, conversation: scene.conversation, tab: scene.tabName,
-            foreground: scene.isForeground, atBottom: atBottom)
+        let report = SceneReport(scene: scene, foreground: scene.isForeground, atBottom: atBottom)
         guard connected, report != lastReportedScene else { return }
         lastReportedScene = report
         latestSceneRequest = nextRequestId

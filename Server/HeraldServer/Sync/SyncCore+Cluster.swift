@@ -92,7 +92,7 @@ extension SyncCore {
                     try cluster.store.setPresence(
                         DevicePresence(
                             node: cluster.node, deviceKey: cluster.key(for: device), user: state.user, device: state.name,
-                            foreground: scene.foreground, viewing: scene.foreground && scene.scene == .thread ? scene.conversation : nil))
+                            foreground: scene.foreground, viewing: scene.viewing))
                 }
             }
             cluster.changed.removeAll(keepingCapacity: true)

@@ -14,21 +14,15 @@ struct ScenePresence {
     /// A device's scene goes from `old` (nil: it was not connected) to `new` (nil: it is gone).
     mutating func change(from old: SceneReport?, to new: SceneReport?) {
         if let old {
-            if let viewed = Self.viewedConversation(old) {
+            if let viewed = old.viewing {
                 let remaining = (viewers[viewed] ?? 1) - 1
                 viewers[viewed] = remaining > 0 ? remaining : nil
             }
             if !old.foreground { backgroundDevices -= 1 }
         }
         if let new {
-            if let viewed = Self.viewedConversation(new) { viewers[viewed, default: 0] += 1 }
+            if let viewed = new.viewing { viewers[viewed, default: 0] += 1 }
             if !new.foreground { backgroundDevices += 1 }
         }
-    }
-
-    /// The conversation a scene is viewing (``SceneReport/isViewing(_:)`` for exactly one id), if any.
-    static func viewedConversation(_ scene: SceneReport) -> String? {
-        guard scene.foreground, scene.scene == .thread, let conversation = scene.conversation else { return nil }
-        return conversation
     }
 }

@@ -346,7 +346,7 @@ extension SyncCore {
 
     /// ``isViewing(_:conversation:)`` without the ``presence`` fast path, for a caller that checked it once for many users.
     private func hasDeviceViewing(_ user: String, _ conversation: String) -> Bool {
-        (devicesByUser[user] ?? []).contains { $0.state.scene.isViewing(conversation) }
+        (devicesByUser[user] ?? []).contains { $0.state.scene.viewing == conversation }
     }
 
     /// Every scene change goes through here, so ``presence`` stays exact.

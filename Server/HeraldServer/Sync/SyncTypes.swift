@@ -1,6 +1,7 @@
 import HeraldBytes
 import HeraldNet
 import HeraldProtocol
+import HeraldRules
 
 /// Settings of the sync service's logic.
 public struct SyncConfiguration: Sendable {
