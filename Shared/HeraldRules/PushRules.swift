@@ -19,9 +19,15 @@ public enum PushRules {
     ///   - conversation: the message's conversation.
     ///   - devices: what is known of the recipient's devices, wherever they are connected.
     public static func decide<Device>(in conversation: String, devices: [PushCandidate<Device>]) -> PushDecision<Device> {
-        if devices.contains(where: { $0.viewing == conversation }) { return .none }  // P1: seen where it is shown
+        if isViewed(conversation, onAnyOf: devices) { return .none }
         let background = devices.filter { $0.isLive && !$0.isForeground }.map(\.device)  // P3
         return background.isEmpty ? .none : .unlessRead(background)
+    }
+
+    /// P1: a device of the recipient is viewing `conversation`, so nobody is alerted. Also a cheap first check for a
+    /// caller that learns of the recipient's devices in two steps (its own, then other nodes').
+    public static func isViewed<Device>(_ conversation: String, onAnyOf devices: [PushCandidate<Device>]) -> Bool {
+        devices.contains { $0.viewing == conversation }
     }
 }
 
@@ -50,6 +56,11 @@ public struct PushCandidate<Device> {
         self.isForeground = isForeground
         self.viewing = viewing
         self.isLive = isLive
+    }
+
+    /// The same device under another name (e.g. wrapped to tell this node's devices from other nodes').
+    public func map<Other>(_ rename: (Device) -> Other) -> PushCandidate<Other> {
+        PushCandidate<Other>(device: rename(device), isForeground: isForeground, viewing: viewing, isLive: isLive)
     }
 }
 

@@ -1,4 +1,5 @@
 import HeraldProtocol
+import HeraldRules
 import HeraldStore
 import Logging
 
@@ -121,16 +122,19 @@ extension SyncCore {
         let push = pending.push
         var payload: [UInt8]?
         for user in pending.users {
-            guard !isViewing(user, conversation: push.conversation) else { continue }
-            let local = pushTargets(of: user)
+            let here = pushCandidates(of: user).map { $0.map(PushTarget.local) }
+            guard !PushRules.isViewed(push.conversation, onAnyOf: here) else { continue }
+            var local: [Device] = []
             do {
                 let deliveredHere = try store.transaction { () throws -> Bool in
                     let remote = try cluster.store.presence(
                         user: user, aliveMilliseconds: configuration.clusterPresenceTimeoutMilliseconds, excluding: cluster.node)
-                    guard !remote.contains(where: { $0.viewing == push.conversation }) else { return false }  // P1
-                    let remoteTargets = remote.filter { !$0.foreground }  // P3
-                    guard !local.isEmpty || !remoteTargets.isEmpty else { return false }
-                    guard try !store.isRead(user: user, message: push.message) else { return false }  // P4
+                    let everywhere = here + remote.map { PushCandidate(device: PushTarget.remote($0), isForeground: $0.foreground, viewing: $0.viewing) }
+                    guard case .unlessRead(let targets) = PushRules.decide(in: push.conversation, devices: everywhere),
+                        try !store.isRead(user: user, message: push.message)
+                    else { return false }
+                    local = targets.compactMap { if case .local(let device) = $0 { device } else { nil } }
+                    let remoteTargets = targets.compactMap { if case .remote(let presence) = $0 { presence } else { nil } }
                     for device in local {
                         guard let name = devices[device]?.name else { continue }
                         _ = try cluster.store.enqueuePush(
@@ -153,17 +157,25 @@ extension SyncCore {
         }
     }
 
+    /// A device the push rule may pick in a cluster: one of this node's, or one another node reports.
+    enum PushTarget {
+        case local(Device)
+        case remote(DevicePresence)
+    }
+
     /// Handles what another node asked of one of this node's devices.
     func receive(_ signal: ClusterSignal, now: Int64, step: inout SyncStep<Device>) {
         guard let cluster else { return }
         switch signal {
         case .push(let key, let message):
-            // The device may have come to the foreground or gone since the other node looked (P3).
-            guard let device = cluster.devicesByKey[key], let state = devices[device], state.cursor != nil, !state.scene.foreground else { return }
+            guard let device = cluster.devicesByKey[key], let state = devices[device] else { return }
+            // The device may have come to the foreground or gone since the other node looked: the rule decides again.
+            let candidate = pushCandidate(device, state)
             do {
                 let payload = try store.transaction { () throws -> [UInt8]? in
                     guard let record = try store.message(id: message), let conversation = try store.conversation(id: record.conversation),
-                        try !store.isRead(user: state.user, message: message)  // P4: nothing already read is pushed
+                        case .unlessRead = PushRules.decide(in: record.conversation, devices: [candidate]),
+                        try !store.isRead(user: state.user, message: message)
                     else { return nil }
                     let push = PushPreview.info(for: record, senderName: try name(of: record.sender), in: conversation)
                     _ = try cluster.store.enqueuePush(

@@ -12,7 +12,7 @@ enum PushPreview {
             isImage: message.kind == .image)
         return PushInfo(
             conversation: message.conversation, message: message.id, sender: message.sender, preview: preview.body,
-            title: preview.title, url: DeepLinks.conversation(message.conversation))
+            title: preview.title, url: DeepLink.conversation(message.conversation).url)
     }
 }
 
@@ -45,9 +45,7 @@ extension SyncCore {
         let push = pending.push
         var payload: [UInt8]?
         for user in pending.users {
-            guard !isViewing(user, conversation: push.conversation) else { continue }
-            let targets = pushTargets(of: user)
-            guard !targets.isEmpty else { continue }
+            guard case .unlessRead(let targets) = PushRules.decide(in: push.conversation, devices: pushCandidates(of: user)) else { continue }
             do {
                 let delivered = try store.transaction { () throws -> Bool in
                     guard try !store.isRead(user: user, message: push.message) else { return false }  // P4
@@ -71,8 +69,12 @@ extension SyncCore {
         }
     }
 
-    /// P3: the user's devices on this node that may get a push: live (synced) and in the background.
-    func pushTargets(of user: String) -> [Device] {
-        (devicesByUser[user] ?? []).filter { !$0.state.scene.foreground && $0.state.cursor != nil }.map(\.device)
+    /// What the push rule needs to know of the user's devices on this node (live: synced, so a push can reach it).
+    func pushCandidates(of user: String) -> [PushCandidate<Device>] {
+        (devicesByUser[user] ?? []).map { pushCandidate($0.device, $0.state) }
+    }
+
+    func pushCandidate(_ device: Device, _ state: DeviceState) -> PushCandidate<Device> {
+        PushCandidate(device: device, isForeground: state.scene.foreground, viewing: state.scene.viewing, isLive: state.cursor != nil)
     }
 }

@@ -1,6 +1,7 @@
 import HeraldBytes
 import HeraldNet
 import HeraldProtocol
+import HeraldRules
 import HeraldStore
 
 extension SyncCore {
@@ -127,7 +128,7 @@ extension SyncCore {
             if message.sender != user {
                 response.notification = try notify(
                     message.sender, kind: .reaction, actor: user, text: "\(try name(of: user)) reacted \(emoji) to your message",
-                    url: DeepLinks.message(message.id, in: message.conversation), now: now, step: &step)
+                    url: DeepLink.message(conversation: message.conversation, message: message.id).url, now: now, step: &step)
             }
         }
         return response
@@ -339,12 +340,8 @@ extension SyncCore {
         }
     }
 
-    /// Whether any of the user's devices is viewing the conversation (S1, P1).
-    func isViewing(_ user: String, conversation: String) -> Bool {
-        presence.isViewed(conversation) && hasDeviceViewing(user, conversation)
-    }
-
-    /// ``isViewing(_:conversation:)`` without the ``presence`` fast path, for a caller that checked it once for many users.
+    /// Whether any of the user's devices is viewing the conversation (S1), for a caller that checked ``presence`` once
+    /// for many users.
     private func hasDeviceViewing(_ user: String, _ conversation: String) -> Bool {
         (devicesByUser[user] ?? []).contains { $0.state.scene.viewing == conversation }
     }

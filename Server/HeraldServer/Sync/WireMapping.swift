@@ -27,8 +27,3 @@ extension MessageKind {
     var record: MessageRecord.Kind { self == .image ? .image : .text }
 }
 
-/// D1 deep links the server hands out.
-enum DeepLinks {
-    static func conversation(_ id: String) -> String { "herald://conversation/\(id)" }
-    static func message(_ id: String, in conversation: String) -> String { "herald://conversation/\(conversation)/message/\(id)" }
-}
