@@ -46,10 +46,20 @@ let package = Package(
         .target(name: "HeraldNet", dependencies: ["CLinux", "HeraldTLS", "HeraldBytes", "HeraldClock"], path: "Server/HeraldNet", swiftSettings: hotPathSettings),
         .target(name: "HeraldStorePostgres", dependencies: ["CLibPQ", "HeraldStore"], path: "Server/HeraldStorePostgres", swiftSettings: swiftSettings),
         .target(name: "HeraldStore", dependencies: ["CSQLite"], path: "Server/HeraldStore", exclude: ["README.md"], swiftSettings: swiftSettings),
+        // The sync logic without IO (no sockets, no threads, no PostgreSQL): HeraldServer drives it from its sync thread.
+        // Full cross-module optimisation in release, so `SyncCore<SessionHandle>` is specialised in HeraldServer as it
+        // was when both lived in one module (no generic dispatch per device on the fan-out path).
+        .target(
+            name: "HeraldSync",
+            dependencies: ["HeraldStore", "HeraldProtocol", "HeraldRules", "HeraldBytes", .product(name: "Logging", package: "swift-log")],
+            path: "Server/HeraldSync",
+            swiftSettings: hotPathSettings + [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))]
+        ),
         .target(
             name: "HeraldServer",
             dependencies: [
-                "HeraldNet", "HeraldBytes", "HeraldClock", "HeraldWebSocket", "HeraldDeflate", "HeraldProtocol", "HeraldRules", "HeraldStore", "COpenSSL",
+                "HeraldNet", "HeraldBytes", "HeraldClock", "HeraldWebSocket", "HeraldDeflate", "HeraldProtocol", "HeraldRules", "HeraldStore", "HeraldSync",
+                "COpenSSL",
                 "HeraldStorePostgres",
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -118,7 +128,7 @@ let package = Package(
         .testTarget(name: "HeraldNetTests", dependencies: ["HeraldNet", "HeraldBytes", "HeraldTestSupport"], path: "Tests/HeraldNetTests", swiftSettings: swiftSettings),
         .testTarget(
             name: "HeraldServerTests",
-            dependencies: ["HeraldServer", "HeraldBytes", "HeraldTestSupport", "HeraldWebSocket", "HeraldProtocol", "HeraldRules"],
+            dependencies: ["HeraldServer", "HeraldSync", "HeraldBytes", "HeraldTestSupport", "HeraldWebSocket", "HeraldProtocol", "HeraldRules"],
             path: "Tests/HeraldServerTests",
             swiftSettings: swiftSettings
         ),

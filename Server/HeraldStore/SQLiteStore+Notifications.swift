@@ -1,9 +1,6 @@
 extension SQLiteStore {
     // MARK: - Bell (B1-B4)
 
-    /// B4: the feed keeps this many notifications per user.
-    public static let notificationsKept = 100
-
     public func createNotification(user: String, kind: String, actor: String?, text: String, url: String?, now: Int64) throws -> NotificationRecord {
         try transaction {
             try connection.execute(
@@ -14,7 +11,7 @@ extension SQLiteStore {
                 """
                 DELETE FROM notifications WHERE user_id = ? AND id <= (
                     SELECT id FROM notifications WHERE user_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?)
-                """, .text(user), .text(user), .int(Int64(Self.notificationsKept)))
+                """, .text(user), .text(user), .int(Int64(notificationsKept)))
             return NotificationRecord(
                 id: RecordID.format(RecordID.notification, rowid), user: user, kind: kind, actor: actor, text: text, url: url,
                 createdAt: now, read: false)

@@ -122,7 +122,10 @@ public protocol SyncStore: AnyObject {
 
     // MARK: Bell (B1-B4)
 
-    /// Creates a notification and keeps only the user's newest 100 (B4).
+    /// B4: how many notifications a user keeps (their newest); the feed lists at most this many.
+    var notificationsKept: Int { get }
+
+    /// Creates a notification and keeps only the user's newest ``notificationsKept`` (B4).
     func createNotification(user: String, kind: String, actor: String?, text: String, url: String?, now: Int64) throws -> NotificationRecord
     /// The user's notifications, newest first.
     func notifications(user: String, limit: Int) throws -> [NotificationRecord]
@@ -153,6 +156,9 @@ public protocol SyncStore: AnyObject {
 // MARK: - Default implementations
 
 extension SyncStore {
+    /// B4's number, the same for every store.
+    public var notificationsKept: Int { 100 }
+
     public func appendEvent(users: [String], payload: [UInt8], now: Int64) throws -> [Int64] {
         guard !users.isEmpty else { return [] }
         return try transaction { try users.map { try appendEvent(user: $0, payload: payload, now: now) } }

@@ -3,9 +3,6 @@ import HeraldStore
 extension PostgresStore {
     // MARK: - Bell (B1-B4)
 
-    /// B4: the feed keeps this many notifications per user (the same number as the SQLite store).
-    public static var notificationsKept: Int { SQLiteStore.notificationsKept }
-
     public func createNotification(user: String, kind: String, actor: String?, text: String, url: String?, now: Int64) throws -> NotificationRecord {
         try transaction {
             guard
@@ -17,7 +14,7 @@ extension PostgresStore {
                 """
                 DELETE FROM notifications WHERE user_id = $1 AND id <= (
                     SELECT id FROM notifications WHERE user_id = $1 ORDER BY id DESC LIMIT 1 OFFSET $2)
-                """, .text(user), .int(Int64(Self.notificationsKept)))
+                """, .text(user), .int(Int64(notificationsKept)))
             return NotificationRecord(
                 id: RecordID.format(RecordID.notification, key), user: user, kind: kind, actor: actor, text: text, url: url,
                 createdAt: now, read: false)

@@ -41,12 +41,16 @@ let package = Package(
         // - HeraldAuth: Auth/JSONWebToken.swift, Base64URL.swift, HMACSHA256.swift (+ the COpenSSL system library,
         //   a symlink to /Shared/COpenSSL like CZlib). SigningSecret, TokenIssuer etc. need the store and stay out.
         // - HeraldAPIBodies: API/APIRequestBodies.swift, JSONValue+RequestBody.swift, APIError.swift, plus ServerStubs.swift (a
-        //   real file) with the two types they name whose definitions would drag in the store and the HTTP layer.
-        // Their types are internal in the server, so both are built with -enable-testing for `@testable import`.
+        //   real file) with the HTTP type they name, whose definition would drag in the HTTP layer.
+        // - HeraldSync: a stand-in (Modules/HeraldSync, a real file) with the `BackendOperation` cases the bodies
+        //   build; the real module needs the store.
+        // Their types are internal in the server, so HeraldAuth and HeraldAPIBodies are built with -enable-testing
+        // for `@testable import`.
         .systemLibrary(name: "COpenSSL", path: "Modules/COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .target(name: "HeraldAuth", dependencies: ["COpenSSL", "HeraldProtocol"], path: "Modules/HeraldAuth",
                 swiftSettings: swiftSettings + [.unsafeFlags(["-enable-testing"])]),
-        .target(name: "HeraldAPIBodies", dependencies: ["HeraldProtocol"], path: "Modules/HeraldAPIBodies",
+        .target(name: "HeraldSync", dependencies: ["HeraldProtocol"], path: "Modules/HeraldSync", swiftSettings: swiftSettings),
+        .target(name: "HeraldAPIBodies", dependencies: ["HeraldProtocol", "HeraldSync"], path: "Modules/HeraldAPIBodies",
                 swiftSettings: swiftSettings + [.unsafeFlags(["-enable-testing"])]),
 
         // MARK: - Harness helpers
@@ -62,7 +66,7 @@ let package = Package(
         harness("fuzz-server-frame", ["HeraldProtocol"]),
         harness("fuzz-identifiers", ["HeraldProtocol"]),
         harness("fuzz-token", ["HeraldAuth", "HeraldProtocol", "COpenSSL"]),
-        harness("fuzz-api-bodies", ["HeraldAPIBodies", "HeraldProtocol"]),
+        harness("fuzz-api-bodies", ["HeraldAPIBodies", "HeraldProtocol", "HeraldSync"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,4 +1,5 @@
 @testable import HeraldServer
+import HeraldSync
 import Testing
 
 /// The token buckets behind the per-IP handshake rate, the /sync send rate and the /api/v1 key rate answer how long

@@ -1,6 +1,6 @@
 import HeraldProtocol
 import HeraldRules
-@testable import HeraldServer
+@testable import HeraldSync
 import Testing
 
 @Suite("SyncCore: scene counts that let a send skip the per-recipient checks (S1, P1, P3)")

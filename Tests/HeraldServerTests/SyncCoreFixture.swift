@@ -1,6 +1,6 @@
 import Foundation
 import HeraldProtocol
-@testable import HeraldServer
+@testable import HeraldSync
 import HeraldStore
 
 /// A SyncCore over a fresh SQLite file, driven with JSON text and a manual clock (ms).

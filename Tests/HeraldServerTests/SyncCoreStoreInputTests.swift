@@ -1,5 +1,5 @@
 import HeraldProtocol
-@testable import HeraldServer
+@testable import HeraldSync
 @testable import HeraldStore
 import Testing
 

@@ -1,6 +1,6 @@
 import Foundation
 import HeraldProtocol
-@testable import HeraldServer
+@testable import HeraldSync
 import HeraldStore
 import Testing
 

@@ -1,4 +1,5 @@
 @testable import HeraldServer
+import HeraldSync
 import Testing
 
 @Suite("Sync inbox: bounded batches")

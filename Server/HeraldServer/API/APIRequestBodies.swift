@@ -1,4 +1,5 @@
 import HeraldProtocol
+import HeraldSync
 
 /// The rules of request fields, one place, mirrored exactly by `openapi.json` (lengths count Unicode scalars,
 /// as JSON Schema's maxLength does).

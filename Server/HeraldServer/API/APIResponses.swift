@@ -1,6 +1,7 @@
 import HeraldProtocol
 import HeraldRules
 import HeraldStore
+import HeraldSync
 
 /// The JSON bodies the API answers with (schemas in openapi.json).
 enum APIResponses {

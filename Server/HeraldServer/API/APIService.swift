@@ -2,6 +2,7 @@ import Foundation
 import HeraldProtocol
 import HeraldRules
 import HeraldStore
+import HeraldSync
 import HeraldWebSocket
 import Logging
 

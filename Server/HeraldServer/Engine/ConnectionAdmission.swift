@@ -1,3 +1,4 @@
+import HeraldSync
 import Synchronization
 
 /// Per-address limits checked when a connection is accepted, before anything is read from it: at most

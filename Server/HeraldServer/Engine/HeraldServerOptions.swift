@@ -1,5 +1,6 @@
 import HeraldNet
 import HeraldProtocol
+import HeraldSync
 import Logging
 
 /// Settings for the whole `herald-server` process: where to listen, which endpoints to serve, the storage and

@@ -1,5 +1,6 @@
 import HeraldNet
 import HeraldProtocol
+import HeraldSync
 import Synchronization
 
 /// Every counter `GET /metrics` reports. Counters are atomics bumped with relaxed ordering (no lock anywhere on

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldSync
 
 /// The sync thread's inbox: loop threads post session events, the sync thread takes them in batches.
 ///

@@ -5,6 +5,7 @@ import HeraldNet
 import HeraldProtocol
 import HeraldStore
 import HeraldStorePostgres
+import HeraldSync
 import HeraldWebSocket
 import Logging
 

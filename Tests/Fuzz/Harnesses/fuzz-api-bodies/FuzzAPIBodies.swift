@@ -1,6 +1,7 @@
 import FuzzSupport
 @testable import HeraldAPIBodies
 import HeraldProtocol
+import HeraldSync
 
 /// The backend API's request bodies: random bytes into ``APIRequestBodies`` (and so ``JSONValue`` and
 /// ``JSONFields``), as `POST /users`, `/users/{id}/tokens`, `/conversations`, `/conversations/{id}/messages` and

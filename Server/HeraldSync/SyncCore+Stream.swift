@@ -1,5 +1,4 @@
 import HeraldBytes
-import HeraldNet
 import HeraldProtocol
 import HeraldStore
 import Logging

@@ -1,5 +1,4 @@
 import HeraldBytes
-import HeraldNet
 import HeraldProtocol
 import HeraldRules
 import HeraldStore
@@ -69,12 +68,12 @@ extension SyncCore {
             if let state = devices[device] { setScene(report, of: state) }
 
         case .bell:
-            response.notifications = try store.notifications(user: user, limit: SQLiteStore.notificationsKept).map(\.info)
+            response.notifications = try store.notifications(user: user, limit: store.notificationsKept).map(\.info)
             response.bellUnread = try store.unreadNotificationCount(user: user)
 
         case .bellRead(let id):
             let changed = try store.markNotificationRead(user: user, id: id)
-            guard var record = try store.notifications(user: user, limit: SQLiteStore.notificationsKept).first(where: { $0.id == id }) else {
+            guard var record = try store.notifications(user: user, limit: store.notificationsKept).first(where: { $0.id == id }) else {
                 throw ErrorInfo(.notFound, "no such notification")
             }
             record.read = true
@@ -90,7 +89,7 @@ extension SyncCore {
             response.bellUnread = bellUnread
 
         case .bellReadAll:
-            let unreadIds = try store.notifications(user: user, limit: SQLiteStore.notificationsKept).filter { !$0.read }.map(\.id)
+            let unreadIds = try store.notifications(user: user, limit: store.notificationsKept).filter { !$0.read }.map(\.id)
             if try store.markAllNotificationsRead(user: user) > 0 {
                 var event = EventFrame(event: .bell)
                 event.action = .readAll
@@ -160,7 +159,7 @@ extension SyncCore {
             response.conversations = try summaries.map(listedConversationInfo)
             response.unread = Dictionary(summaries.map { ($0.conversation.id, $0.unreadCount) }, uniquingKeysWith: { first, _ in first })
             response.badge = summaries.reduce(0) { $0 + $1.unreadCount }
-            response.notifications = try store.notifications(user: user, limit: SQLiteStore.notificationsKept).map(\.info)
+            response.notifications = try store.notifications(user: user, limit: store.notificationsKept).map(\.info)
             response.bellUnread = try store.unreadNotificationCount(user: user)
         }
         step.effects.append(.live(device, cursor: latest))

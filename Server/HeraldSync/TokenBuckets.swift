@@ -1,29 +1,29 @@
 /// A token bucket per key (`ratePerSecond` sustained, `burst` at once), for one thread: the caller serialises
-/// access (the sync thread owns its instance; ``ConnectionAdmission`` holds its own behind a mutex).
+/// access (the sync thread owns its instance; the server's connection admission holds its own behind a mutex).
 ///
 /// Idle keys are forgotten once their bucket is full again, so a stream of strangers cannot grow it without bound.
-struct TokenBuckets<Key: Hashable> {
+package struct TokenBuckets<Key: Hashable> {
     private struct Bucket {
         var tokens: Double
         var updatedMs: Int64
     }
 
     /// Sustained rate; 0 or less disables limiting.
-    let ratePerSecond: Double
-    let burst: Double
+    package let ratePerSecond: Double
+    package let burst: Double
     private var buckets: [Key: Bucket] = [:]
     /// When the map is next swept for full (forgettable) buckets.
     private var sweepAtCount = 1024
 
-    init(ratePerSecond: Double, burst: Double) {
+    package init(ratePerSecond: Double, burst: Double) {
         self.ratePerSecond = ratePerSecond
         self.burst = max(burst, 1)
     }
 
-    var isEnabled: Bool { ratePerSecond > 0 }
+    package var isEnabled: Bool { ratePerSecond > 0 }
 
     /// Takes one token for `key` at `nowMs`; nil when allowed, else the milliseconds until a token is available.
-    mutating func take(_ key: Key, nowMs: Int64) -> Int64? {
+    package mutating func take(_ key: Key, nowMs: Int64) -> Int64? {
         guard ratePerSecond > 0 else { return nil }
         var bucket = buckets[key] ?? Bucket(tokens: burst, updatedMs: nowMs)
         bucket.tokens = min(burst, bucket.tokens + Double(max(0, nowMs - bucket.updatedMs)) / 1000 * ratePerSecond)
