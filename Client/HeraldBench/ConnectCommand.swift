@@ -19,12 +19,10 @@ struct ConnectCommand: ParsableCommand {
         do {
             let prefix = common.userPrefix()
             let names = (0..<devices).map { "\(prefix)u\($0)" }
-            let loop = try BenchLoop(port: try common.port())
-            let fleet = Fleet(loop: loop, tokens: try common.tokenSource(), deviceUsers: names, devicePrefix: "\(prefix)d")
-            try fleet.connectAll(deadline: BenchRun.deadline(common.setupTimeout), progress: !common.quiet)
+            let fleet = try BenchScenario.connectFleet(common, deviceUsers: names, prefix: prefix)
             fleet.closeAll()
             let tokens = names.map { fleet.tokenOf[$0] ?? "" }
-            let reconnector = Reconnector(loop: loop, tokens: tokens, latest: fleet.latest, devicePrefix: "\(prefix)d")
+            let reconnector = Reconnector(loop: fleet.loop, tokens: tokens, latest: fleet.latest, devicePrefix: "\(prefix)d")
             var sampler = ServerSampler(pid: common.serverPid)
             var fields = reconnector.run(parallel: min(parallel, devices), duration: common.duration, limit: common.count, sampler: &sampler, progress: !common.quiet)
             fields["scenario"] = "connect"

@@ -30,31 +30,17 @@ struct FanoutCommand: ParsableCommand {
             let prefix = common.userPrefix()
             let users = (0..<members).map { "\(prefix)u\($0)" }
             let deviceUsers = (0..<members * devices).map { users[$0 % members] }
-            let ports = try common.ports()
-            let loop = try BenchLoop(port: ports[0], otherPorts: Array(ports.dropFirst()))
-            let fleet = Fleet(loop: loop, tokens: try common.tokenSource(), deviceUsers: deviceUsers, devicePrefix: "\(prefix)d")
-            let deadline = BenchRun.deadline(common.setupTimeout)
-            try fleet.connectAll(deadline: deadline, progress: !common.quiet)
-            var conversation = ""
-            fleet.call(0, { SyncRequest.group(id: $0, title: "bench \(prefix)", members: Array(users.dropFirst())) }) { response in
-                conversation = ((response["conversation"] as? [String: Any])?["id"] as? String) ?? ""
-            }
-            try fleet.waitForCalls(deadline: deadline)
-            guard !conversation.isEmpty else { throw BenchError("group creation failed") }
+            let fleet = try BenchScenario.connectFleet(common, deviceUsers: deviceUsers, prefix: prefix)
+            let group = try BenchScenario.createConversations(fleet, common, what: "group", requests: [
+                (0, { SyncRequest.group(id: $0, title: "bench \(prefix)", members: Array(users.dropFirst())) })
+            ])
             let load = MessageLoad(
-                fleet: fleet, conversations: [.init(id: conversation, receivers: deviceUsers.count)],
+                fleet: fleet, conversations: [.init(id: group[0], receivers: deviceUsers.count)],
                 senders: (0..<senders).map { .init(device: $0, conversation: 0) }, pace: rate.map { .rate($0) } ?? .window(inflight),
                 size: size, prefix: prefix)
-            load.limit = common.count ?? Int.max
-            var sampler = ServerSampler(pid: common.serverPid)
-            var fields = load.run(duration: common.duration, drain: common.drain, sampler: &sampler, progress: !common.quiet)
-            fields["scenario"] = "fanout"
-            fields["members"] = members
-            fields["devices_per_member"] = devices
-            fields["size"] = size
-            fields["pace"] = rate.map { "rate \($0)/s" } ?? "inflight \(inflight)"
-            fleet.closeAll()
-            BenchRun.finish(fields)
+            BenchScenario.run(load, on: fleet, common, scenario: "fanout", fields: [
+                "members": members, "devices_per_member": devices, "size": size, "pace": rate.map { "rate \($0)/s" } ?? "inflight \(inflight)",
+            ])
         } catch {
             BenchRun.fail("fanout", error)
         }

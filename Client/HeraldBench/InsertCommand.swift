@@ -17,29 +17,14 @@ struct InsertCommand: ParsableCommand {
         do {
             let prefix = common.userPrefix()
             let names = (0..<connections * 2).map { "\(prefix)u\($0)" }
-            let loop = try BenchLoop(port: try common.port())
-            let fleet = Fleet(loop: loop, tokens: try common.tokenSource(), deviceUsers: names, devicePrefix: "\(prefix)d")
-            let deadline = BenchRun.deadline(common.setupTimeout)
-            try fleet.connectAll(deadline: deadline, progress: !common.quiet)
-            var dms = [String](repeating: "", count: connections)
-            for pair in 0..<connections {
-                fleet.call(2 * pair, { SyncRequest.dm(id: $0, user: names[2 * pair + 1]) }) { response in
-                    dms[pair] = ((response["conversation"] as? [String: Any])?["id"] as? String) ?? ""
-                }
-            }
-            try fleet.waitForCalls(deadline: deadline)
-            guard !dms.contains("") else { throw BenchError("dm creation failed") }
+            let fleet = try BenchScenario.connectFleet(common, deviceUsers: names, prefix: prefix)
+            let dms = try BenchScenario.createConversations(fleet, common, what: "dm", requests: (0..<connections).map { pair in
+                (2 * pair, { SyncRequest.dm(id: $0, user: names[2 * pair + 1]) })
+            })
             let load = MessageLoad(
                 fleet: fleet, conversations: dms.map { .init(id: $0, receivers: 2) },
                 senders: (0..<connections).map { .init(device: 2 * $0, conversation: $0) }, pace: .window(inflight), size: size, prefix: prefix)
-            load.limit = common.count ?? Int.max
-            var sampler = ServerSampler(pid: common.serverPid)
-            var fields = load.run(duration: common.duration, drain: common.drain, sampler: &sampler, progress: !common.quiet)
-            fields["scenario"] = "insert"
-            fields["inflight"] = inflight
-            fields["size"] = size
-            fleet.closeAll()
-            BenchRun.finish(fields)
+            BenchScenario.run(load, on: fleet, common, scenario: "insert", fields: ["inflight": inflight, "size": size])
         } catch {
             BenchRun.fail("insert", error)
         }

@@ -1,0 +1,43 @@
+import Foundation
+
+/// The steps every /sync scenario shares: a fleet of connected devices, the conversations it talks in, and a timed
+/// message load whose result line names the scenario. Each command says only what is its own (who talks to whom).
+enum BenchScenario {
+    /// Connects one device for each entry of `deviceUsers` (a user id; a user may have several devices), to
+    /// `--port` and any further ports of `--ports`.
+    static func connectFleet(_ common: CommonOptions, deviceUsers: [String], prefix: String) throws -> Fleet {
+        let ports = try common.ports()
+        let loop = try BenchLoop(port: ports[0], otherPorts: Array(ports.dropFirst()))
+        let fleet = Fleet(loop: loop, tokens: try common.tokenSource(), deviceUsers: deviceUsers, devicePrefix: "\(prefix)d")
+        try fleet.connectAll(deadline: BenchRun.deadline(common.setupTimeout), progress: !common.quiet)
+        return fleet
+    }
+
+    /// Creates one conversation per request (made by the device `device` with the given request id) and returns
+    /// their ids in order; fails unless every one was created.
+    static func createConversations(
+        _ fleet: Fleet, _ common: CommonOptions, what: String, requests: [(device: Int, request: (Int) -> String)]
+    ) throws -> [String] {
+        var ids = [String](repeating: "", count: requests.count)
+        for (index, request) in requests.enumerated() {
+            fleet.call(request.device, request.request) { response in
+                ids[index] = ((response["conversation"] as? [String: Any])?["id"] as? String) ?? ""
+            }
+        }
+        try fleet.waitForCalls(deadline: BenchRun.deadline(common.setupTimeout))
+        guard !ids.contains("") else { throw BenchError("\(what) creation failed") }
+        return ids
+    }
+
+    /// Runs `load` for `--duration` (at most `--count` messages), adds `fields` to its result, closes the fleet and
+    /// prints the result line as `scenario`; exits.
+    static func run(_ load: MessageLoad, on fleet: Fleet, _ common: CommonOptions, scenario: String, fields extra: [String: Any]) -> Never {
+        load.limit = common.count ?? Int.max
+        var sampler = ServerSampler(pid: common.serverPid)
+        var fields = load.run(duration: common.duration, drain: common.drain, sampler: &sampler, progress: !common.quiet)
+        fields["scenario"] = scenario
+        fields.merge(extra) { _, new in new }
+        fleet.closeAll()
+        BenchRun.finish(fields)
+    }
+}
