@@ -138,6 +138,7 @@ let package = Package(
             path: "Tests/HeraldClientTests",
             swiftSettings: swiftSettings
         ),
+        .testTarget(name: "HeraldArchitectureTests", path: "Tests/HeraldArchitectureTests", swiftSettings: swiftSettings),
         .testTarget(
             name: "HeraldEndToEndTests",
             dependencies: ["HeraldTestSupport"],
