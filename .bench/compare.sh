@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
 # Herald against its peers, side by side, in ONE run on this machine; then herald-bench's /sync scenarios.
 #
-#   .bench/compare.sh [-r ROUNDS] [-o OUTDIR] [-s]     (run from anywhere; -s skips the peer comparison)
+#   .bench/compare.sh [-r ROUNDS] [-o OUTDIR] [-s] [-b BASE_BIN_DIR]   (run from anywhere; -s skips the peers)
+#
+# -b: old against new instead of Herald against its peers. BASE_BIN_DIR holds the herald-server and herald-bench of
+# an earlier commit (e.g. `swift build -c release` in a `git worktree` of it); it is the only peer in step 3, and in
+# step 4 every scenario runs on it and on this build alternately, round by round ("-base" names its rows). Ratios to
+# the base in one run are what say whether a change cost speed.
 #
 # 1. swift build -c release (herald-server, herald-bench); make -C ../shared/bench (wsbench).
 # 2. Peers: Node ws (apt-get install -y node-ws when missing), Python websockets (system module, else a venv
@@ -22,10 +27,11 @@ KIT=${KIT:-$(cd "$ROOT/../shared/bench" && pwd)}
 ROUNDS=3
 OUT="$HERE/results/$(date +%Y%m%d-%H%M%S)"
 SKIP_PEERS=0
+BASE=
 TESTS=${TESTS:-"fanout-max32 fanout-rate20 conns10k echo100"}
 HERALD_BENCH_FLAGS=${HERALD_BENCH_FLAGS:-"--sync-send-rate 0 --handshake-rate-per-ip 0 --max-connections-per-ip 0"}
-while getopts "r:o:s" o; do
-  case $o in r) ROUNDS=$OPTARG ;; o) OUT=$OPTARG ;; s) SKIP_PEERS=1 ;; *) sed -n 2,14p "$0"; exit 2 ;; esac
+while getopts "r:o:sb:" o; do
+  case $o in r) ROUNDS=$OPTARG ;; o) OUT=$OPTARG ;; s) SKIP_PEERS=1 ;; b) BASE=$(cd "$OPTARG" && pwd) ;; *) sed -n 2,20p "$0"; exit 2 ;; esac
 done
 mkdir -p "$OUT"
 SUMMARY="$OUT/summary.md"
@@ -52,6 +58,7 @@ make -C "$KIT" >>"$OUT/build.log" 2>&1 || { log "wsbench build failed"; exit 2; 
   echo "- load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "- herald commit: $(cd "$ROOT" && git rev-parse --short HEAD); binaries: $BIN"
   echo "- herald flags in every run: $HERALD_BENCH_FLAGS"
+  [ -n "$BASE" ] && echo "- base (old) binaries: $BASE; rows named *-base / herald-base are the old build, run alternately with this one"
   echo
 } >"$SUMMARY"
 
@@ -61,29 +68,35 @@ if [ "$SKIP_PEERS" = 0 ]; then
   HDB="$OUT/herald-broadcast-db"
   mkdir -p "$HDB"
   SPECS+=("herald|9101|$SERVER serve --broadcast --echo --threads 1 --port 9101 --db $HDB/bench.db --secret bench --log-level error $HERALD_BENCH_FLAGS")
-  if ! [ -d /usr/share/nodejs/ws ]; then
+  REFERENCE=node-ws
+  if [ -n "$BASE" ]; then
+    SPECS=("herald-base|9100|$BASE/herald-server serve --broadcast --echo --threads 1 --port 9100 --db $HDB/base.db --secret bench --log-level error $HERALD_BENCH_FLAGS" "${SPECS[@]}")
+    REFERENCE=herald-base
+  elif ! [ -d /usr/share/nodejs/ws ]; then
     log "installing node-ws"
     { apt-get install -y node-ws || { apt-get update && apt-get install -y node-ws; }; } >>"$OUT/build.log" 2>&1 \
       || log "node-ws install failed"
   fi
-  [ -d /usr/share/nodejs/ws ] && SPECS+=("node-ws|9102|env NODE_PATH=/usr/share/nodejs node $KIT/peers/node-ws-broadcast.js 9102")
-  PY=python3
-  if ! python3 -c 'import websockets' 2>/dev/null; then
-    log "creating a venv with websockets"
-    python3 -m venv "$OUT/venv" >>"$OUT/build.log" 2>&1 && "$OUT/venv/bin/pip" install -q websockets >>"$OUT/build.log" 2>&1
-    PY="$OUT/venv/bin/python"
+  if [ -z "$BASE" ]; then
+    [ -d /usr/share/nodejs/ws ] && SPECS+=("node-ws|9102|env NODE_PATH=/usr/share/nodejs node $KIT/peers/node-ws-broadcast.js 9102")
+    PY=python3
+    if ! python3 -c 'import websockets' 2>/dev/null; then
+      log "creating a venv with websockets"
+      python3 -m venv "$OUT/venv" >>"$OUT/build.log" 2>&1 && "$OUT/venv/bin/pip" install -q websockets >>"$OUT/build.log" 2>&1
+      PY="$OUT/venv/bin/python"
+    fi
+    "$PY" -c 'import websockets' 2>/dev/null && SPECS+=("python-websockets|9103|$PY $KIT/peers/py-broadcast.py 9103")
+    HB="$KIT/peers/hummingbird-broadcast/.build/release/HBBroadcast"
+    [ -x "$HB" ] && SPECS+=("hummingbird|9104|$HB 9104")
   fi
-  "$PY" -c 'import websockets' 2>/dev/null && SPECS+=("python-websockets|9103|$PY $KIT/peers/py-broadcast.py 9103")
-  HB="$KIT/peers/hummingbird-broadcast/.build/release/HBBroadcast"
-  [ -x "$HB" ] && SPECS+=("hummingbird|9104|$HB 9104")
   log "peers: ${SPECS[*]%%|*}; $ROUNDS rounds of: $TESTS"
   TESTS="$TESTS" "$KIT/bench-peers.sh" -r "$ROUNDS" -t "$TESTS" -o "$OUT/peers.jsonl" "${SPECS[@]}" >>"$OUT/peers.out" 2>&1
   {
-    echo "## wsbench: Herald and peers (medians of $ROUNDS interleaved rounds; ratios to Node ws per round)"
+    echo "## wsbench: Herald and peers (medians of $ROUNDS interleaved rounds; ratios to $REFERENCE per round)"
     echo
     echo "Commands: see the kit README; each test as in bench-peers.sh (server on CPU 0, wsbench on CPU 1)."
     echo
-    python3 "$KIT/summarize.py" "$OUT/peers.jsonl" node-ws
+    python3 "$KIT/summarize.py" "$OUT/peers.jsonl" "$REFERENCE"
     echo
   } >>"$SUMMARY" 2>&1
 fi
@@ -100,7 +113,10 @@ stop_server() {
 }
 trap 'stop_server; exit 130' INT TERM
 
-sync_run() { # name port herald-bench-args...  (ROUND is the current round)
+sync_run() { # name port herald-bench-args...  (ROUND is the current round; with -b, the base build runs first)
+  if [ -n "$BASE" ] && [ -z "${SYNC_BASE_DONE:-}" ]; then
+    SYNC_BASE_DONE=1 SERVER="$BASE/herald-server" BENCH="$BASE/herald-bench" sync_run "$1-base" "${@:2}"
+  fi
   local name=$1 port=$2; shift 2
   local db="$OUT/sync-$name-$ROUND"
   rm -rf "$db"; mkdir -p "$db"
