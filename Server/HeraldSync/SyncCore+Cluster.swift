@@ -115,54 +115,6 @@ extension SyncCore {
         publishPresence()
     }
 
-    /// P1-P4 with devices on several nodes: the push is dropped for a recipient when any of their devices on any
-    /// node is viewing the conversation or the message was read; otherwise this node's background devices get it
-    /// here and every other node is asked (on commit) to push it to its background devices of the recipient.
-    func deliverAcrossNodes(_ pending: PendingPush, cluster: ClusterPresence<Device>, now: Int64, into deliveries: inout [SyncDelivery<Device>]) {
-        let push = pending.push
-        var payload: [UInt8]?
-        for user in pending.users {
-            let here = pushCandidates(of: user).map { $0.map(PushTarget.local) }
-            guard !PushRules.isViewed(push.conversation, onAnyOf: here) else { continue }
-            var local: [Device] = []
-            do {
-                let deliveredHere = try store.transaction { () throws -> Bool in
-                    let remote = try cluster.store.presence(
-                        user: user, aliveMilliseconds: configuration.clusterPresenceTimeoutMilliseconds, excluding: cluster.node)
-                    let everywhere = here + remote.map { PushCandidate(device: PushTarget.remote($0), isForeground: $0.foreground, viewing: $0.viewing) }
-                    guard case .unlessRead(let targets) = PushRules.decide(in: push.conversation, devices: everywhere),
-                        try !store.isRead(user: user, message: push.message)
-                    else { return false }
-                    local = targets.compactMap { if case .local(let device) = $0 { device } else { nil } }
-                    let remoteTargets = targets.compactMap { if case .remote(let presence) = $0 { presence } else { nil } }
-                    for device in local {
-                        guard let name = devices[device]?.name else { continue }
-                        _ = try cluster.store.enqueuePush(
-                            user: user, device: name, deviceKey: cluster.key(for: device), conversation: push.conversation,
-                            message: push.message, sender: push.sender, preview: push.preview, url: push.url, now: now)
-                    }
-                    for target in remoteTargets {
-                        try cluster.store.requestPush(node: target.node, deviceKey: target.deviceKey, message: push.message)
-                    }
-                    return !local.isEmpty
-                }
-                guard deliveredHere else { continue }
-            } catch {
-                logger.debug("push not delivered: outbox or presence failed", metadata: ["user": "\(user)", "error": "\(error)"])
-                continue
-            }
-            let body = payload ?? PushEvents.push(push)
-            payload = body
-            deliveries.append(SyncDelivery(payload: body, devices: local))
-        }
-    }
-
-    /// A device the push rule may pick in a cluster: one of this node's, or one another node reports.
-    enum PushTarget {
-        case local(Device)
-        case remote(DevicePresence)
-    }
-
     /// Handles what another node asked of one of this node's devices.
     func receive(_ signal: ClusterSignal, now: Int64, step: inout SyncStep<Device>) {
         guard let cluster else { return }
@@ -178,9 +130,7 @@ extension SyncCore {
                         try !store.isRead(user: state.user, message: message)
                     else { return nil }
                     let push = PushPreview.info(for: record, senderName: try name(of: record.sender), in: conversation)
-                    _ = try cluster.store.enqueuePush(
-                        user: state.user, device: state.name, deviceKey: key, conversation: push.conversation, message: push.message,
-                        sender: push.sender, preview: push.preview, url: push.url, now: now)
+                    try enqueuePush(push, user: state.user, device: device, name: state.name, now: now)
                     return PushEvents.push(push)
                 }
                 if let payload { step.effects.append(.deviceEvent([device], payload)) }

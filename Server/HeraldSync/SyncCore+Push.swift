@@ -35,38 +35,72 @@ enum PushEvents {
 }
 
 extension SyncCore {
-    /// Delivers a message's push whose grace period ended (P1-P4) to each recipient, or drops it for a recipient: when
-    /// a device of theirs is viewing the conversation, when they read the message meanwhile, or when none of their
-    /// devices is in the background. The `push` event reads the same for everyone, so it is encoded once.
+    /// Delivers a message's push whose grace period ended (P1-P4) to each recipient, through ``PushRules``: nobody is
+    /// alerted when a device of theirs, on any node, is viewing the conversation, or when they read the message
+    /// meanwhile; otherwise their background devices are. This node's get the `push` event here (it reads the same for
+    /// everyone, so it is encoded once); with several nodes, every other node holding a background device of the
+    /// recipient is asked (on commit) to push it there.
     func deliver(_ pending: PendingPush, now: Int64, into deliveries: inout [SyncDelivery<Device>]) {
-        if let cluster { return deliverAcrossNodes(pending, cluster: cluster, now: now, into: &deliveries) }
-        // P3: only background devices get a push; with none on this node, no recipient can get one.
-        guard presence.backgroundDevices > 0 else { return }
+        // P3: alone, a node with no device in the background has no one to alert.
+        guard cluster != nil || presence.backgroundDevices > 0 else { return }
         let push = pending.push
         var payload: [UInt8]?
         for user in pending.users {
-            guard case .unlessRead(let targets) = PushRules.decide(in: push.conversation, devices: pushCandidates(of: user)) else { continue }
+            let here = pushCandidates(of: user).map { $0.map(PushTarget.local) }
+            // What this node knows decides without a transaction whenever it can: P1 anywhere, and alone, P3.
+            if PushRules.isViewed(push.conversation, onAnyOf: here) { continue }
+            if cluster == nil, case .none = PushRules.decide(in: push.conversation, devices: here) { continue }
+            var local: [Device] = []
             do {
-                let delivered = try store.transaction { () throws -> Bool in
-                    guard try !store.isRead(user: user, message: push.message) else { return false }  // P4
-                    for device in targets {
-                        guard let name = devices[device]?.name else { continue }
-                        _ = try store.enqueuePush(
-                            user: user, device: name, conversation: push.conversation, message: push.message, sender: push.sender,
-                            preview: push.preview, url: push.url, now: now)
+                try store.transaction {
+                    let elsewhere = try cluster.map { cluster in
+                        try cluster.store.presence(
+                            user: user, aliveMilliseconds: configuration.clusterPresenceTimeoutMilliseconds, excluding: cluster.node)
+                    } ?? []
+                    let everywhere = here + elsewhere.map { PushCandidate(device: PushTarget.remote($0), isForeground: $0.foreground, viewing: $0.viewing) }
+                    guard case .unlessRead(let targets) = PushRules.decide(in: push.conversation, devices: everywhere),
+                        try !store.isRead(user: user, message: push.message)
+                    else { return }
+                    for target in targets {
+                        switch target {
+                        case .local(let device):
+                            guard let name = devices[device]?.name else { continue }
+                            try enqueuePush(push, user: user, device: device, name: name, now: now)
+                            local.append(device)
+                        case .remote(let presence):
+                            try cluster?.store.requestPush(node: presence.node, deviceKey: presence.deviceKey, message: push.message)
+                        }
                     }
-                    return true
                 }
-                guard delivered else { continue }
             } catch {
                 // Without its outbox row a push could never be withdrawn (P5): better not to send it.
-                logger.debug("push not delivered: outbox write failed", metadata: ["user": "\(user)", "error": "\(error)"])
+                logger.debug("push not delivered: outbox or presence failed", metadata: ["user": "\(user)", "error": "\(error)"])
                 continue
             }
+            guard !local.isEmpty else { continue }
             let body = payload ?? PushEvents.push(push)
             payload = body
-            deliveries.append(SyncDelivery(payload: body, devices: targets))
+            deliveries.append(SyncDelivery(payload: body, devices: local))
         }
+    }
+
+    /// Writes the outbox row of one of this node's devices (keyed so other nodes can withdraw it, when there are any).
+    func enqueuePush(_ push: PushInfo, user: String, device: Device, name: String, now: Int64) throws {
+        if let cluster {
+            _ = try cluster.store.enqueuePush(
+                user: user, device: name, deviceKey: cluster.key(for: device), conversation: push.conversation, message: push.message,
+                sender: push.sender, preview: push.preview, url: push.url, now: now)
+        } else {
+            _ = try store.enqueuePush(
+                user: user, device: name, conversation: push.conversation, message: push.message, sender: push.sender,
+                preview: push.preview, url: push.url, now: now)
+        }
+    }
+
+    /// A device the push rule may pick: one of this node's, or one another node reports.
+    enum PushTarget {
+        case local(Device)
+        case remote(DevicePresence)
     }
 
     /// What the push rule needs to know of the user's devices on this node (live: synced, so a push can reach it).
