@@ -60,7 +60,6 @@ let package = Package(
             dependencies: [
                 "HeraldNet", "HeraldBytes", "HeraldClock", "HeraldWebSocket", "HeraldDeflate", "HeraldProtocol", "HeraldRules", "HeraldStore", "HeraldSync",
                 "COpenSSL",
-                "HeraldStorePostgres",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Server/HeraldServer",
@@ -69,7 +68,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "HeraldServerCLI",
-            dependencies: ["HeraldServer", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "HeraldServer", "HeraldStore", "HeraldStorePostgres", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Server/HeraldServerCLI",
             swiftSettings: swiftSettings
         ),
@@ -128,7 +130,7 @@ let package = Package(
         .testTarget(name: "HeraldNetTests", dependencies: ["HeraldNet", "HeraldBytes", "HeraldTestSupport"], path: "Tests/HeraldNetTests", swiftSettings: swiftSettings),
         .testTarget(
             name: "HeraldServerTests",
-            dependencies: ["HeraldServer", "HeraldSync", "HeraldBytes", "HeraldTestSupport", "HeraldWebSocket", "HeraldProtocol"],
+            dependencies: ["HeraldServer", "HeraldSync", "HeraldStore", "HeraldBytes", "HeraldTestSupport", "HeraldWebSocket", "HeraldProtocol"],
             path: "Tests/HeraldServerTests",
             swiftSettings: swiftSettings
         ),

@@ -27,11 +27,7 @@ struct TokenCommand: ParsableCommand {
         if secret != nil {
             FileHandle.standardError.write(Data("warning: --secret is visible to every local user (ps); use --secret-file or HERALD_SECRET_FILE\n".utf8))
         }
-        if let storeURL = store ?? environment["HERALD_STORE"].flatMap({ $0.isEmpty ? nil : $0 }) {
-            print(try SharedStoreToken.issue(storeURL: storeURL, user: user, name: name, secret: options.secret, ttlSeconds: ttl))
-            return
-        }
-        let token = try TokenIssuer.issue(dbPath: db ?? options.dbPath, user: user, name: name, secret: options.secret, ttlSeconds: ttl)
-        print(token)
+        let location = StoreLocation(dbPath: db ?? options.dbPath, storeURL: store ?? environment["HERALD_STORE"].flatMap({ $0.isEmpty ? nil : $0 }))
+        print(try TokenIssuer.issue(opening: location.open, user: user, name: name, secret: options.secret, ttlSeconds: ttl))
     }
 }
