@@ -12,18 +12,11 @@ struct APIKeyCommand: ParsableCommand {
 
     /// `--db` or `--store`, falling back to HERALD_DB/HERALD_STORE and then the default.
     struct DatabaseOption: ParsableArguments {
-        @Option(help: "SQLite database file. [env: HERALD_DB] (default: herald.db)") var db: String?
-        @Option(help: "Shared PostgreSQL store (postgres://user@host:port/db) instead of --db. [env: HERALD_STORE]") var store: String?
+        @OptionGroup var store: StoreArguments
 
         func location() throws -> StoreLocation {
-            let environment = ProcessInfo.processInfo.environment
-            let options: HeraldServerOptions
-            do {
-                options = try HeraldServerOptions(environment: environment)
-            } catch {
-                throw ValidationError("\(error)")
-            }
-            return StoreLocation(dbPath: db ?? options.dbPath, storeURL: store ?? environment["HERALD_STORE"].flatMap { $0.isEmpty ? nil : $0 })
+            let options = try SettingArguments.options(environment: ProcessInfo.processInfo.environment, given: store.given, readingSecret: false)
+            return StoreLocation(dbPath: options.dbPath, storeURL: options.store)
         }
     }
 
