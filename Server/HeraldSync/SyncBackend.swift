@@ -1,5 +1,5 @@
 import HeraldProtocol
-import HeraldStore
+import HeraldStoreProtocol
 
 /// What an app's own backend asks the sync thread to do (the `/api/v1` HTTP API). Each runs like a client
 /// request: inside the current batch's transaction (group commit), with the same fan-out and idempotency, and

@@ -1,5 +1,5 @@
 import HeraldProtocol
-import HeraldStore
+import HeraldStoreProtocol
 
 extension SyncCore {
     /// Runs one backend call as its own savepoint of the batch (or, after a failed batch, its own transaction) and

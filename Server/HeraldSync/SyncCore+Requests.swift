@@ -1,6 +1,6 @@
 import HeraldBytes
 import HeraldProtocol
-import HeraldStore
+import HeraldStoreProtocol
 
 extension SyncCore {
     /// Runs one decoded request inside the caller's transaction (or snapshot) and returns its response.

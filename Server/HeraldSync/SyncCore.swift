@@ -1,5 +1,5 @@
 import HeraldProtocol
-import HeraldStore
+import HeraldStoreProtocol
 import Logging
 
 /// The sync service's logic without IO: connected devices, requests, fan-out, pushes.
