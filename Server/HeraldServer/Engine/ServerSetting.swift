@@ -69,27 +69,24 @@ extension ServerSetting {
     }
 
     static func integer(_ name: String, _ field: WritableKeyPath<Options, Int>, _ help: String, default: String? = nil) -> ServerSetting {
-        ServerSetting(name: name, form: .value(placeholder: name), help: help, defaultText: `default` ?? String(Options()[keyPath: field])) {
-            text, options in
-            guard let number = Int(text), number >= 0 else { return "a non-negative integer" }
-            options[keyPath: field] = number
-            return nil
-        }
+        wholeNumber(name, help, default: `default` ?? String(Options()[keyPath: field]), minimum: 0) { $1[keyPath: field] = $0 }
     }
 
     static func positiveInteger(_ name: String, _ field: WritableKeyPath<Options, Int>, _ help: String) -> ServerSetting {
-        ServerSetting(name: name, form: .value(placeholder: name), help: help, defaultText: String(Options()[keyPath: field])) { text, options in
-            guard let number = Int(text), number > 0 else { return "a positive integer" }
-            options[keyPath: field] = number
-            return nil
-        }
+        wholeNumber(name, help, default: String(Options()[keyPath: field]), minimum: 1) { $1[keyPath: field] = $0 }
     }
 
     static func optionalInteger(_ name: String, _ field: WritableKeyPath<Options, Int?>, _ help: String, default: String? = nil) -> ServerSetting {
-        ServerSetting(name: name, form: .value(placeholder: name), help: help, defaultText: `default` ?? Options()[keyPath: field].map { String($0) }) {
-            text, options in
-            guard let number = Int(text), number >= 0 else { return "a non-negative integer" }
-            options[keyPath: field] = number
+        wholeNumber(name, help, default: `default` ?? Options()[keyPath: field].map { String($0) }, minimum: 0) { $1[keyPath: field] = $0 }
+    }
+
+    /// A whole number of at least `minimum` (0 or 1), handed to `store`.
+    private static func wholeNumber(
+        _ name: String, _ help: String, default: String?, minimum: Int, store: @escaping (Int, inout Options) -> Void
+    ) -> ServerSetting {
+        ServerSetting(name: name, form: .value(placeholder: name), help: help, defaultText: `default`) { text, options in
+            guard let number = Int(text), number >= minimum else { return minimum > 0 ? "a positive integer" : "a non-negative integer" }
+            store(number, &options)
             return nil
         }
     }
