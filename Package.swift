@@ -45,13 +45,15 @@ let package = Package(
         // MARK: - Server
         .target(name: "HeraldNet", dependencies: ["CLinux", "HeraldTLS", "HeraldBytes", "HeraldClock"], path: "Server/HeraldNet", swiftSettings: hotPathSettings),
         .target(name: "HeraldStorePostgres", dependencies: ["CLibPQ", "HeraldStore"], path: "Server/HeraldStorePostgres", swiftSettings: swiftSettings),
-        .target(name: "HeraldStore", dependencies: ["CSQLite"], path: "Server/HeraldStore", exclude: ["README.md"], swiftSettings: swiftSettings),
+        // The store's protocol, records and errors, without an implementation: what the sync core needs.
+        .target(name: "HeraldStoreProtocol", path: "Server/HeraldStoreProtocol", swiftSettings: swiftSettings),
+        .target(name: "HeraldStore", dependencies: ["CSQLite", "HeraldStoreProtocol"], path: "Server/HeraldStore", exclude: ["README.md"], swiftSettings: swiftSettings),
         // The sync logic without IO (no sockets, no threads, no PostgreSQL): HeraldServer drives it from its sync thread.
         // Full cross-module optimisation in release, so `SyncCore<SessionHandle>` is specialised in HeraldServer as it
         // was when both lived in one module (no generic dispatch per device on the fan-out path).
         .target(
             name: "HeraldSync",
-            dependencies: ["HeraldStore", "HeraldProtocol", "HeraldRules", "HeraldBytes", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["HeraldStoreProtocol", "HeraldProtocol", "HeraldRules", "HeraldBytes", .product(name: "Logging", package: "swift-log")],
             path: "Server/HeraldSync",
             swiftSettings: hotPathSettings + [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))]
         ),
@@ -60,7 +62,6 @@ let package = Package(
             dependencies: [
                 "HeraldNet", "HeraldBytes", "HeraldClock", "HeraldWebSocket", "HeraldDeflate", "HeraldProtocol", "HeraldRules", "HeraldStore", "HeraldSync",
                 "COpenSSL",
-                "HeraldStorePostgres",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Server/HeraldServer",
@@ -69,7 +70,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "HeraldServerCLI",
-            dependencies: ["HeraldServer", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "HeraldServer", "HeraldStore", "HeraldStorePostgres", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Server/HeraldServerCLI",
             swiftSettings: swiftSettings
         ),
@@ -128,7 +132,7 @@ let package = Package(
         .testTarget(name: "HeraldNetTests", dependencies: ["HeraldNet", "HeraldBytes", "HeraldTestSupport"], path: "Tests/HeraldNetTests", swiftSettings: swiftSettings),
         .testTarget(
             name: "HeraldServerTests",
-            dependencies: ["HeraldServer", "HeraldSync", "HeraldBytes", "HeraldTestSupport", "HeraldWebSocket", "HeraldProtocol", "HeraldRules"],
+            dependencies: ["HeraldServer", "HeraldSync", "HeraldStore", "HeraldBytes", "HeraldTestSupport", "HeraldWebSocket", "HeraldProtocol", "HeraldRules"],
             path: "Tests/HeraldServerTests",
             swiftSettings: swiftSettings
         ),

@@ -3,23 +3,20 @@ import Foundation
 import HeraldServer
 import HeraldStore
 
-/// `herald-server apikey create|list|revoke`: keys of the backend HTTP API (/api/v1). Every subcommand works while a
-/// server runs on the same database: the server reads a key's row on each request.
+/// `herald-server apikey create|list|revoke`: keys of the backend HTTP API (/api/v1), in the SQLite file (`--db`) or
+/// the shared PostgreSQL store (`--store`). Every subcommand works while servers run on the same store: a server reads
+/// a key's row on each request.
 struct APIKeyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "apikey", abstract: "Manage keys of the backend HTTP API (/api/v1).", subcommands: [Create.self, List.self, Revoke.self])
 
-    /// `--db`, falling back to HERALD_DB and then the default.
+    /// `--db` or `--store`, falling back to HERALD_DB/HERALD_STORE and then the default.
     struct DatabaseOption: ParsableArguments {
-        @Option(help: "SQLite database file. [env: HERALD_DB] (default: herald.db)") var db: String?
+        @OptionGroup var store: StoreArguments
 
-        func path() throws -> String {
-            if let db { return db }
-            do {
-                return try HeraldServerOptions(environment: ProcessInfo.processInfo.environment).dbPath
-            } catch {
-                throw ValidationError("\(error)")
-            }
+        func location() throws -> StoreLocation {
+            let options = try SettingArguments.options(environment: ProcessInfo.processInfo.environment, given: store.given, readingSecret: false)
+            return StoreLocation(dbPath: options.dbPath, storeURL: options.store)
         }
     }
 
@@ -43,7 +40,9 @@ struct APIKeyCommand: ParsableCommand {
 
         func run() throws {
             let scope = APIKeyScope(rawValue: scope) ?? .read
-            print(try APIKey.create(dbPath: try database.path(), name: name, scope: scope, expiresInSeconds: expiresIn))
+            let store = try database.location().open()
+            defer { store.close() }
+            print(try APIKey.create(in: store, name: name, scope: scope, expiresInSeconds: expiresIn))
         }
     }
 
@@ -55,20 +54,24 @@ struct APIKeyCommand: ParsableCommand {
         @OptionGroup var database: DatabaseOption
 
         func run() throws {
-            print(APIKey.listing(try APIKey.list(dbPath: try database.path())))
+            let store = try database.location().openExisting()
+            defer { store.close() }
+            print(APIKey.listing(try APIKey.list(in: store)))
         }
     }
 
     /// Revokes a key by id; a running server refuses it from its next request on.
     struct Revoke: ParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "revoke", abstract: "Revoke an API key by its id; a server on the same database refuses it at once.")
+            commandName: "revoke", abstract: "Revoke an API key by its id; a server on the same store refuses it at once.")
 
         @Argument(help: "The key's id (16 hex digits, as `apikey list` shows it).") var id: String
         @OptionGroup var database: DatabaseOption
 
         func run() throws {
-            let record = try APIKey.revoke(dbPath: try database.path(), id: id)
+            let store = try database.location().openExisting()
+            defer { store.close() }
+            let record = try APIKey.revoke(in: store, id: id)
             print("revoked \(record.id)")
         }
     }

@@ -1,4 +1,5 @@
 import Glibc
+import HeraldStoreProtocol
 
 /// A database file whose permissions the store narrowed to its owner.
 public struct DatabaseFileModeChange: Sendable, Equatable, CustomStringConvertible {

@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import HeraldStoreProtocol
 
 /// Copies the WAL into the database file on a thread of its own, so the writer's commits do not wait for it.
 ///

@@ -1,4 +1,5 @@
 import CSQLite
+import HeraldStoreProtocol
 
 /// One sqlite3 connection with a cache of prepared statements.
 ///

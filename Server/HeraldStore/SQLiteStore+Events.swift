@@ -1,3 +1,4 @@
+import HeraldStoreProtocol
 extension SQLiteStore {
     // MARK: - Event log (R3)
 

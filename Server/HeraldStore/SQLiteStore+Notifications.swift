@@ -1,3 +1,4 @@
+import HeraldStoreProtocol
 extension SQLiteStore {
     // MARK: - Bell (B1-B4)
 

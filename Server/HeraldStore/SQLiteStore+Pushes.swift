@@ -1,3 +1,4 @@
+import HeraldStoreProtocol
 extension SQLiteStore {
     // MARK: - Push outbox (P)
 

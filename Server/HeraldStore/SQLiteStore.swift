@@ -1,4 +1,5 @@
 import CSQLite
+import HeraldStoreProtocol
 
 /// The SQLite backend of ``SyncStore``: one file, WAL journal, migrations on open, cached statements.
 ///

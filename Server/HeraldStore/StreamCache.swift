@@ -1,3 +1,4 @@
+import HeraldStoreProtocol
 /// A stretch of one user's stream in which the seq and the event body id both go up by one per event: seqs
 /// `firstSeq ..< firstSeq + count` are bodies `firstBody ..< firstBody + count`. A group message sent while the
 /// same group's previous message was the user's last event extends the run instead of adding a row, so a batch of

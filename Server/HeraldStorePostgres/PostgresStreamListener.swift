@@ -10,22 +10,11 @@ import HeraldStore
 /// which the sync thread, asleep in its inbox, cannot do). When that connection is lost it reconnects and reports
 /// ``Signal/reconnected``: notifications sent meanwhile are gone, so the node catches its devices up from the
 /// stream, which never loses anything.
-public final class PostgresStreamListener: @unchecked Sendable {
+public final class PostgresStreamListener: StoreSignalFeed, @unchecked Sendable {
     // @unchecked: `stopping` is guarded by `lock`; the connection lives on the listener thread only.
 
     /// What the listener reports.
-    public enum Signal: Sendable, Equatable {
-        /// A committed transaction appended event `seq` to `user`'s stream.
-        case advanced(user: String, seq: Int64)
-        /// The LISTEN connection was (re-)established; notifications may have been missed before it.
-        case reconnected
-        /// Another node asks `node` to push message `message` to its device `deviceKey` (P1 across nodes).
-        case push(node: String, deviceKey: Int64, message: String)
-        /// A push `node` delivered to its device `deviceKey` was withdrawn: the message was read (P5 across nodes).
-        case pushCleared(node: String, deviceKey: Int64, conversation: String, message: String)
-        /// `user`'s devices (every one, or those named `device`) were signed out on some node.
-        case signedOut(user: String, device: String?)
-    }
+    public typealias Signal = StoreSignal
 
     private let url: String
     private let onSignal: @Sendable (Signal) -> Void

@@ -1,5 +1,5 @@
 import HeraldProtocol
-import HeraldStore
+import HeraldStoreProtocol
 
 /// What an app's own backend asks the sync thread to do (the `/api/v1` HTTP API). Each runs like a client
 /// request: inside the current batch's transaction (group commit), with the same fan-out and idempotency, and
@@ -23,6 +23,9 @@ public enum BackendOperation: Sendable {
     case signOut(user: String, device: String?)
     /// Takes `user` out of the group `conversation`, like the user's own `leave`.
     case removeMember(conversation: String, user: String)
+    /// Reads the stored API key with public id `id` (revoked and expired ones included), so the API checks a
+    /// presented key against the store without reading it on a loop thread.
+    case apiKey(id: String)
 }
 
 /// A successful backend operation's result.
@@ -41,6 +44,8 @@ public enum BackendValue: Sendable {
     case signedOut(user: String, device: String?)
     /// `user` is no longer in `conversation`.
     case removed(conversation: String, user: String)
+    /// The stored API key, or nil when there is none with that id.
+    case apiKey(APIKeyRecord?)
 }
 
 /// Why a backend operation failed; `code` is the herald.v1 error code (`notParticipant` means the conversation

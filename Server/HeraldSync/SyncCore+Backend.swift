@@ -1,5 +1,5 @@
 import HeraldProtocol
-import HeraldStore
+import HeraldStoreProtocol
 
 extension SyncCore {
     /// Runs one backend call as its own savepoint of the batch (or, after a failed batch, its own transaction) and
@@ -90,6 +90,9 @@ extension SyncCore {
             return .unread(
                 perConversation: counts, badge: counts.values.reduce(0, +), bellUnread: try store.unreadNotificationCount(user: user),
                 latest: latest)
+
+        case .apiKey(let id):
+            return .apiKey(try store.apiKey(id: id))
         }
     }
 
@@ -117,7 +120,7 @@ extension BackendOperation {
     /// Whether the operation may write (then a failed batch redoes it in a write transaction).
     var writesToStore: Bool {
         switch self {
-        case .user, .unread: false
+        case .user, .unread, .apiKey: false
         case .createUser, .createDirect, .createGroup, .postMessage, .notify, .signOut, .removeMember: true
         }
     }

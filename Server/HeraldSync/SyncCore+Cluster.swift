@@ -1,6 +1,6 @@
 import HeraldProtocol
 import HeraldRules
-import HeraldStore
+import HeraldStoreProtocol
 import Logging
 
 /// A push request or withdrawal another node addressed to one of this node's devices (P1-P5 across nodes).

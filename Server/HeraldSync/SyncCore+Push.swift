@@ -1,7 +1,7 @@
 import Logging
 import HeraldProtocol
 import HeraldRules
-import HeraldStore
+import HeraldStoreProtocol
 
 /// A message's push (P2): T10 words from the shared toast rules, so a push reads like the toast would, and the deep
 /// link to its conversation. The same for every recipient and every node.

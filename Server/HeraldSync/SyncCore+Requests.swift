@@ -1,7 +1,7 @@
 import HeraldBytes
 import HeraldProtocol
 import HeraldRules
-import HeraldStore
+import HeraldStoreProtocol
 
 extension SyncCore {
     /// Runs one decoded request inside the caller's transaction (or snapshot) and returns its response.

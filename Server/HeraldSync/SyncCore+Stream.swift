@@ -1,6 +1,6 @@
 import HeraldBytes
 import HeraldProtocol
-import HeraldStore
+import HeraldStoreProtocol
 import Logging
 
 extension SyncCore {

@@ -1,5 +1,5 @@
 import HeraldProtocol
-import HeraldStore
+import HeraldStoreProtocol
 import Logging
 
 /// The sync service's logic without IO: connected devices, requests, fan-out, pushes.
@@ -19,7 +19,7 @@ import Logging
 /// let out = core.process([.connect(1, user: "alice", name: "Alice", deviceName: nil), .text(1, syncBytes)], now: nowMs)
 /// ```
 public final class SyncCore<Device: Hashable> {
-    let store: any SyncStore
+    let store: any SyncStore & APIKeyStore
     /// The settings this core runs with.
     public let configuration: SyncConfiguration
     let logger: Logger
@@ -43,10 +43,11 @@ public final class SyncCore<Device: Hashable> {
     private var deviceCounter = 0
 
     /// - Parameters:
-    ///   - store: the database, owned by the calling thread from now on.
+    ///   - store: the database, owned by the calling thread from now on (API keys included: the backend API reads them
+    ///     through ``BackendOperation/apiKey(id:)``).
     ///   - configuration: grace period, retention, limits.
     ///   - logger: for store failures and maintenance (never per request).
-    public init(store: any SyncStore, configuration: SyncConfiguration = SyncConfiguration(), logger: Logger = Logger(label: "herald.sync")) {
+    public init(store: any SyncStore & APIKeyStore, configuration: SyncConfiguration = SyncConfiguration(), logger: Logger = Logger(label: "herald.sync")) {
         self.store = store
         self.configuration = configuration
         self.logger = logger

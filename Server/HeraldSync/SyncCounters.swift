@@ -1,5 +1,5 @@
 import HeraldProtocol
-import HeraldStore
+import HeraldStoreProtocol
 
 /// What the sync thread did, as plain running totals: ``SyncCore`` (one thread) bumps them without any
 /// synchronisation and the sync thread publishes them to ``ServerMetrics`` once per batch.

@@ -1,5 +1,5 @@
 import HeraldProtocol
-import HeraldStore
+import HeraldStoreProtocol
 
 /// Records of the store as the wire shows them.
 extension MessageRecord {

@@ -6,8 +6,8 @@ import Testing
 ///
 /// The scenario files here are symlinks to ../HeraldEndToEndTests, so the two runs cannot drift apart; only
 /// Support/World.swift differs: it starts the nodes and connects a world's clients to them in turn. Left out:
-/// BackendAPIEndToEndTests (`herald-server apikey create` has only `--db`, no `--store`, so a shared store
-/// cannot get an API key from the CLI) and BenchSmokeTests (it drives `herald-bench` against one TestServer,
+/// BackendAPIEndToEndTests (it makes its key with `apikey create --db <the node's file>`; `apikey --store` exists
+/// now, but the scenario does not use it yet) and BenchSmokeTests (it drives `herald-bench` against one TestServer,
 /// not through World).
 ///
 /// Serialized like the single-node suite; skipped only when the PostgreSQL binaries are missing.

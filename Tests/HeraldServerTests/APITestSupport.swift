@@ -1,6 +1,7 @@
 import Foundation
 import HeraldProtocol
 @testable import HeraldServer
+import HeraldStore
 import HeraldTestSupport
 import HeraldWebSocket
 import Logging
@@ -31,8 +32,10 @@ final class InProcessAPIServer: @unchecked Sendable {
         var logger = Logger(label: "api-test")
         logger.logLevel = .warning
         server = HeraldHTTPServer(options: options, logger: logger)
-        sync = try SyncService(options: options, server: server, logger: logger)
-        api = try APIService(sync: sync, server: server, options: apiOptions, logger: logger)
+        sync = try SyncService(
+            storage: SyncStorage(store: try SQLiteStore(path: options.dbPath, checkpointsInBackground: true)), options: options, server: server,
+            logger: logger)
+        api = APIService(sync: sync, server: server, options: apiOptions, logger: logger)
         try server.start()
         port = server.boundPort
         let server = self.server, stopped = self.stopped
@@ -54,7 +57,6 @@ final class InProcessAPIServer: @unchecked Sendable {
         server.shutdown()
         stopped.wait()
         sync.shutdown()
-        api.shutdown()
         try? FileManager.default.removeItem(at: directory)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import HeraldProtocol
 @testable import HeraldServer
+import HeraldStore
 import HeraldTestSupport
 import HeraldWebSocket
 import Logging
@@ -115,7 +116,9 @@ final class InProcessSyncServer: @unchecked Sendable {
         var logger = Logger(label: "sync-test")
         logger.logLevel = .warning
         server = HeraldHTTPServer(options: options, logger: logger)
-        sync = try SyncService(options: options, server: server, logger: logger)
+        sync = try SyncService(
+            storage: SyncStorage(store: try SQLiteStore(path: options.dbPath, checkpointsInBackground: true)), options: options, server: server,
+            logger: logger)
         try server.start()
         port = server.boundPort
         let server = self.server, stopped = self.stopped

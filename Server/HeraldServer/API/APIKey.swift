@@ -66,49 +66,61 @@ public enum APIKey {
     /// Now, in ms since the epoch (the unit keys' times are stored in).
     static var nowMilliseconds: Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
 
-    /// Creates a key in the database at `dbPath` (created when missing) and returns it: what
-    /// `herald-server apikey create` prints. The key itself is not stored and cannot be shown again; its id is the
-    /// 16 hex digits after `hk_`.
+    /// Creates a key in `store` and returns it: what `herald-server apikey create` prints. The key itself is not
+    /// stored and cannot be shown again; its id is the 16 hex digits after `hk_`.
     ///
     /// - Parameters:
     ///   - scope: `.read` (GET endpoints only) or `.full` (everything, including writes and minting tokens).
     ///   - expiresInSeconds: lifetime, 1...``maxLifetimeSeconds``; nil: the key never expires.
-    /// - Throws: ``APIKeyError/badLifetime(_:)`` before touching the database, `StoreError` from it.
-    public static func create(dbPath: String, name: String, scope: APIKeyScope = .full, expiresInSeconds: Int64? = nil) throws -> String {
+    /// - Throws: ``APIKeyError/badLifetime(_:)`` before writing anything, `StoreError` from the store.
+    public static func create(in store: any APIKeyStore, name: String, scope: APIKeyScope = .full, expiresInSeconds: Int64? = nil) throws -> String {
         let now = nowMilliseconds
         if let expiresInSeconds, !(1...maxLifetimeSeconds).contains(expiresInSeconds) { throw APIKeyError.badLifetime(expiresInSeconds) }
-        return try create(dbPath: dbPath, name: name, scope: scope, createdAt: now, expiresAt: expiresInSeconds.map { now + $0 * 1000 })
+        return try create(in: store, name: name, scope: scope, createdAt: now, expiresAt: expiresInSeconds.map { now + $0 * 1000 })
     }
 
     /// Creates a key with explicit times (ms since the epoch): tests make keys that have already expired this way.
-    static func create(dbPath: String, name: String, scope: APIKeyScope, createdAt: Int64, expiresAt: Int64?) throws -> String {
-        let store = try SQLiteStore(path: dbPath)
-        defer { store.close() }
+    static func create(in store: any APIKeyStore, name: String, scope: APIKeyScope, createdAt: Int64, expiresAt: Int64?) throws -> String {
         let (key, id) = generate()
         try store.insertAPIKey(APIKeyRecord(id: id, name: name, hash: hash(key), createdAt: createdAt, scope: scope, expiresAt: expiresAt))
         return key
     }
 
-    /// Every key in the database at `dbPath`, oldest first, revoked and expired ones included. Records carry the
-    /// hash; show them with ``listing(_:)``, which never prints it.
-    ///
-    /// - Throws: ``APIKeyError/noDatabase(_:)`` when the file does not exist (rather than creating an empty one).
-    public static func list(dbPath: String) throws -> [APIKeyRecord] {
-        let store = try existingStore(dbPath)
+    /// ``create(in:name:scope:expiresInSeconds:)`` in the SQLite database at `dbPath` (created when missing).
+    public static func create(dbPath: String, name: String, scope: APIKeyScope = .full, expiresInSeconds: Int64? = nil) throws -> String {
+        let store = try SQLiteStore(path: dbPath)
         defer { store.close() }
-        return try store.apiKeys()
+        return try create(in: store, name: name, scope: scope, expiresInSeconds: expiresInSeconds)
     }
 
-    /// Revokes the key with public id `id` in the database at `dbPath`; a server on the same database refuses it from
-    /// its next request on. Revoking a revoked key changes nothing and returns it as it is.
-    ///
-    /// - Throws: ``APIKeyError/notFound(_:)`` for an unknown id, ``APIKeyError/noDatabase(_:)`` for a missing file.
-    @discardableResult
-    public static func revoke(dbPath: String, id: String) throws -> APIKeyRecord {
-        let store = try existingStore(dbPath)
+    /// ``create(in:name:scope:createdAt:expiresAt:)`` in the SQLite database at `dbPath` (created when missing).
+    static func create(dbPath: String, name: String, scope: APIKeyScope, createdAt: Int64, expiresAt: Int64?) throws -> String {
+        let store = try SQLiteStore(path: dbPath)
         defer { store.close() }
+        return try create(in: store, name: name, scope: scope, createdAt: createdAt, expiresAt: expiresAt)
+    }
+
+    /// Every key in `store`, oldest first, revoked and expired ones included. Records carry the hash; show them with
+    /// ``listing(_:)``, which never prints it.
+    public static func list(in store: any APIKeyStore) throws -> [APIKeyRecord] {
+        try store.apiKeys()
+    }
+
+    /// Revokes the key with public id `id` in `store`; a server on the same store refuses it from its next request on.
+    /// Revoking a revoked key changes nothing and returns it as it is.
+    ///
+    /// - Throws: ``APIKeyError/notFound(_:)`` for an unknown id.
+    @discardableResult
+    public static func revoke(in store: any APIKeyStore, id: String) throws -> APIKeyRecord {
         guard let record = try store.revokeAPIKey(id: id, at: nowMilliseconds) else { throw APIKeyError.notFound(id) }
         return record
+    }
+
+    /// The presented key's id and scope when `stored` (the record its id names) holds its hash and is usable at `now`
+    /// (ms since the epoch); nil for an unknown, wrong, expired or revoked key (all refused alike).
+    static func verify(presentedHash: [UInt8], id: String, stored: APIKeyRecord?, now: Int64) -> VerifiedAPIKey? {
+        guard let stored, APIKey.hashesMatch(stored.hash, presentedHash), stored.isUsable(now: now) else { return nil }
+        return VerifiedAPIKey(id: id, scope: stored.scope)
     }
 
     /// What `herald-server apikey list` prints: a header and one line per key with its id, name, scope, creation,
@@ -132,12 +144,6 @@ public enum APIKey {
                 column == row.count - 1 ? text : text + String(repeating: " ", count: widths[column] - text.count)
             }.joined(separator: "  ")
         }.joined(separator: "\n")
-    }
-
-    /// The store at `path`, which must exist: listing or revoking in a mistyped path must not create a database there.
-    private static func existingStore(_ path: String) throws -> SQLiteStore {
-        guard FileManager.default.fileExists(atPath: path) else { throw APIKeyError.noDatabase(path) }
-        return try SQLiteStore(path: path)
     }
 }
 
@@ -165,35 +171,4 @@ struct VerifiedAPIKey: Equatable {
     var id: String
     /// What it may do.
     var scope: APIKeyScope
-}
-
-/// Checks presented keys against the database, from any loop thread: one SQLite connection of its own (WAL
-/// readers never wait for the sync thread's writes) behind a lock, so keys created while the server runs work at once.
-final class APIKeyVerifier: @unchecked Sendable {
-    // @unchecked: `store` is only used with `lock` held.
-    private let store: SQLiteStore
-    private let lock = NSLock()
-
-    init(dbPath: String) throws {
-        store = try SQLiteStore(path: dbPath)
-    }
-
-    /// The key's id and scope when it is valid at `now` (ms since the epoch); nil for a malformed, unknown, wrong,
-    /// expired or revoked key (all refused alike). Read from the database on every call, so a revocation by
-    /// `herald-server apikey revoke` takes effect at the next request.
-    func verify(_ presented: String, now: Int64) -> VerifiedAPIKey? {
-        guard let id = APIKey.id(of: presented) else { return nil }
-        let presentedHash = APIKey.hash(presented)
-        lock.lock()
-        let record = try? store.apiKey(id: id)
-        lock.unlock()
-        guard let record, APIKey.hashesMatch(record.hash, presentedHash), record.isUsable(now: now) else { return nil }
-        return VerifiedAPIKey(id: id, scope: record.scope)
-    }
-
-    func close() {
-        lock.lock()
-        store.close()
-        lock.unlock()
-    }
 }

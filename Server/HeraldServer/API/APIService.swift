@@ -11,36 +11,31 @@ import Logging
 ///
 /// Every endpoint but `health` and `openapi.json` needs `Authorization: Bearer <API key>` (keys from
 /// `herald-server apikey create`); a `read` key may call only the GET endpoints, anything else is 403 `forbidden`.
-/// Writes go through the sync thread exactly like a client's request (same transaction batching, idempotency and
-/// fan-out), and each answer is sent only after its commit.
+/// The key is looked up on the sync thread, in the store the sync service owns (a loop thread never waits for the
+/// database), on every request, so a revoked key is refused at its next request. Then the operation goes through the
+/// sync thread exactly like a client's request (same transaction batching, idempotency and fan-out), and each
+/// answer is sent only after its commit.
 ///
 /// ```swift
 /// let sync = try SyncService(options: options, server: server, logger: logger)
-/// let api = try APIService(sync: sync, server: server, options: APIOptions(), logger: logger)   // before server.start()
+/// let api = APIService(sync: sync, server: server, options: APIOptions(), logger: logger)   // before server.start()
 /// ```
 public final class APIService: HTTPRequestHandler {
     public let maxBodySize: Int
     private let sync: SyncService
-    private let keys: APIKeyVerifier
     private let limiter: APIRateLimiter
     private let started = Date()
     private let logger: Logger
     private let warnings: LimitWarnings
 
-    /// Opens its key-lookup connection to the sync service's database and registers `/api/v1/` on `server`.
-    public init(sync: SyncService, server: HeraldHTTPServer, options: APIOptions = APIOptions(), logger: Logger) throws {
+    /// Registers `/api/v1/` on `server`; operations and key lookups go through `sync`.
+    public init(sync: SyncService, server: HeraldHTTPServer, options: APIOptions = APIOptions(), logger: Logger) {
         self.sync = sync
-        self.keys = try APIKeyVerifier(dbPath: sync.databasePath)
         self.limiter = APIRateLimiter(ratePerSecond: options.rateLimitPerSecond, burst: options.rateLimitBurst)
         self.maxBodySize = options.maxBodySize
         self.logger = logger
         self.warnings = server.warnings
         server.addHTTPRoute(prefix: APIRoute.prefix, handler: self)
-    }
-
-    /// Closes the key-lookup connection.
-    public func shutdown() {
-        keys.close()
     }
 
     public func handle(_ request: HTTPRequest, connection: HTTPConnectionInfo, respond: @escaping @Sendable (HTTPResponse) -> Void) {
@@ -66,52 +61,73 @@ public final class APIService: HTTPRequestHandler {
         default:
             break
         }
-        do throws(APIError) {
-            let key = try authenticate(request.head.headers["Authorization"])
-            if let retryAfter = limiter.take(key: key.id, now: Date().timeIntervalSince1970) {
-                throw APIError(429, "rate_limited", "too many requests for this API key; retry later", headers: ["Retry-After": "\(retryAfter)"])
-            }
-            guard key.scope.permits(route.requiredScope) else {
-                throw APIError(403, "forbidden", "this API key's scope is \(key.scope.rawValue); this endpoint needs a \(route.requiredScope.rawValue) key")
-            }
-            try perform(route, body: request.body, respond: respond)
-        } catch {
-            if error.status == 401 || error.status == 403 {
-                warnings.warn(.authenticationFailed, "refused: authentication failed",
-                              metadata: ["peer": "\(connection.remoteAddress)", "route": "\(request.head.method) \(request.head.path.prefix(128))",
-                                         "status": "\(error.status)", "reason": "\(error.code)"])
-            }
-            respond(error.response)
+        // A malformed key is refused here, without a lookup.
+        guard let presented = BearerToken.from(authorization: request.head.headers["Authorization"]), let id = APIKey.id(of: presented) else {
+            return refuse(Self.unauthorized, request: request, connection: connection, respond: respond)
         }
+        let presentedHash = APIKey.hash(presented)
+        // The body is read here, on the loop thread; its error is answered only once the key passed (401, 429 and 403 come first).
+        let prepared = Result { () throws(APIError) -> PreparedCall? in try prepare(route, body: request.body) }
+        sync.perform(BackendCall(.apiKey(id: id)) { [self] result in
+            // On the sync thread, after its batch: only checks and a post, nothing that blocks.
+            let stored: APIKeyRecord?
+            if case .success(.apiKey(let record)) = result { stored = record } else { stored = nil }
+            do throws(APIError) {
+                guard let key = APIKey.verify(presentedHash: presentedHash, id: id, stored: stored, now: Int64(Date().timeIntervalSince1970 * 1000))
+                else { throw Self.unauthorized }
+                if let retryAfter = limiter.take(key: key.id, now: Date().timeIntervalSince1970) {
+                    throw APIError(429, "rate_limited", "too many requests for this API key; retry later", headers: ["Retry-After": "\(retryAfter)"])
+                }
+                guard key.scope.permits(route.requiredScope) else {
+                    throw APIError(403, "forbidden", "this API key's scope is \(key.scope.rawValue); this endpoint needs a \(route.requiredScope.rawValue) key")
+                }
+                guard let prepared = try prepared.get() else { throw APIError(404, "not_found", "no such endpoint") }
+                call(prepared, respond: respond)
+            } catch {
+                refuse(error, request: request, connection: connection, respond: respond)
+            }
+        })
     }
 
-    /// `Bearer <key>` with a valid key → the key's id and scope; anything else (including an expired or revoked key) is
-    /// 401, the same answer for every reason.
-    private func authenticate(_ authorization: String?) throws(APIError) -> VerifiedAPIKey {
-        let unauthorized = APIError(401, "unauthorized", "a valid API key is required: Authorization: Bearer <key>", headers: ["WWW-Authenticate": "Bearer"])
-        guard let key = BearerToken.from(authorization: authorization) else { throw unauthorized }
-        guard let verified = keys.verify(key, now: Int64(Date().timeIntervalSince1970 * 1000)) else { throw unauthorized }
-        return verified
+    /// What every refusal of a key says: the same answer for every reason (missing, malformed, unknown, wrong, expired, revoked).
+    private static let unauthorized = APIError(
+        401, "unauthorized", "a valid API key is required: Authorization: Bearer <key>", headers: ["WWW-Authenticate": "Bearer"])
+
+    /// Answers `error`, warning (rate-limited) about failed authentication and refused scopes.
+    private func refuse(_ error: APIError, request: HTTPRequest, connection: HTTPConnectionInfo, respond: @Sendable (HTTPResponse) -> Void) {
+        if error.status == 401 || error.status == 403 {
+            warnings.warn(.authenticationFailed, "refused: authentication failed",
+                          metadata: ["peer": "\(connection.remoteAddress)", "route": "\(request.head.method) \(request.head.path.prefix(128))",
+                                     "status": "\(error.status)", "reason": "\(error.code)"])
+        }
+        respond(error.response)
     }
 
-    private func perform(_ route: APIRoute, body: [UInt8], respond: @escaping @Sendable (HTTPResponse) -> Void) throws(APIError) {
+    /// A request turned into its backend operation and the way its value is answered.
+    private struct PreparedCall: Sendable {
+        var operation: BackendOperation
+        var render: @Sendable (BackendValue) -> HTTPResponse?
+    }
+
+    /// Reads the route's body and path values into the operation it asks for.
+    private func prepare(_ route: APIRoute, body: [UInt8]) throws(APIError) -> PreparedCall? {
         switch route {
         case .health, .openAPI:
-            return
+            return nil  // answered before authentication
         case .createUser:
-            call(try APIRequestBodies.createUser(body), respond: respond) { value in
+            return PreparedCall(operation: try APIRequestBodies.createUser(body)) { value in
                 guard case .user(let user, let created) = value else { return nil }
                 return .json(created ? 201 : 200, APIResponses.User(id: user.id, name: user.name))
             }
         case .user(let id):
-            call(.user(id: try APIFieldRules.userId(id, field: "user id")), respond: respond) { value in
+            return PreparedCall(operation: .user(id: try APIFieldRules.userId(id, field: "user id"))) { value in
                 guard case .user(let user, _) = value else { return nil }
                 return .json(200, APIResponses.User(id: user.id, name: user.name))
             }
         case .mintToken(let id):
             let (ttl, device) = try APIRequestBodies.tokenRequest(body)
             let keys = sync.signingKeys
-            call(.user(id: try APIFieldRules.userId(id, field: "user id")), respond: respond) { value in
+            return PreparedCall(operation: .user(id: try APIFieldRules.userId(id, field: "user id"))) { value in
                 guard case .user(let user, _) = value else { return nil }
                 let now = Int64(Date().timeIntervalSince1970)
                 let claims = TokenClaims(sub: user.id, name: user.name, iat: now, exp: now + Int64(ttl), dev: device)
@@ -121,48 +137,45 @@ public final class APIService: HTTPRequestHandler {
             }
         case .createNotification(let user):
             let operation = try APIRequestBodies.createNotification(body, user: try APIFieldRules.userId(user, field: "user id"))
-            call(operation, respond: respond) { value in
+            return PreparedCall(operation: operation) { value in
                 guard case .notification(let info, let bellUnread) = value else { return nil }
                 return .json(201, APIResponses.CreatedNotification(notification: info, bellUnread: bellUnread, bellBadgeText: BadgeText.text(for: bellUnread)))
             }
         case .unread(let user):
             let id = try APIFieldRules.userId(user, field: "user id")
-            call(.unread(user: id), respond: respond) { value in
+            return PreparedCall(operation: .unread(user: id)) { value in
                 guard case .unread(let counts, let badge, let bellUnread, let latest) = value else { return nil }
                 return .json(200, APIResponses.unread(user: id, perConversation: counts, badge: badge, bellUnread: bellUnread, latest: latest))
             }
         case .createConversation:
-            call(try APIRequestBodies.createConversation(body), respond: respond) { value in
+            return PreparedCall(operation: try APIRequestBodies.createConversation(body)) { value in
                 guard case .conversation(let info, let created) = value else { return nil }
                 return .json(created ? 201 : 200, APIResponses.conversation(info))
             }
         case .removeMember(let conversation):
-            call(try APIRequestBodies.removeMember(body, conversation: conversation), respond: respond) { value in
+            return PreparedCall(operation: try APIRequestBodies.removeMember(body, conversation: conversation)) { value in
                 guard case .removed(let conversation, let user) = value else { return nil }
                 return .json(200, APIResponses.Removed(conversation: conversation, user: user))
             }
         case .signOut(let user):
-            call(try APIRequestBodies.signOut(body, user: try APIFieldRules.userId(user, field: "user id")), respond: respond) { value in
+            return PreparedCall(operation: try APIRequestBodies.signOut(body, user: try APIFieldRules.userId(user, field: "user id"))) { value in
                 guard case .signedOut(let user, let device) = value else { return nil }
                 return .json(200, APIResponses.SignedOut(user: user, device: device))
             }
         case .postMessage(let conversation):
-            call(try APIRequestBodies.postMessage(body, conversation: conversation), respond: respond) { value in
+            return PreparedCall(operation: try APIRequestBodies.postMessage(body, conversation: conversation)) { value in
                 guard case .message(let info, let duplicate) = value else { return nil }
                 return .json(duplicate ? 200 : 201, APIResponses.PostedMessage(message: info, duplicate: duplicate))
             }
         }
     }
 
-    /// Runs `operation` on the sync thread and answers with `render` of its value, or the failure's error.
-    private func call(
-        _ operation: BackendOperation, respond: @escaping @Sendable (HTTPResponse) -> Void,
-        render: @escaping @Sendable (BackendValue) -> HTTPResponse?
-    ) {
-        sync.perform(BackendCall(operation) { result in
+    /// Runs the prepared operation on the sync thread and answers with its rendered value, or the failure's error.
+    private func call(_ prepared: PreparedCall, respond: @escaping @Sendable (HTTPResponse) -> Void) {
+        sync.perform(BackendCall(prepared.operation) { result in
             switch result {
             case .success(let value):
-                respond(render(value) ?? APIError(500, "internal", "unexpected result").response)
+                respond(prepared.render(value) ?? APIError(500, "internal", "unexpected result").response)
             case .failure(let failure):
                 respond(Self.error(for: failure).response)
             }

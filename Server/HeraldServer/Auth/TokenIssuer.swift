@@ -22,16 +22,23 @@ public enum TokenIssuer {
     ///   - secret: `--secret`; nil uses (or creates) the secret stored in the database.
     ///   - ttlSeconds: lifetime; must be positive.
     public static func issue(dbPath: String, user: String, name: String?, secret: String?, ttlSeconds: Int) throws -> String {
+        try issue(opening: { try SQLiteStore(path: dbPath) }, user: user, name: name, secret: secret, ttlSeconds: ttlSeconds)
+    }
+
+    /// Checks the arguments, then opens a store with `open`, issues the token from it and closes it: a typo creates no
+    /// database file or connection. What `herald-server token` runs on whichever store `--db`/`--store` name.
+    public static func issue(
+        opening open: () throws -> any SyncStore, user: String, name: String?, secret: String?, ttlSeconds: Int
+    ) throws -> String {
         try validate(user: user, name: name, ttlSeconds: ttlSeconds)
-        let store = try SQLiteStore(path: dbPath)
+        let store = try open()
         defer { store.close() }
         return try issue(store: store, user: user, name: name, secret: secret, ttlSeconds: ttlSeconds)
     }
 
     /// Creates the user in `store` if needed (or renames it when `name` is given) and returns a signed HS256 token.
     ///
-    /// The one implementation behind every `herald-server token` path: the SQLite file (``issue(dbPath:user:name:secret:ttlSeconds:)``)
-    /// and the shared PostgreSQL store of a multi-node deployment. Safe while servers use the same store: the
+    /// The one implementation behind every way of issuing a token. Safe while servers use the same store: the
     /// user is written in one transaction and the secret is created atomically by whichever process comes first.
     /// The caller owns `store` and closes it.
     ///

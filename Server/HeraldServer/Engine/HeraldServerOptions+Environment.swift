@@ -1,94 +1,121 @@
 import Logging
 
 extension HeraldServerOptions {
-    /// Every option with its environment variable, for `--help` and for ``init(environment:)``.
-    ///
-    /// The variable is `HERALD_` followed by the flag name in upper case with `-` as `_`
-    /// (`--handshake-timeout` → `HERALD_HANDSHAKE_TIMEOUT`).
-    public static let environmentNames: [String: String] = [
-        "host": "HERALD_HOST", "port": "HERALD_PORT", "threads": "HERALD_THREADS", "echo": "HERALD_ECHO",
-        "broadcast": "HERALD_BROADCAST", "db": "HERALD_DB", "secret": "HERALD_SECRET", "secret-file": "HERALD_SECRET_FILE",
-        "push-grace": "HERALD_PUSH_GRACE", "handshake-timeout": "HERALD_HANDSHAKE_TIMEOUT", "ping-interval": "HERALD_PING_INTERVAL",
-        "idle-timeout": "HERALD_IDLE_TIMEOUT", "tick": "HERALD_TICK", "max-frame-size": "HERALD_MAX_FRAME_SIZE",
-        "max-message-size": "HERALD_MAX_MESSAGE_SIZE", "max-connections": "HERALD_MAX_CONNECTIONS", "log-level": "HERALD_LOG_LEVEL",
-        "compression": "HERALD_COMPRESSION", "tls-cert": "HERALD_TLS_CERT", "tls-key": "HERALD_TLS_KEY", "tls-port": "HERALD_TLS_PORT",
-        "max-connections-per-ip": "HERALD_MAX_CONNECTIONS_PER_IP", "handshake-rate-per-ip": "HERALD_HANDSHAKE_RATE_PER_IP",
-        "sync-send-rate": "HERALD_SYNC_SEND_RATE", "sync-create-rate": "HERALD_SYNC_CREATE_RATE",
-        "sync-social-rate": "HERALD_SYNC_SOCIAL_RATE", "sync-read-rate": "HERALD_SYNC_READ_RATE", "sync-scene-rate": "HERALD_SYNC_SCENE_RATE",
-        "max-text-bytes": "HERALD_MAX_TEXT_BYTES", "metrics": "HERALD_METRICS",
-        "max-queued-bytes": "HERALD_MAX_QUEUED_BYTES", "socket-send-buffer": "HERALD_SOCKET_SEND_BUFFER",
-        "metrics-token-file": "HERALD_METRICS_TOKEN_FILE", "warnings-per-second": "HERALD_WARNINGS_PER_SECOND",
-        "warning-summary-interval": "HERALD_WARNING_SUMMARY_INTERVAL",
-    ]
+    /// Every setting of the server, once: flag, variable, help, default and how its value is read and checked. `serve`
+    /// takes all of them, `token` and `apikey` the store and secret ones; ``init(environment:)`` reads their variables.
+    public static var settings: [ServerSetting] {
+        let defaults = HeraldServerOptions()
+        return [
+            .text("host", \.host, "Address to bind."),
+            .integer("port", \.port, "Port to bind; 0 picks a free one."),
+            .integer("threads", \.threads, "Event-loop threads.", default: "cores"),
+            .toggle("echo", \.echo, "Serve GET /echo, a WebSocket echo endpoint."),
+            .toggle("broadcast", \.broadcast, "Serve the benchmark broadcast endpoint on unrouted paths."),
+            .toggle("compression", \.compression, "Accept permessage-deflate (RFC 7692) from clients that offer it."),
+            .text("db", \.dbPath, "SQLite database file."),
+            ServerSetting(
+                name: "store", form: .value(placeholder: "store"),
+                help: "Shared PostgreSQL store (postgres://user@host:port/db) instead of --db, for several nodes.", defaultText: nil
+            ) { text, options in
+                guard text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") else { return "a postgres:// or postgresql:// URL" }
+                options.store = text
+                return nil
+            },
+            ServerSetting(
+                name: "api-rate-limit", form: .value(placeholder: "api-rate-limit"),
+                help: "Requests per second each /api/v1 key may make (burst: twice that); 0 = unlimited.",
+                defaultText: ServerSetting.shown(defaults.api.rateLimitPerSecond)
+            ) { text, options in
+                guard let rate = Double(text), rate >= 0, rate.isFinite else { return "a number >= 0" }
+                options.api.rateLimitPerSecond = rate
+                // Capped before the conversion: a finite but huge rate (1e300) would trap in Int(_:).
+                options.api.rateLimitBurst = max(1, Int(min((2 * rate).rounded(.up), Double(Int32.max))))
+                return nil
+            },
+            .positiveInteger("api-max-body", \.api.maxBodySize, "Largest /api/v1 request body in bytes."),
+            .optionalText(
+                "secret-file", \.secretFile,
+                "File holding the token signing secret (mode 0600, one trailing newline ignored); default: the one stored in the database."),
+            .optionalText("secret", \.secret, "Token signing secret as an argument: visible in ps, prefer --secret-file."),
+            ServerSetting(name: "push-grace", form: .value(placeholder: "push-grace"), help: "Push grace period in seconds (P4).",
+                defaultText: ServerSetting.shown(defaults.pushGraceSeconds)) {
+                text, options in
+                guard let seconds = Double(text), seconds >= 0 else { return "seconds" }
+                options.pushGraceSeconds = seconds
+                return nil
+            },
+            .integer(
+                "handshake-timeout", \.handshakeTimeoutMs, "Close connections whose HTTP request head is incomplete after this many ms."),
+            .integer("ping-interval", \.pingIntervalMs, "Ping sessions quiet for this many ms; 0 disables."),
+            .integer("idle-timeout", \.idleTimeoutMs, "Close sessions silent for this many ms with 1001; 0 disables."),
+            .integer("tick", \.tickMs, "Timer sweep granularity in ms."),
+            .integer("max-frame-size", \.maxFrameSize, "Largest WebSocket frame payload in bytes."),
+            .integer("max-message-size", \.maxMessageSize, "Largest WebSocket message in bytes."),
+            .integer("max-connections", \.maxConnections, "Most simultaneous connections; more get 503 before any upgrade."),
+            .integer(
+                "max-connections-per-ip", \.maxConnectionsPerIP, "Most simultaneous connections per client IP; more get 429; 0 = unlimited."),
+            .rate(
+                "handshake-rate-per-ip", \.handshakeRatePerIP,
+                "New connections per second per client IP (burst: 5 s worth); more get 429; 0 = unlimited."),
+            .rate(
+                "sync-send-rate", \.syncSendRate,
+                "/sync sends per second per user (burst: twice that); more are answered rate_limited; 0 = unlimited."),
+            .rate("sync-create-rate", \.syncCreateRate, "/sync dm and group requests per second per user (burst: 15 s worth); 0 = unlimited."),
+            .rate(
+                "sync-social-rate", \.syncSocialRate, "/sync follow and react requests per second per user (burst: 120 s worth); 0 = unlimited."),
+            .rate(
+                "sync-read-rate", \.syncReadRate,
+                "/sync ack, bell.read and bell.readAll requests per second per user (burst: 10 s worth); 0 = unlimited."),
+            .rate("sync-scene-rate", \.syncSceneRate, "/sync scene reports per second per user (burst: 10 s worth); 0 = unlimited."),
+            .integer("max-text-bytes", \.maxTextBytes, "Longest /sync message text in UTF-8 bytes; longer is too_large."),
+            .optionalInteger(
+                "max-queued-bytes", \.maxQueuedBytes,
+                "Bytes queued per connection before a receiver that stopped reading is closed (it resumes on reconnect).", default: "4194304"),
+            .optionalInteger(
+                "socket-send-buffer", \.socketSendBuffer,
+                "SO_SNDBUF of accepted sockets in bytes (caps kernel memory per stalled reader); default: kernel autotuning."),
+            .toggle("metrics", \.metrics, "Serve GET /metrics (Prometheus text format)."),
+            .optionalText(
+                "metrics-token-file", \.metricsTokenFile,
+                "File holding the token GET /metrics then requires as Authorization: Bearer <token> (mode 0600, one trailing newline ignored); default: no authentication."),
+            .integer(
+                "warnings-per-second", \.warningsPerSecond,
+                "Warnings about limits firing (failed logins, refused connections, slow consumers, descriptor exhaustion, store write failures) logged per second per kind; the rest are counted and summarised."),
+            .integer(
+                "warning-summary-interval", \.warningSummaryIntervalMs, "Report suppressed warnings of a kind this many ms after the first of them."),
+            ServerSetting(
+                name: "log-level", form: .value(placeholder: "log-level"), help: "trace, debug, info, notice, warning, error or critical.",
+                defaultText: defaults.logLevel.rawValue
+            ) { text, options in
+                guard let level = Logger.Level(rawValue: text.lowercased()) else { return "trace, debug, info, notice, warning, error or critical" }
+                options.logLevel = level
+                return nil
+            },
+            .optionalText("tls-cert", \.tlsCertificateFile, "PEM certificate chain: serve wss:// (TLS 1.2+); re-read on SIGHUP."),
+            .optionalText("tls-key", \.tlsKeyFile, "PEM private key for --tls-cert."),
+            .optionalInteger("tls-port", \.tlsPort, "Serve TLS on this port and plain ws:// on --port; without it --port is TLS."),
+        ]
+    }
 
-    /// The defaults, overridden by whichever `HERALD_*` variables are set in `environment`.
+    /// The setting named `name` (its flag without the dashes), if there is one.
+    public static func setting(_ name: String) -> ServerSetting? {
+        settings.first { $0.name == name }
+    }
+
+    /// Every setting's flag name (without dashes) with its environment variable.
+    public static var environmentNames: [String: String] {
+        Dictionary(uniqueKeysWithValues: settings.map { ($0.name, $0.environmentName) })
+    }
+
+    /// The defaults, overridden by whichever `HERALD_*` variables are set (and not empty) in `environment`.
     ///
     /// - Parameter environment: usually `ProcessInfo.processInfo.environment`.
     /// - Throws: ``OptionsError`` naming the variable whose value does not parse.
     public init(environment: [String: String]) throws(OptionsError) {
         self.init()
-        func value(_ flag: String) -> (name: String, text: String)? {
-            guard let name = Self.environmentNames[flag], let text = environment[name], !text.isEmpty else { return nil }
-            return (name, text)
-        }
-        func integer(_ flag: String) throws(OptionsError) -> Int? {
-            guard let (name, text) = value(flag) else { return nil }
-            guard let number = Int(text), number >= 0 else { throw OptionsError(name: name, value: text, expected: "a non-negative integer") }
-            return number
-        }
-        func boolean(_ flag: String) throws(OptionsError) -> Bool? {
-            guard let (name, text) = value(flag) else { return nil }
-            switch text.lowercased() {
-            case "1", "true", "yes", "on": return true
-            case "0", "false", "no", "off": return false
-            default: throw OptionsError(name: name, value: text, expected: "true or false")
-            }
-        }
-        if let (_, text) = value("host") { host = text }
-        if let number = try integer("port") { port = number }
-        if let number = try integer("threads") { threads = number }
-        if let flag = try boolean("echo") { echo = flag }
-        if let flag = try boolean("broadcast") { broadcast = flag }
-        if let flag = try boolean("compression") { compression = flag }
-        if let (_, text) = value("db") { dbPath = text }
-        if let (_, text) = value("secret") { secret = text }
-        if let (_, text) = value("secret-file") { secretFile = text }
-        if let (name, text) = value("push-grace") {
-            guard let seconds = Double(text), seconds >= 0 else { throw OptionsError(name: name, value: text, expected: "seconds") }
-            pushGraceSeconds = seconds
-        }
-        if let number = try integer("handshake-timeout") { handshakeTimeoutMs = number }
-        if let number = try integer("ping-interval") { pingIntervalMs = number }
-        if let number = try integer("idle-timeout") { idleTimeoutMs = number }
-        if let number = try integer("tick") { tickMs = number }
-        if let number = try integer("max-frame-size") { maxFrameSize = number }
-        if let number = try integer("max-message-size") { maxMessageSize = number }
-        if let number = try integer("max-connections") { maxConnections = number }
-        if let number = try integer("max-connections-per-ip") { maxConnectionsPerIP = number }
-        if let number = try integer("max-text-bytes") { maxTextBytes = number }
-        if let flag = try boolean("metrics") { metrics = flag }
-        if let (_, text) = value("metrics-token-file") { metricsTokenFile = text }
-        if let number = try integer("warnings-per-second") { warningsPerSecond = number }
-        if let number = try integer("warning-summary-interval") { warningSummaryIntervalMs = number }
-        if let number = try integer("max-queued-bytes") { maxQueuedBytes = number }
-        if let number = try integer("socket-send-buffer") { socketSendBuffer = number }
-        let rates: [(String, WritableKeyPath<HeraldServerOptions, Double>)] = [
-            ("handshake-rate-per-ip", \.handshakeRatePerIP), ("sync-send-rate", \.syncSendRate), ("sync-create-rate", \.syncCreateRate),
-            ("sync-social-rate", \.syncSocialRate), ("sync-read-rate", \.syncReadRate), ("sync-scene-rate", \.syncSceneRate),
-        ]
-        for (flag, field) in rates {
-            guard let (name, text) = value(flag) else { continue }
-            guard let rate = Double(text), rate >= 0, rate.isFinite else { throw OptionsError(name: name, value: text, expected: "a rate >= 0 per second") }
-            self[keyPath: field] = rate
-        }
-        if let (_, text) = value("tls-cert") { tlsCertificateFile = text }
-        if let (_, text) = value("tls-key") { tlsKeyFile = text }
-        if let number = try integer("tls-port") { tlsPort = number }
-        if let (name, text) = value("log-level") {
-            guard let level = Logger.Level(rawValue: text.lowercased()) else {
-                throw OptionsError(name: name, value: text, expected: "trace, debug, info, notice, warning, error or critical")
-            }
-            logLevel = level
+        for setting in Self.settings {
+            guard let text = environment[setting.environmentName], !text.isEmpty else { continue }
+            try setting.apply(text, from: setting.environmentName, to: &self)
         }
     }
 

@@ -6,8 +6,8 @@ import Logging
 /// Settings for the whole `herald-server` process: where to listen, which endpoints to serve, the storage and
 /// auth settings the sync service reads, and the engine's timers and limits.
 ///
-/// Every field has a production default. The CLI fills it from flags, then from `HERALD_*` environment variables
-/// (see ``init(environment:)``), and tests shorten the timers.
+/// Every field has a production default. The CLI fills it from `HERALD_*` environment variables, then from flags
+/// (both as ``settings`` declares them), and tests shorten the timers.
 ///
 /// ```swift
 /// var options = HeraldServerOptions()
@@ -31,6 +31,8 @@ public struct HeraldServerOptions: Sendable {
     /// A shared PostgreSQL store (`postgres://user@host:port/db`) instead of ``dbPath``: several nodes on one
     /// database see the same streams (issue 9). nil: the SQLite file.
     public var store: String? = nil
+    /// The backend HTTP API's (`/api/v1`) body limit and per-key rate.
+    public var api = APIOptions()
     /// The token signing secret; nil lets the sync service use the one stored in the database.
     public var secret: String? = nil
     /// A file holding the token signing secret (see ``SecretFile``), read by ``settleSecret(flag:fileFlag:)`` into

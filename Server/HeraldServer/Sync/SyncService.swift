@@ -4,7 +4,6 @@ import HeraldClock
 import HeraldNet
 import HeraldProtocol
 import HeraldStore
-import HeraldStorePostgres
 import HeraldSync
 import HeraldWebSocket
 import Logging
@@ -19,20 +18,15 @@ public final class SyncService: Sendable {
     private let inbox: SyncInbox<SessionHandle>
     private let finished = DispatchSemaphore(value: 0)
     private let runner: SyncThreadRunner
-    /// With a PostgreSQL store: the LISTEN connection that tells this node about other nodes' stream events.
-    private let listener: PostgresStreamListener?
+    /// With a store several nodes share: the feed that tells this node about the other nodes' commits.
+    private let listener: (any StoreSignalFeed)?
     /// The JWT signing secret the service verifies with (the API mints tokens with it).
     let signingKeys: SigningKeys
-    /// The database file (the API opens its own connection to it for key lookups).
-    let databasePath: String
 
-    /// Opens (creating and migrating) the database, resolves the signing secret, registers `/sync` and
-    /// starts the sync thread. Call before `server.start()`.
-    public init(options: HeraldServerOptions, server: HeraldHTTPServer, logger: Logger) throws {
-        let store: any SyncStore = try options.store.map { try PostgresStore(url: $0) } ?? SQLiteStore(path: options.dbPath, checkpointsInBackground: true)
-        for change in (store as? SQLiteStore)?.fileModeChanges ?? [] {
-            logger.warning("database file was readable beyond its owner; narrowed", metadata: ["file": "\(change.path)", "change": "\(change)"])
-        }
+    /// Takes over the opened store (closing it when this throws), resolves the signing secret, registers `/sync`
+    /// and starts the sync thread. Call before `server.start()`.
+    public init(storage: SyncStorage, options: HeraldServerOptions, server: HeraldHTTPServer, logger: Logger) throws {
+        let store = storage.store
         let secret: SigningKeys
         do {
             secret = try SigningSecret.resolve(option: options.secret, store: store)
@@ -41,7 +35,6 @@ public final class SyncService: Sendable {
             throw error
         }
         signingKeys = secret
-        databasePath = options.dbPath
         var configuration = SyncConfiguration(pushGraceMilliseconds: Int64((max(options.pushGraceSeconds, 0) * 1000).rounded()))
         configuration.requestRates = options.syncRequestRates
         configuration.limits.maxTextBytes = options.maxTextBytes
@@ -52,9 +45,9 @@ public final class SyncService: Sendable {
         let inbox = SyncInbox<SessionHandle>()
         self.inbox = inbox
         let core = SyncCore<SessionHandle>(store: store, configuration: configuration, logger: logger)
-        // Several nodes on one PostgreSQL database: device presence is shared so pushes see every node (P1-P5).
+        // Several nodes on one database: device presence is shared so pushes see every node (P1-P5).
         let node = Self.newNodeID()
-        if options.store != nil {
+        if storage.openSignalFeed != nil {
             do {
                 try core.joinCluster(node: node)
             } catch {
@@ -66,8 +59,8 @@ public final class SyncService: Sendable {
 
         // Other nodes' commits reach this node's devices through the store; the notification only says whose
         // stream advanced (and a reconnect says "catch everyone up").
-        listener = options.store.map { url in
-            PostgresStreamListener(url: url) { signal in
+        listener = storage.openSignalFeed.map { open in
+            open { signal in
                 switch signal {
                 case .advanced(let user, let seq): inbox.post(.streamAdvanced(user: user, seq: seq))
                 case .reconnected: inbox.post(.streamReconnected)

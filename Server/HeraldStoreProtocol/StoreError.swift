@@ -1,9 +1,7 @@
-import CSQLite
-
 /// A failure of the store, typed so the server can report it instead of crashing.
 ///
 /// A failing statement never traps: a full disk, a read-only file or a busy lock held by another
-/// process all come back as a `StoreError` carrying SQLite's extended result code and message.
+/// process all come back as a `StoreError` carrying the backend's result code and message.
 public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What kind of failure this is, independent of the backend.
     public enum Kind: String, Sendable, Equatable {
@@ -27,9 +25,9 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// What kind of failure this is.
     public var kind: Kind
-    /// SQLite's extended result code, or 0 when the error comes from the store's own checks.
+    /// The backend's result code (SQLite's extended result code), or 0 when the error comes from the store's own checks.
     public var code: Int32
-    /// A readable message: SQLite's own message plus what the store was doing.
+    /// A readable message: the backend's own message plus what the store was doing.
     public var message: String
 
     /// Creates an error from its parts.
@@ -41,20 +39,5 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var description: String {
         code == 0 ? "StoreError.\(kind): \(message)" : "StoreError.\(kind) (sqlite \(code)): \(message)"
-    }
-
-    /// Maps an SQLite result code (primary or extended) to a store error.
-    static func sqlite(_ code: Int32, message: String) -> StoreError {
-        let kind: Kind
-        switch code & 0xFF {
-        case SQLITE_CONSTRAINT: kind = .constraint
-        case SQLITE_BUSY, SQLITE_LOCKED: kind = .busy
-        case SQLITE_READONLY, SQLITE_PERM: kind = .readOnly
-        case SQLITE_FULL: kind = .full
-        case SQLITE_IOERR, SQLITE_CANTOPEN, SQLITE_PROTOCOL: kind = .io
-        case SQLITE_CORRUPT, SQLITE_NOTADB: kind = .corrupt
-        default: kind = .other
-        }
-        return StoreError(kind: kind, code: code, message: message)
     }
 }
