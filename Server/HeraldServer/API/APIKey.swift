@@ -1,6 +1,6 @@
 import COpenSSL
 import Foundation
-import HeraldStore
+import HeraldStoreProtocol
 
 /// Backend API keys: `hk_<id>_<secret>`, where `id` is 16 hex digits naming the stored row and `secret` is 64 hex
 /// digits (32 bytes from `RAND_bytes`). The database keeps only SHA-256 of the whole key; a presented key is
@@ -84,20 +84,6 @@ public enum APIKey {
         let (key, id) = generate()
         try store.insertAPIKey(APIKeyRecord(id: id, name: name, hash: hash(key), createdAt: createdAt, scope: scope, expiresAt: expiresAt))
         return key
-    }
-
-    /// ``create(in:name:scope:expiresInSeconds:)`` in the SQLite database at `dbPath` (created when missing).
-    public static func create(dbPath: String, name: String, scope: APIKeyScope = .full, expiresInSeconds: Int64? = nil) throws -> String {
-        let store = try SQLiteStore(path: dbPath)
-        defer { store.close() }
-        return try create(in: store, name: name, scope: scope, expiresInSeconds: expiresInSeconds)
-    }
-
-    /// ``create(in:name:scope:createdAt:expiresAt:)`` in the SQLite database at `dbPath` (created when missing).
-    static func create(dbPath: String, name: String, scope: APIKeyScope, createdAt: Int64, expiresAt: Int64?) throws -> String {
-        let store = try SQLiteStore(path: dbPath)
-        defer { store.close() }
-        return try create(in: store, name: name, scope: scope, createdAt: createdAt, expiresAt: expiresAt)
     }
 
     /// Every key in `store`, oldest first, revoked and expired ones included. Records carry the hash; show them with

@@ -1,6 +1,6 @@
 import HeraldProtocol
 import HeraldRules
-import HeraldStore
+import HeraldStoreProtocol
 import HeraldSync
 
 /// The JSON bodies the API answers with (schemas in openapi.json).

@@ -1,4 +1,4 @@
-import HeraldStore
+import HeraldStoreProtocol
 
 /// The endpoints of `/api/v1`, matched from a method and path, sans-IO.
 enum APIRoute: Equatable {

@@ -1,7 +1,7 @@
 import Foundation
 import HeraldProtocol
 import HeraldRules
-import HeraldStore
+import HeraldStoreProtocol
 import HeraldSync
 import HeraldWebSocket
 import Logging

@@ -1,4 +1,4 @@
-import HeraldStore
+import HeraldStoreProtocol
 
 /// Where the JWT signing secret comes from: `--secret` when given, otherwise 32 random bytes
 /// (`RAND_bytes`) created once and kept in the database's meta table, so tokens outlive restarts and

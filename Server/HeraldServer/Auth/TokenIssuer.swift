@@ -1,6 +1,6 @@
 import Foundation
 import HeraldProtocol
-import HeraldStore
+import HeraldStoreProtocol
 
 /// Why a token could not be issued.
 public struct TokenIssueError: Error, Sendable, CustomStringConvertible {
@@ -10,21 +10,6 @@ public struct TokenIssueError: Error, Sendable, CustomStringConvertible {
 
 /// Issues access tokens: what `herald-server token <user> [--name] [--db] [--secret] [--ttl]` runs.
 public enum TokenIssuer {
-    /// Creates the user if needed (or renames it when `name` is given) and returns a signed HS256 token.
-    ///
-    /// Works while a server runs on the same database file: SQLite's WAL and busy timeout let both
-    /// processes write, and the secret is created atomically by whichever comes first.
-    ///
-    /// - Parameters:
-    ///   - dbPath: the server's database file (created when missing).
-    ///   - user: the user id (``Identifiers/isUserId(_:)``).
-    ///   - name: the display name; nil keeps the stored one (or uses the id for a new user).
-    ///   - secret: `--secret`; nil uses (or creates) the secret stored in the database.
-    ///   - ttlSeconds: lifetime; must be positive.
-    public static func issue(dbPath: String, user: String, name: String?, secret: String?, ttlSeconds: Int) throws -> String {
-        try issue(opening: { try SQLiteStore(path: dbPath) }, user: user, name: name, secret: secret, ttlSeconds: ttlSeconds)
-    }
-
     /// Checks the arguments, then opens a store with `open`, issues the token from it and closes it: a typo creates no
     /// database file or connection. What `herald-server token` runs on whichever store `--db`/`--store` name.
     public static func issue(

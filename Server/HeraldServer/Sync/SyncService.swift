@@ -3,7 +3,7 @@ import HeraldBytes
 import HeraldClock
 import HeraldNet
 import HeraldProtocol
-import HeraldStore
+import HeraldStoreProtocol
 import HeraldSync
 import HeraldWebSocket
 import Logging

@@ -1,4 +1,4 @@
-import HeraldStore
+import HeraldStoreProtocol
 
 /// The store the composition root opened for the sync service (which owns and closes it from then on) and, when
 /// several nodes share that store, how this node hears of the others' commits.
