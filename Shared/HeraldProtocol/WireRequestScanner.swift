@@ -229,30 +229,25 @@ struct WireRequestScanner {
         switch bytes[index] {
         case UInt8(ascii: "\""):
             _ = try string()
-        case UInt8(ascii: "{"):
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            // An object is an array whose members each have a key in front.
+            let isObject = bytes[index] == UInt8(ascii: "{")
+            let end = isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")
             index += 1
             skipSpace()
-            if take(UInt8(ascii: "}")) { return }
+            if take(end) { return }
             repeat {
                 skipSpace()
-                _ = try string()
-                skipSpace()
-                try expect(UInt8(ascii: ":"))
-                skipSpace()
+                if isObject {
+                    _ = try string()
+                    skipSpace()
+                    try expect(UInt8(ascii: ":"))
+                    skipSpace()
+                }
                 try skipValue(depth: depth + 1)
                 skipSpace()
             } while take(UInt8(ascii: ","))
-            try expect(UInt8(ascii: "}"))
-        case UInt8(ascii: "["):
-            index += 1
-            skipSpace()
-            if take(UInt8(ascii: "]")) { return }
-            repeat {
-                skipSpace()
-                try skipValue(depth: depth + 1)
-                skipSpace()
-            } while take(UInt8(ascii: ","))
-            try expect(UInt8(ascii: "]"))
+            try expect(end)
         case UInt8(ascii: "t"), UInt8(ascii: "f"):
             _ = try boolean()
         case UInt8(ascii: "n"):
