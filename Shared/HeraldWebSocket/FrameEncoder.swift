@@ -23,9 +23,11 @@ public enum FrameEncoder {
     ///   - opcode: the frame's opcode. Control frames must carry at most 125 bytes (§5.5); callers keep to that.
     ///   - payload: the payload bytes.
     ///   - fin: whether this is the final fragment of its message.
+    ///   - compressed: sets RSV1, "Per-Message Compressed" (RFC 7692 §6), on a message's first frame.
     ///   - output: the buffer the frame is appended to.
-    public static func encodeServerFrame(opcode: WebSocketOpcode, payload: UnsafeRawBufferPointer, fin: Bool = true, into output: inout [UInt8]) {
-        appendHeader(fin: fin, opcode: opcode, length: payload.count, maskKey: nil, into: &output)
+    public static func encodeServerFrame(opcode: WebSocketOpcode, payload: UnsafeRawBufferPointer, fin: Bool = true, compressed: Bool = false,
+                                         into output: inout [UInt8]) {
+        appendHeader(fin: fin, compressed: compressed, opcode: opcode, length: payload.count, maskKey: nil, into: &output)
         output.append(contentsOf: payload)
     }
 
@@ -60,11 +62,12 @@ public enum FrameEncoder {
     ///   - payload: the unmasked payload; it is copied into `output` and masked there.
     ///   - maskKey: the four key bytes; §5.3 requires a fresh unpredictable key per frame (see ``MaskKey/random()``).
     ///   - fin: whether this is the final fragment of its message.
+    ///   - compressed: sets RSV1, "Per-Message Compressed" (RFC 7692 §6), on a message's first frame.
     ///   - output: the buffer the frame is appended to.
     public static func encodeClientFrame(opcode: WebSocketOpcode, payload: UnsafeRawBufferPointer, maskKey: (UInt8, UInt8, UInt8, UInt8),
-                                         fin: Bool = true, into output: inout [UInt8]) {
+                                         fin: Bool = true, compressed: Bool = false, into output: inout [UInt8]) {
         let key = MaskKey(maskKey)
-        appendHeader(fin: fin, opcode: opcode, length: payload.count, maskKey: key, into: &output)
+        appendHeader(fin: fin, compressed: compressed, opcode: opcode, length: payload.count, maskKey: key, into: &output)
         let start = output.count
         output.append(contentsOf: payload)
         Masking.apply(key, to: &output, range: start..<output.count)
@@ -95,8 +98,9 @@ public enum FrameEncoder {
 
     // MARK: - Header
 
-    private static func appendHeader(fin: Bool, opcode: WebSocketOpcode, length: Int, maskKey: MaskKey?, into output: inout [UInt8]) {
-        output.append((fin ? 0x80 : 0) | opcode.rawValue)
+    private static func appendHeader(fin: Bool, compressed: Bool, opcode: WebSocketOpcode, length: Int, maskKey: MaskKey?,
+                                     into output: inout [UInt8]) {
+        output.append((fin ? 0x80 : 0) | (compressed ? 0x40 : 0) | opcode.rawValue)
         let maskBit: UInt8 = maskKey == nil ? 0 : 0x80
         // §5.2: "the minimal number of bytes MUST be used to encode the length".
         if length <= 125 {

@@ -4,13 +4,14 @@ import HeraldWebSocket
 
 /// The client's end of one WebSocket to the server over bytes: the opening handshake (RFC 6455 §4.1) with
 /// the token and, unless turned off, a permessage-deflate offer (RFC 7692); then framing through
-/// `WebSocketConnection(role: .client)`, with the agreed compression plugged in. Sans-IO: bytes in, events and
-/// bytes out (plaintext: TLS, if any, is below this type).
+/// `WebSocketStateMachine(role: .client)`, with the agreed compression plugged in, whose actions it carries out.
+/// Sans-IO: bytes in, events and bytes out (plaintext: TLS, if any, is below this type).
 struct ClientWebSocket {
     enum Event: Equatable {
         /// The handshake succeeded; the stream can start.
         case opened
-        case text(String)
+        /// A text message: its UTF-8, already validated.
+        case text([UInt8])
         /// The server refused the upgrade with this status (401: the token).
         case rejected(status: Int?, reason: String)
         /// The connection ended (close handshake or protocol failure).
@@ -25,7 +26,7 @@ struct ClientWebSocket {
 
     private let key: String
     private var phase: Phase
-    private var connection = WebSocketConnection(role: .client)
+    private var connection = WebSocketStateMachine(role: .client)
     /// What we offered of permessage-deflate; nil when compression is off.
     private let compressionOffer: PerMessageDeflateClientConfiguration?
     /// The permessage-deflate agreement, once the server accepted the offer (nil: uncompressed).
@@ -92,7 +93,7 @@ struct ClientWebSocket {
         do {
             guard let agreed = try compressionOffer.acceptResponse(head.headers.values(for: "Sec-WebSocket-Extensions")) else { return nil }
             let codec = try PerMessageDeflate(parameters: agreed, role: .client)
-            connection = WebSocketConnection(role: .client, compression: codec)
+            connection = WebSocketStateMachine(role: .client, compression: codec)
             compression = agreed
             return nil
         } catch {
@@ -102,13 +103,21 @@ struct ClientWebSocket {
 
     private mutating func frames(_ bytes: [UInt8]) -> [Event] {
         var events: [Event] = []
-        connection.receive(bytes, output: &output) { event in
-            switch event {
-            case .text(let text): events.append(.text(text))
-            case .binary, .ping, .pong: break
-            case .closed(let code, let reason):
+        // No keep-alive deadlines on this side (the server pings), so the clock is not read.
+        bytes.withUnsafeBytes { connection.receive($0, now: 0) }
+        for action in connection.actions {
+            switch action {
+            case .deliver(let opcode, let range):
+                if opcode == .text { events.append(.text(Array(connection.received[range]))) }
+            case .write(let range):
+                output.append(contentsOf: connection.outgoing[range])
+            case .peerClosed(let code, let range):
+                let reason = String(decoding: connection.received[range], as: UTF8.self)
                 events.append(.closed(code: code?.rawValue, reason: "server closed the connection (\(code.map { String($0.rawValue) } ?? "no code")) \(reason)"))
-            case .failed(let error): events.append(.closed(code: nil, reason: "protocol error: \(error)"))
+            case .failed(let error):
+                events.append(.closed(code: nil, reason: "protocol error: \(error)"))
+            case .receivedPing, .receivedPong, .closeStarted, .closeTransport, .setTimer:
+                break
             }
         }
         if connection.state == .closed { phase = .closed }

@@ -261,7 +261,7 @@ public final class ClientRunner {
                 if !options.interactive { Self.log(openedDescription(session)) }
                 core.connectionOpened(now: now)
             case .text(let text):
-                switch ServerFrame.decode(Array(text.utf8)) {
+                switch ServerFrame.decode(text) {
                 case .success(let frame): core.receive(frame, now: now)
                 case .failure(let error): Self.log("undecodable frame from the server: \(error.message)")
                 }

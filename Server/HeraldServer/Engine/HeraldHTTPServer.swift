@@ -156,37 +156,6 @@ public final class HeraldHTTPServer: Sendable {
         state.withLock { $0.tlsServer?.boundPort.map(Int.init) }
     }
 
-    /// From any thread: queues a pre-encoded server frame (e.g. `SharedBytes(FrameEncoder.serverTextFrame(json))`)
-    /// on each session. One task per loop; closed, closing or stale sessions are skipped. Frames sent to one session
-    /// from one thread arrive in call order.
-    ///
-    /// Sessions without permessage-deflate get `frame` itself, by reference. For sessions that negotiated it, a
-    /// complete text or binary frame is deflated once per loop and configuration (RFC 7692 without server context
-    /// takeover, which the server always answers), and that compressed frame is shared by reference in turn.
-    public func send(_ frame: SharedBytes, to sessions: [SessionHandle]) {
-        guard let loops = state.withLock({ $0.tcpServer?.group.loops }), !sessions.isEmpty else { return }
-        let compressors = fanOutCompressors
-        if loops.count == 1 {
-            let loop = loops[0]
-            loop.execute { Self.deliver(frame, to: sessions, on: loop, compressors: compressors) }
-            return
-        }
-        var perLoop = [[SessionHandle]](repeating: [], count: loops.count)
-        for session in sessions where session.connection.loopIndex >= 0 && session.connection.loopIndex < loops.count {
-            perLoop[session.connection.loopIndex].append(session)
-        }
-        for (index, batch) in perLoop.enumerated() where !batch.isEmpty {
-            let loop = loops[index]
-            loop.execute { Self.deliver(frame, to: batch, on: loop, compressors: compressors) }
-        }
-    }
-
-    /// From any thread: ``send(_:to:)`` for several frames at once, delivered in order with ONE task per loop for all
-    /// of them (the sync thread hands over a whole batch's fan-out this way: one wake-up per loop, not one per frame).
-    public func send(_ batch: [(frame: SharedBytes, sessions: [SessionHandle])]) {
-        send(messages: batch.map { (.frame($0.frame), $0.sessions) })
-    }
-
     /// From any thread: a batch of fan-out messages (``FanOutMessage``), in order, with ONE task per loop for all of
     /// them. Messages to one session arrive in call order, whatever their form.
     public func send(messages batch: [(message: FanOutMessage, sessions: [SessionHandle])]) {
