@@ -54,11 +54,7 @@ public final class LoopGroup: Sendable {
             loop.execute { loop.deliver(frame, to: handles) }
             return
         }
-        var perLoop = [[ConnectionHandle]](repeating: [], count: loops.count)
-        for handle in handles where handle.loopIndex >= 0 && handle.loopIndex < loops.count {
-            perLoop[handle.loopIndex].append(handle)
-        }
-        for (index, batch) in perLoop.enumerated() where !batch.isEmpty {
+        for (index, batch) in handles.groupedByLoop(loopCount: loops.count, loopIndex: \.loopIndex).enumerated() where !batch.isEmpty {
             let loop = loops[index]
             loop.execute { loop.deliver(frame, to: batch) }
         }

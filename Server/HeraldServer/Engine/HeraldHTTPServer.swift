@@ -25,8 +25,6 @@ public final class HeraldHTTPServer: Sendable {
     public let options: HeraldServerOptions
     private let logger: Logger
     private let broadcastHub: BroadcastHub
-    /// Per loop (by index): the compressors that deflate a fan-out frame once for all that loop's compressed sessions.
-    private let fanOutCompressors: [LoopCompressors]
     /// The counters `GET /metrics` reports; the sync service adds its own to them.
     public let metrics: ServerMetrics
     /// Rate-limited warnings for limits that fire (failed authentication, refusals, slow consumers, descriptor
@@ -54,7 +52,6 @@ public final class HeraldHTTPServer: Sendable {
         self.options = options
         self.logger = logger
         self.broadcastHub = BroadcastHub(loopCount: max(1, options.threads))
-        self.fanOutCompressors = (0..<max(1, options.threads)).map { _ in LoopCompressors() }
         self.metrics = ServerMetrics(loopCount: max(1, options.threads))
         self.warnings = LimitWarnings(
             logger: logger, limit: LogRateLimit(linesPerSecond: options.warningsPerSecond, summaryIntervalMilliseconds: options.warningSummaryIntervalMs))
@@ -157,14 +154,19 @@ public final class HeraldHTTPServer: Sendable {
     }
 
     /// From any thread: a batch of fan-out messages (``FanOutMessage``), in order, with ONE task per loop for all of
-    /// them. Messages to one session arrive in call order, whatever their form.
+    /// them (the sync thread hands over a whole batch's fan-out this way: one wake-up per loop, not one per frame).
+    /// Messages to one session arrive in call order, whatever their form; closed, closing or stale sessions are
+    /// skipped.
+    ///
+    /// Sessions without permessage-deflate get each frame itself, by reference. For sessions that negotiated it, a
+    /// complete text or binary frame is deflated once per loop and configuration (RFC 7692 without server context
+    /// takeover, which the server always answers), and that compressed frame is shared by reference in turn.
     public func send(messages batch: [(message: FanOutMessage, sessions: [SessionHandle])]) {
         guard let loops = state.withLock({ $0.tcpServer?.group.loops }), !batch.isEmpty else { return }
-        let compressors = fanOutCompressors
         if loops.count == 1 {
             let loop = loops[0]
             loop.execute {
-                for (message, sessions) in batch { Self.deliver(message, to: sessions, on: loop, compressors: compressors) }
+                for (message, sessions) in batch { Self.deliver(message, to: sessions, on: loop) }
             }
             return
         }
@@ -177,27 +179,19 @@ public final class HeraldHTTPServer: Sendable {
         for (index, work) in perLoop.enumerated() where !work.isEmpty {
             let loop = loops[index]
             loop.execute {
-                for (message, sessions) in work { Self.deliver(message, to: sessions, on: loop, compressors: compressors) }
+                for (message, sessions) in work { Self.deliver(message, to: sessions, on: loop) }
             }
         }
     }
 
     /// `message` to `sessions` as one part per loop (a sequenced event's seqs go with their sessions).
     static func split(_ message: FanOutMessage, to sessions: [SessionHandle], loopCount: Int) -> [(message: FanOutMessage, sessions: [SessionHandle])] {
-        var parts = [[SessionHandle]](repeating: [], count: loopCount)
         switch message {
         case .frame, .answer:
-            for session in sessions where session.connection.loopIndex >= 0 && session.connection.loopIndex < loopCount {
-                parts[session.connection.loopIndex].append(session)
-            }
-            return parts.map { (message, $0) }
+            return sessions.groupedByLoop(loopCount: loopCount) { $0.connection.loopIndex }.map { (message, $0) }
         case .sequencedEvent(let body, let seqs):
-            var partSeqs = [[Int64]](repeating: [], count: loopCount)
-            for (session, seq) in zip(sessions, seqs) where session.connection.loopIndex >= 0 && session.connection.loopIndex < loopCount {
-                parts[session.connection.loopIndex].append(session)
-                partSeqs[session.connection.loopIndex].append(seq)
-            }
-            return zip(parts, partSeqs).map { (.sequencedEvent(body: body, seqs: $1), $0) }
+            let parts = zip(sessions, seqs).map { $0 }.groupedByLoop(loopCount: loopCount) { $0.0.connection.loopIndex }
+            return parts.map { part in (.sequencedEvent(body: body, seqs: part.map(\.1)), part.map(\.0)) }
         }
     }
 
@@ -269,32 +263,26 @@ public final class HeraldHTTPServer: Sendable {
         loop.connection(for: handle.connection)?.userData as? WebSocketSession
     }
 
-    static func deliver(_ message: FanOutMessage, to sessions: [SessionHandle], on loop: EventLoop, compressors: [LoopCompressors]) {
+    static func deliver(_ message: FanOutMessage, to sessions: [SessionHandle], on loop: EventLoop) {
         switch message {
-        case .frame(let frame): deliver(frame, to: sessions, on: loop, compressors: compressors)
-        case .answer(let frame): deliver(frame, to: sessions, on: loop, compressors: compressors, answering: true)
-        case .sequencedEvent(let body, let seqs): deliverEvent(body: body, seqs: seqs, to: sessions, on: loop, compressors: compressors)
+        case .frame(let frame): deliver(frame, to: sessions, on: loop)
+        case .answer(let frame): deliver(frame, to: sessions, on: loop, answering: true)
+        case .sequencedEvent(let body, let seqs): deliverEvent(body: body, seqs: seqs, to: sessions, on: loop)
         }
     }
 
     /// `frame` to each session (deflated once per configuration for those that negotiated it). With `answering`, it is
     /// each session's answer to one of its requests: queued beyond the slow-consumer cap (answers are bounded by the
     /// requests a session may have in flight instead), and the session may read on.
-    static func deliver(
-        _ frame: SharedBytes, to sessions: [SessionHandle], on loop: EventLoop, compressors: [LoopCompressors], answering: Bool = false
-    ) {
-        let loopCompressors = loop.index >= 0 && loop.index < compressors.count ? compressors[loop.index] : nil
+    static func deliver(_ frame: OutgoingFrame, to sessions: [SessionHandle], on loop: EventLoop, answering: Bool = false) {
         var fanOut = FanOutFrame(frame)
-        func send(to session: WebSocketSession) {
-            if let loopCompressors { session.send(&fanOut, compressors: loopCompressors) } else { session.send(frame) }
-        }
         for handle in sessions {
             guard let session = session(handle, on: loop) else { continue }
             guard answering else {
-                send(to: session)
+                session.send(&fanOut)
                 continue
             }
-            session.connection.writingBeyondQueueCap { send(to: session) }
+            session.connection.writingBeyondQueueCap { session.send(&fanOut) }
             session.requestAnswered()
         }
     }
@@ -303,26 +291,25 @@ public final class HeraldHTTPServer: Sendable {
     /// receivers with the same seq, the devices of one user) and copied into each plain session's queue; the body is
     /// queued by reference. A whole frame is built only for a session that negotiated permessage-deflate (then once
     /// per seq, and deflated once per configuration as for any frame).
-    static func deliverEvent(body: SharedBytes, seqs: [Int64], to sessions: [SessionHandle], on loop: EventLoop, compressors: [LoopCompressors]) {
-        let loopCompressors = loop.index >= 0 && loop.index < compressors.count ? compressors[loop.index] : nil
+    static func deliverEvent(body: SharedBytes, seqs: [Int64], to sessions: [SessionHandle], on loop: EventLoop) {
         withUnsafeTemporaryAllocation(byteCount: SequencedEventHead.maxSize, alignment: 1) { buffer in
             var headSeq: Int64?
-            var headCount = 0
+            var head = (count: 0, headerSize: 0)
             var fanOut: FanOutFrame?
             for (handle, seq) in zip(sessions, seqs) {
                 guard let session = session(handle, on: loop) else { continue }
                 if seq != headSeq {
-                    headCount = SequencedEventHead.write(seq: seq, bodyCount: body.count, into: buffer)
+                    head = SequencedEventHead.write(seq: seq, bodyCount: body.count, into: buffer)
                     headSeq = seq
                     fanOut = nil
                 }
-                let head = UnsafeRawBufferPointer(rebasing: buffer[..<headCount])
+                let headBytes = UnsafeRawBufferPointer(rebasing: buffer[..<head.count])
                 if session.sendsPlainFrames {
-                    session.send(head: head, body: body)
+                    session.send(head: headBytes, body: body)
                     continue
                 }
-                var whole = fanOut ?? FanOutFrame(joining: head, body)
-                if let loopCompressors { session.send(&whole, compressors: loopCompressors) } else { session.send(whole.plain) }
+                var whole = fanOut ?? FanOutFrame(OutgoingFrame(textHead: headBytes, headerSize: head.headerSize, body: body))
+                session.send(&whole)
                 fanOut = whole
             }
         }

@@ -78,10 +78,10 @@ public final class WebSocketSession {
     public var remoteAddress: String { connection.remoteAddress }
 
     /// Sends one text message. `bytes` must be UTF-8 (the peer fails the connection otherwise, §8.1).
-    public func sendText(_ bytes: [UInt8]) { sendMessage(.text, bytes) }
+    public func sendText(_ bytes: [UInt8]) { bytes.withUnsafeBytes { sendMessage(.text, $0) } }
 
     /// Sends one binary message.
-    public func sendBinary(_ bytes: [UInt8]) { sendMessage(.binary, bytes) }
+    public func sendBinary(_ bytes: [UInt8]) { bytes.withUnsafeBytes { sendMessage(.binary, $0) } }
 
     /// Queues a pre-encoded server frame (e.g. from `FrameEncoder.serverTextFrame`) by reference: no copy, so one
     /// encoding can go to many sessions. Dropped once the close handshake has started (§5.5.1).
@@ -108,16 +108,16 @@ public final class WebSocketSession {
         return .shared(windowBits: windowBits, options: compression.options)
     }
 
-    /// Queues a fan-out frame (``HeraldHTTPServer/send(messages:)``) in the form this session negotiated: `frame` must be
-    /// the one ``FanOutFrame`` picked for ``outgoingCompression``; a session with its own compression context
-    /// deflates the message itself.
-    func send(_ fanOut: inout FanOutFrame, compressors: LoopCompressors) {
+    /// Queues a fan-out frame (``HeraldHTTPServer/send(messages:)``) in the form this session negotiated: plain, the
+    /// frame's shared compressed form, or (with its own compression context) deflated by the session itself.
+    func send(_ fanOut: inout FanOutFrame) {
         guard !closeWritten else { return }
         let compression = outgoingCompression
-        if case .own = compression, let message = fanOut.message {
-            return sendMessage(message.opcode, message.payload)
+        let plain = fanOut.plain
+        if case .own = compression, plain.isWholeUncompressedMessage {
+            return plain.withPayload { sendMessage(plain.opcode, $0) }
         }
-        connection.write(fanOut.frame(for: compression, compressors: compressors))
+        connection.write(fanOut.frame(for: compression))
     }
 
     /// Starts the close handshake (§7.1.2): sends a close frame with `code` and `reason`; the TCP connection is
@@ -132,10 +132,10 @@ public final class WebSocketSession {
         connection.nextDeadline = timerDeadline()
     }
 
-    private func sendMessage(_ opcode: WebSocketOpcode, _ bytes: [UInt8]) {
+    private func sendMessage(_ opcode: WebSocketOpcode, _ payload: UnsafeRawBufferPointer) {
         guard !closeWritten else { return }
         output.removeAll(keepingCapacity: true)
-        bytes.withUnsafeBytes { machine.encodeMessage(opcode, payload: $0, into: &output) }
+        machine.encodeMessage(opcode, payload: payload, into: &output)
         loopMetrics?.framesOut.add(1)
         connection.write(output)
         shrinkOutputIfLarge()
