@@ -33,8 +33,8 @@ struct FanOutSequencedEventTests {
     func headPlusBodyIsTheWholeFrame(textBytes: Int) {
         let body = Self.eventBody(textBytes: textBytes)
         for seq: Int64 in [0, 1, 9, 10, 99_999, Int64.max, Int64.min, -42] {
-            let head = withUnsafeTemporaryAllocation(byteCount: SequencedEventHead.maxSize, alignment: 1) { buffer in
-                Array(UnsafeRawBufferPointer(rebasing: buffer[..<SequencedEventHead.write(seq: seq, bodyCount: body.count - 1, into: buffer).count]))
+            let head = withUnsafeTemporaryAllocation(byteCount: SequencedEvent.maxHeadSize, alignment: 1) { buffer in
+                Array(UnsafeRawBufferPointer(rebasing: buffer[..<SequencedEvent.writeHead(seq: seq, bodyCount: body.count - 1, into: buffer).count]))
             }
             #expect(head + body.dropFirst() == Self.wholeFrame(body: body, seq: seq), "text \(textBytes), seq \(seq)")
         }

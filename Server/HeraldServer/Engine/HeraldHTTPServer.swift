@@ -267,7 +267,7 @@ public final class HeraldHTTPServer: Sendable {
         switch message {
         case .frame(let frame): deliver(frame, to: sessions, on: loop)
         case .answer(let frame): deliver(frame, to: sessions, on: loop, answering: true)
-        case .sequencedEvent(let body, let seqs): deliverEvent(body: body, seqs: seqs, to: sessions, on: loop)
+        case .sequencedEvent(let body, let seqs): SequencedEvent.deliver(body: body, seqs: seqs, to: sessions, on: loop)
         }
     }
 
@@ -284,34 +284,6 @@ public final class HeraldHTTPServer: Sendable {
             }
             session.connection.writingBeyondQueueCap { session.send(&fanOut) }
             session.requestAnswered()
-        }
-    }
-
-    /// A ``FanOutMessage/sequencedEvent(body:seqs:)``: each receiver's head is written on the stack (once per run of
-    /// receivers with the same seq, the devices of one user) and copied into each plain session's queue; the body is
-    /// queued by reference. A whole frame is built only for a session that negotiated permessage-deflate (then once
-    /// per seq, and deflated once per configuration as for any frame).
-    static func deliverEvent(body: SharedBytes, seqs: [Int64], to sessions: [SessionHandle], on loop: EventLoop) {
-        withUnsafeTemporaryAllocation(byteCount: SequencedEventHead.maxSize, alignment: 1) { buffer in
-            var headSeq: Int64?
-            var head = (count: 0, headerSize: 0)
-            var fanOut: FanOutFrame?
-            for (handle, seq) in zip(sessions, seqs) {
-                guard let session = session(handle, on: loop) else { continue }
-                if seq != headSeq {
-                    head = SequencedEventHead.write(seq: seq, bodyCount: body.count, into: buffer)
-                    headSeq = seq
-                    fanOut = nil
-                }
-                let headBytes = UnsafeRawBufferPointer(rebasing: buffer[..<head.count])
-                if session.sendsPlainFrames {
-                    session.send(head: headBytes, body: body)
-                    continue
-                }
-                var whole = fanOut ?? FanOutFrame(OutgoingFrame(textHead: headBytes, headerSize: head.headerSize, body: body))
-                session.send(&whole)
-                fanOut = whole
-            }
         }
     }
 }
