@@ -129,9 +129,10 @@ public struct WebSocketStateMachine {
 
     /// Clears the previous input's actions and buffers, keeping their capacity (a large message's buffer is let go).
     private mutating func beginInput() {
-        actions.removeAll(keepingCapacity: true)
-        if received.capacity > 64 << 10 { received = [] } else { received.removeAll(keepingCapacity: true) }
-        if outgoing.capacity > 64 << 10 { outgoing = [] } else { outgoing.removeAll(keepingCapacity: true) }
+        // Most inputs leave some of these empty; skipping those skips a uniqueness check each (echo pays per read).
+        if !actions.isEmpty { actions.removeAll(keepingCapacity: true) }
+        if received.capacity > 64 << 10 { received = [] } else if !received.isEmpty { received.removeAll(keepingCapacity: true) }
+        if outgoing.capacity > 64 << 10 { outgoing = [] } else if !outgoing.isEmpty { outgoing.removeAll(keepingCapacity: true) }
     }
 
     private mutating func beginFrame(_ header: FrameHeader) -> WebSocketProtocolError? {
@@ -150,7 +151,7 @@ public struct WebSocketStateMachine {
         // kind of message is being reassembled.
         if header.opcode != .continuation {
             messageOpcode = header.opcode
-            messageBuffer.removeAll(keepingCapacity: true)
+            if !messageBuffer.isEmpty { messageBuffer.removeAll(keepingCapacity: true) }
             utf8 = UTF8Validator()
             messageIsCompressed = compression != nil && header.reservedBits & 0b100 != 0
         }
@@ -235,9 +236,9 @@ public struct WebSocketStateMachine {
     /// Moves the complete message into ``received`` and returns where it is; the reassembly buffer is then empty.
     private mutating func deliverMessage() -> Range<Int> {
         if received.isEmpty {
-            // The usual read: one message. Swapping the buffers hands it over without a copy.
+            // The usual read: one message. Swapping the buffers hands it over without a copy (and leaves the
+            // reassembly buffer with the empty one).
             swap(&received, &messageBuffer)
-            messageBuffer.removeAll(keepingCapacity: true)
             return 0..<received.count
         }
         let range = keepReceived(messageBuffer)

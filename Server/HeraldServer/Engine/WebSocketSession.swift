@@ -256,10 +256,10 @@ public final class WebSocketSession {
     /// go out in their place, before the frames of later actions.
     private func carryOutActions() {
         carryingOut = true
-        var index = 0
-        while index < machine.actions.count {
-            let action = machine.actions[index]
-            index += 1
+        // One reference to the list for the whole walk: what a delegate may call meanwhile (send, close) writes into
+        // the session's own buffer and leaves the list alone, so this never copies it.
+        let actions = machine.actions
+        for action in actions {
             switch action {
             case .deliver(let opcode, let range):
                 loopMetrics?.messagesIn.add(1)
