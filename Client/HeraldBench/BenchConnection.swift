@@ -13,7 +13,9 @@ final class BenchConnection {
     private(set) var phase: Phase = .connecting
     private let key = WebSocketHandshake.randomClientKey()
     private var headParser = HTTPResponseHeadParser()
-    private var socketProtocol = WebSocketConnection(role: .client)
+    private var socketProtocol = WebSocketStateMachine(role: .client)
+    /// The message handed to a receiver, reused.
+    private var message: [UInt8] = []
     /// Bytes not yet written, from `outputStart` on.
     var output: [UInt8] = []
     var outputStart = 0
@@ -94,7 +96,8 @@ final class BenchConnection {
     /// What one read produced.
     enum Input {
         case opened
-        case text(String)
+        /// A text message, at this range of ``message(_:)``'s bytes until the next read.
+        case text(Range<Int>)
         case rejected(String)
         case closed(String)
     }
@@ -129,15 +132,31 @@ final class BenchConnection {
     }
 
     private func frames(_ bytes: UnsafeRawBufferPointer, into events: inout [Input]) {
-        socketProtocol.receive(bytes, output: &output) { event in
-            switch event {
-            case .text(let text): events.append(.text(text))
-            case .binary, .ping, .pong: break
-            case .closed(let code, _): events.append(.closed("server closed (\(code.map { String($0.rawValue) } ?? "no code"))"))
-            case .failed(let error): events.append(.closed("protocol error: \(error)"))
+        // The load generator keeps no keep-alive deadlines, so the clock is not read.
+        socketProtocol.receive(bytes, now: 0)
+        for action in socketProtocol.actions {
+            switch action {
+            case .deliver(let opcode, let range):
+                if opcode == .text { events.append(.text(range)) }
+            case .write(let range):
+                output.append(contentsOf: socketProtocol.outgoing[range])
+            case .peerClosed(let code, _):
+                events.append(.closed("server closed (\(code.map { String($0.rawValue) } ?? "no code"))"))
+            case .failed(let error):
+                events.append(.closed("protocol error: \(error)"))
+            case .receivedPing, .receivedPong, .closeStarted, .closeTransport, .setTimer:
+                break
             }
         }
         if socketProtocol.state == .closed { phase = .closed }
+    }
+
+    /// The bytes of a message the last read delivered (``Input/text(_:)``), copied into a reused buffer so that the
+    /// receiver may send from `body`.
+    func withMessage<Result>(_ range: Range<Int>, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        message.removeAll(keepingCapacity: true)
+        message.append(contentsOf: socketProtocol.received[range])
+        return message.withUnsafeBufferPointer(body)
     }
 
     /// Closes the socket (the loop has already removed it from epoll).
@@ -154,7 +173,7 @@ final class BenchConnection {
     func reset() {
         closeSocket()
         headParser = HTTPResponseHeadParser()
-        socketProtocol = WebSocketConnection(role: .client)
+        socketProtocol = WebSocketStateMachine(role: .client)
         nextRequestId = 1
     }
 }

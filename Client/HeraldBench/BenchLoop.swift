@@ -6,7 +6,7 @@ protocol BenchLoopDelegate: AnyObject {
     /// The upgrade succeeded.
     func connectionOpened(_ connection: BenchConnection)
     /// One text message from the server.
-    func connection(_ connection: BenchConnection, received text: String, at now: UInt64)
+    func connection(_ connection: BenchConnection, received text: UnsafeBufferPointer<UInt8>, at now: UInt64)
     /// The connection ended or was refused; `reason` says why. The loop has closed the socket.
     func connectionEnded(_ connection: BenchConnection, reason: String)
 }
@@ -102,7 +102,7 @@ final class BenchLoop {
         for event in batch {
             switch event {
             case .opened: delegate?.connectionOpened(connection)
-            case .text(let text): delegate?.connection(connection, received: text, at: now)
+            case .text(let range): connection.withMessage(range) { delegate?.connection(connection, received: $0, at: now) }
             case .rejected(let reason): return end(connection, reason)
             case .closed(let reason):
                 _ = connection.flush()

@@ -113,8 +113,8 @@ final class Reconnector: BenchLoopDelegate {
         loop.markDirty(connection)
     }
 
-    func connection(_ connection: BenchConnection, received text: String, at now: UInt64) {
-        let scan = SyncFrameScan.scan(text)
+    func connection(_ connection: BenchConnection, received text: UnsafeBufferPointer<UInt8>, at now: UInt64) {
+        let scan = SyncFrameScan(text)
         guard scan.kind == .response, scan.requestId == 1 else { return }
         inProgress -= 1
         if scan.ok {

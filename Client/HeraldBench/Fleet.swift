@@ -118,11 +118,11 @@ final class Fleet: BenchLoopDelegate {
         loop.markDirty(connection)
     }
 
-    func connection(_ connection: BenchConnection, received text: String, at now: UInt64) {
-        let scan = SyncFrameScan.scan(text)
+    func connection(_ connection: BenchConnection, received text: UnsafeBufferPointer<UInt8>, at now: UInt64) {
+        let scan = SyncFrameScan(text)
         if scan.kind == .response, let id = scan.requestId, let handler = pending[connection.tag]?.removeValue(forKey: id) {
             pendingCount -= 1
-            let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] ?? [:]
+            let object = (try? JSONSerialization.jsonObject(with: Data(buffer: text))) as? [String: Any] ?? [:]
             handler(object)
             return
         }

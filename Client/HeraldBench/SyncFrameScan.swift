@@ -43,11 +43,6 @@ struct SyncFrameScan {
         }
     }
 
-    static func scan(_ text: String) -> SyncFrameScan {
-        var text = text
-        return text.withUTF8 { SyncFrameScan($0) }
-    }
-
     private static let responseMark = Array(#""type":"response""#.utf8)
     private static let okMark = Array(#""ok":true"#.utf8)
     private static let idMark = Array(#""id":"#.utf8)

@@ -3,7 +3,7 @@ import HeraldBytes
 import Synchronization
 
 /// N event loops, one thread each (style E6). Connections are spread over the loops by the kernel
-/// (each loop has its own SO_REUSEPORT listener); other work picks a loop with `next()`.
+/// (each loop has its own SO_REUSEPORT listener); other threads reach a connection through its loop.
 ///
 /// ```swift
 /// let group = try LoopGroup(threads: 4)
@@ -15,7 +15,6 @@ public final class LoopGroup: Sendable {
 
     /// The loops, indexed by `EventLoop.index` (and `ConnectionHandle.loopIndex`).
     public let loops: [EventLoop]
-    private let cursor = Atomic<Int>(0)
     private let threads: Mutex<[pthread_t]>
 
     /// Creates `threads` loops and starts a thread for each.
@@ -45,12 +44,6 @@ public final class LoopGroup: Sendable {
         self.threads = Mutex(started)
     }
 
-    /// The next loop in round-robin order.
-    public func next() -> EventLoop {
-        let position = cursor.wrappingAdd(1, ordering: .relaxed).oldValue
-        return loops[Int(UInt(bitPattern: position) % UInt(loops.count))]
-    }
-
     /// Fan-out from any thread: enqueues the same `frame` (no copies) on every handle's connection.
     ///
     /// Handles are grouped by loop and each loop gets ONE task. Handles whose connection has closed
@@ -61,11 +54,7 @@ public final class LoopGroup: Sendable {
             loop.execute { loop.deliver(frame, to: handles) }
             return
         }
-        var perLoop = [[ConnectionHandle]](repeating: [], count: loops.count)
-        for handle in handles where handle.loopIndex >= 0 && handle.loopIndex < loops.count {
-            perLoop[handle.loopIndex].append(handle)
-        }
-        for (index, batch) in perLoop.enumerated() where !batch.isEmpty {
+        for (index, batch) in handles.groupedByLoop(loopCount: loops.count, loopIndex: \.loopIndex).enumerated() where !batch.isEmpty {
             let loop = loops[index]
             loop.execute { loop.deliver(frame, to: batch) }
         }

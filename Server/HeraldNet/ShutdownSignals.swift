@@ -2,7 +2,7 @@ import CLinux
 import Glibc
 
 /// SIGINT/SIGTERM wiring (style E9): the handler only records the signal and writes to an eventfd
-/// (both async-signal-safe, in C); all real work happens on the thread that `wait()`s. SIGPIPE is
+/// (both async-signal-safe, in C); all real work happens on the thread that waits (``wait(timeoutMilliseconds:)``). SIGPIPE is
 /// ignored process-wide as a second line of defence behind MSG_NOSIGNAL.
 ///
 /// Create one per process (a later one takes over the handler).
@@ -24,13 +24,6 @@ public final class ShutdownSignals: Sendable {
     public var receivedSignal: Int32? {
         let signal = clinux_shutdown_signal()
         return signal == 0 ? nil : signal
-    }
-
-    /// Blocks the calling thread until SIGINT or SIGTERM arrives; returns its number.
-    public func wait() -> Int32 {
-        while true {
-            if let signal = wait(timeoutMilliseconds: -1) { return signal }
-        }
     }
 
     /// Blocks up to `timeoutMilliseconds` (-1: no limit) for SIGINT or SIGTERM; nil on timeout.

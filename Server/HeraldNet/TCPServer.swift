@@ -9,7 +9,9 @@ import Synchronization
 /// let server = try TCPServer(config: ServerConfig(port: 8080)) { _ in EchoHandler() }
 /// try server.start()
 /// print("listening on", server.boundPort!)
-/// let signal = try server.runUntilSignalled()   // SIGINT/SIGTERM → graceful shutdown → returns
+/// // ... later, from any thread:
+/// server.shutdown()
+/// server.waitUntilStopped()
 /// ```
 public final class TCPServer: Sendable {
     /// The configuration the server was created with.
@@ -132,21 +134,6 @@ public final class TCPServer: Sendable {
     /// Fan-out from any thread; see `LoopGroup.send(_:to:)`.
     public func send(_ frame: SharedBytes, to handles: [ConnectionHandle]) {
         group.send(frame, to: handles)
-    }
-
-    /// Starts the server if needed, blocks the calling thread until SIGINT or SIGTERM, then shuts down
-    /// gracefully and waits for it. Returns the signal number; the caller then exits 0.
-    ///
-    /// - Parameter signals: Signal wiring to use; by default installs `ShutdownSignals()`.
-    @discardableResult
-    public func runUntilSignalled(_ signals: ShutdownSignals? = nil) throws(NetError) -> Int32 {
-        let installed: ShutdownSignals
-        if let signals { installed = signals } else { installed = try ShutdownSignals() }
-        if state.withLock({ $0.phase == .created }) { try start() }
-        let received = installed.wait()
-        shutdown()
-        waitUntilStopped()
-        return received
     }
 
     private func finish() {

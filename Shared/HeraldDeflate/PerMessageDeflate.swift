@@ -15,7 +15,7 @@ public struct PerMessageDeflateOptions: Sendable, Hashable {
     public init() {}
 }
 
-/// permessage-deflate for one connection (RFC 7692), plugged into ``WebSocketConnection`` as its
+/// permessage-deflate for one connection (RFC 7692), plugged into ``WebSocketStateMachine`` as its
 /// ``PerMessageCompression``.
 ///
 /// The two directions are independent contexts. Outgoing messages are deflated with a sync flush and lose their
@@ -30,7 +30,7 @@ public struct PerMessageDeflateOptions: Sendable, Hashable {
 ///
 /// ```swift
 /// let compression = try PerMessageDeflate(parameters: agreed, role: .server)
-/// var connection = WebSocketConnection(role: .server, limits: limits, compression: compression)
+/// var machine = WebSocketStateMachine(role: .server, limits: limits, compression: compression)
 /// ```
 public final class PerMessageDeflate: PerMessageCompression {
     /// The agreement this connection runs with.

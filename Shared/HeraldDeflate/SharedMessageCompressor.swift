@@ -8,18 +8,21 @@ import HeraldWebSocket
 /// needs one compression per distinct window size, not one per receiver; with the server's default
 /// (`server_no_context_takeover`, window 15) that is exactly one.
 ///
+/// The deflater is the calling thread's, from the one cache of reset-after-every-message compressors that
+/// ``PerMessageDeflate`` borrows from too: a loop keeps one per configuration, whoever compresses on it.
+///
 /// ```swift
 /// let shared = try SharedMessageCompressor(windowBits: 15)
-/// let frame = SharedBytes(shared.serverFrame(opcode: .text, payload: text))   // once
-/// for session in receivers where session.compressionWindowBits == 15 { session.send(frame) }
+/// let frame = OutgoingFrame(.text, payload: shared.compressOnce(text), compressed: true)   // once
+/// for session in receivers where session.compressionWindowBits == 15 { session.send(frame.bytes) }
 /// ```
-/// Loop-confined (one per loop, or per broadcasting thread).
+///
+/// Thread-confined: use it on the thread that made it.
 public final class SharedMessageCompressor {
-    private let deflater: ZlibDeflater
-    private var scratch: [UInt8] = []
-
     /// The window this compressor uses; only receivers with at least this window may get its output.
-    public var windowBits: Int { deflater.windowBits }
+    public let windowBits: Int
+    private let options: PerMessageDeflateOptions
+    private var scratch: [UInt8] = []
 
     /// Creates a compressor.
     ///
@@ -28,32 +31,25 @@ public final class SharedMessageCompressor {
     ///   - options: level and memory level (the size threshold is the caller's business here).
     public init(windowBits: Int = 15, options: PerMessageDeflateOptions = .init()) throws(PerMessageDeflateError) {
         guard (9...15).contains(windowBits) else { throw .unsupportedWindowBits(parameter: "windowBits", value: windowBits) }
-        deflater = try ZlibDeflater(windowBits: windowBits, level: options.compressionLevel, memoryLevel: options.memoryLevel)
+        self.windowBits = windowBits
+        self.options = options
     }
 
     /// The compressed payload of one message (tail stripped, RFC 7692 §7.2.1), from a fresh context, to be sent with
     /// RSV1 set to every receiver in this context. An empty payload compresses to the single byte `00` (§7.2.3.6).
     public func compressOnce(_ payload: UnsafeRawBufferPointer) -> [UInt8] {
         guard payload.count > 0 else { return [0x00] }
-        if deflater.compressMessage(payload, into: &scratch, resetAfter: true) { return scratch }
-        // zlib failed (it does not for valid streams): a stored block is always valid deflate data.
+        if let deflater = ThreadDeflaterCache.deflater(windowBits: windowBits, level: options.compressionLevel, memoryLevel: options.memoryLevel),
+           deflater.compressMessage(payload, into: &scratch, resetAfter: true) {
+            return scratch
+        }
+        // zlib failed (it does not for valid streams) or gave no deflater: a stored block is always valid deflate data.
         return Self.storedBlocks(payload)
     }
 
     /// ``compressOnce(_:)-(UnsafeRawBufferPointer)`` for an array.
     public func compressOnce(_ payload: [UInt8]) -> [UInt8] {
         payload.withUnsafeBytes { compressOnce($0) }
-    }
-
-    /// A complete unmasked server frame carrying `payload` compressed, with RSV1 set (RFC 7692 §6), ready to be
-    /// shared by reference among receivers.
-    public func serverFrame(opcode: WebSocketOpcode, payload: [UInt8]) -> [UInt8] {
-        let compressed = compressOnce(payload)
-        var frame: [UInt8] = []
-        frame.reserveCapacity(FrameEncoder.headerSize(payloadLength: compressed.count, masked: false) + compressed.count)
-        FrameEncoder.encodeServerFrame(opcode: opcode, payload: compressed, fin: true, into: &frame)
-        frame[0] |= 0x40  // RSV1: "Per-Message Compressed"
-        return frame
     }
 
     /// Non-final stored blocks holding `payload`, ending byte-aligned (RFC 1951 §3.2.4), minus the sync tail.

@@ -2,8 +2,7 @@ import CZlib
 
 /// A raw-deflate compressor that emits one message at a time, flushed to a byte boundary (RFC 7692 §7.2.1).
 ///
-/// The `z_stream` lives at a fixed heap address for the stream's life, because zlib keeps a pointer back to it
-/// (`strm->state->strm`); a Swift struct could move. `deinit` calls `deflateEnd`.
+/// The `z_stream` is pinned on the heap (``PinnedZlibStream``); `deinit` calls `deflateEnd`.
 final class ZlibDeflater {
     private let stream: UnsafeMutablePointer<z_stream>
     /// The window size in bits this compressor was created with.
@@ -17,20 +16,13 @@ final class ZlibDeflater {
     ///   - memoryLevel: 1...9; the compressor's hash tables take 2^(memoryLevel+9) bytes.
     init(windowBits: Int, level: Int32, memoryLevel: Int32) throws(PerMessageDeflateError) {
         self.windowBits = windowBits
-        stream = .allocate(capacity: 1)
-        stream.initialize(to: z_stream())
-        let result = czlib_deflateInit2(stream, level, Z_DEFLATED, -Int32(windowBits), memoryLevel, Z_DEFAULT_STRATEGY)
-        guard result == Z_OK else {
-            stream.deinitialize(count: 1)
-            stream.deallocate()
-            throw .zlib(function: "deflateInit2", code: result)
+        stream = try PinnedZlibStream.make("deflateInit2") {
+            czlib_deflateInit2($0, level, Z_DEFLATED, -Int32(windowBits), memoryLevel, Z_DEFAULT_STRATEGY)
         }
     }
 
     deinit {
-        deflateEnd(stream)
-        stream.deinitialize(count: 1)
-        stream.deallocate()
+        PinnedZlibStream.free(stream, end: deflateEnd)
     }
 
     /// Compresses one whole message into `output` (replacing its contents) and strips the trailing

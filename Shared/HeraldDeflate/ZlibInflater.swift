@@ -2,7 +2,7 @@ import CZlib
 
 /// A raw-inflate decompressor with a hard cap on its output (the compression-bomb guard of RFC 7692 §8.1).
 ///
-/// The `z_stream` is pinned on the heap like ``ZlibDeflater``'s; `deinit` calls `inflateEnd`.
+/// The `z_stream` is pinned on the heap (``PinnedZlibStream``); `deinit` calls `inflateEnd`.
 final class ZlibInflater {
     /// Why inflating stopped early.
     enum Failure: Error {
@@ -20,20 +20,11 @@ final class ZlibInflater {
 
     /// Starts a raw inflate stream with a window of 2^windowBits (8...15) bytes.
     init(windowBits: Int) throws(PerMessageDeflateError) {
-        stream = .allocate(capacity: 1)
-        stream.initialize(to: z_stream())
-        let result = czlib_inflateInit2(stream, -Int32(windowBits))
-        guard result == Z_OK else {
-            stream.deinitialize(count: 1)
-            stream.deallocate()
-            throw .zlib(function: "inflateInit2", code: result)
-        }
+        stream = try PinnedZlibStream.make("inflateInit2") { czlib_inflateInit2($0, -Int32(windowBits)) }
     }
 
     deinit {
-        inflateEnd(stream)
-        stream.deinitialize(count: 1)
-        stream.deallocate()
+        PinnedZlibStream.free(stream, end: inflateEnd)
     }
 
     /// Inflates `input` and appends the output to `output`, which may grow to at most `limit` bytes.

@@ -23,15 +23,18 @@ public enum FrameEncoder {
     ///   - opcode: the frame's opcode. Control frames must carry at most 125 bytes (§5.5); callers keep to that.
     ///   - payload: the payload bytes.
     ///   - fin: whether this is the final fragment of its message.
+    ///   - compressed: sets RSV1, "Per-Message Compressed" (RFC 7692 §6), on a message's first frame.
     ///   - output: the buffer the frame is appended to.
-    public static func encodeServerFrame(opcode: WebSocketOpcode, payload: UnsafeRawBufferPointer, fin: Bool = true, into output: inout [UInt8]) {
-        appendHeader(fin: fin, opcode: opcode, length: payload.count, maskKey: nil, into: &output)
+    public static func encodeServerFrame(opcode: WebSocketOpcode, payload: UnsafeRawBufferPointer, fin: Bool = true, compressed: Bool = false,
+                                         into output: inout [UInt8]) {
+        appendHeader(fin: fin, compressed: compressed, opcode: opcode, length: payload.count, maskKey: nil, into: &output)
         output.append(contentsOf: payload)
     }
 
     /// Appends an unmasked (server-to-client) frame with an array payload; see ``encodeServerFrame(opcode:payload:fin:into:)``.
-    public static func encodeServerFrame(opcode: WebSocketOpcode, payload: [UInt8], fin: Bool = true, into output: inout [UInt8]) {
-        payload.withUnsafeBytes { encodeServerFrame(opcode: opcode, payload: $0, fin: fin, into: &output) }
+    public static func encodeServerFrame(opcode: WebSocketOpcode, payload: [UInt8], fin: Bool = true, compressed: Bool = false,
+                                         into output: inout [UInt8]) {
+        payload.withUnsafeBytes { encodeServerFrame(opcode: opcode, payload: $0, fin: fin, compressed: compressed, into: &output) }
     }
 
     /// A complete unmasked text frame, ready to be shared by many receivers.
@@ -60,11 +63,12 @@ public enum FrameEncoder {
     ///   - payload: the unmasked payload; it is copied into `output` and masked there.
     ///   - maskKey: the four key bytes; §5.3 requires a fresh unpredictable key per frame (see ``MaskKey/random()``).
     ///   - fin: whether this is the final fragment of its message.
+    ///   - compressed: sets RSV1, "Per-Message Compressed" (RFC 7692 §6), on a message's first frame.
     ///   - output: the buffer the frame is appended to.
     public static func encodeClientFrame(opcode: WebSocketOpcode, payload: UnsafeRawBufferPointer, maskKey: (UInt8, UInt8, UInt8, UInt8),
-                                         fin: Bool = true, into output: inout [UInt8]) {
+                                         fin: Bool = true, compressed: Bool = false, into output: inout [UInt8]) {
         let key = MaskKey(maskKey)
-        appendHeader(fin: fin, opcode: opcode, length: payload.count, maskKey: key, into: &output)
+        appendHeader(fin: fin, compressed: compressed, opcode: opcode, length: payload.count, maskKey: key, into: &output)
         let start = output.count
         output.append(contentsOf: payload)
         Masking.apply(key, to: &output, range: start..<output.count)
@@ -95,28 +99,46 @@ public enum FrameEncoder {
 
     // MARK: - Header
 
-    private static func appendHeader(fin: Bool, opcode: WebSocketOpcode, length: Int, maskKey: MaskKey?, into output: inout [UInt8]) {
-        output.append((fin ? 0x80 : 0) | opcode.rawValue)
+    /// Writes a frame header (RFC 6455 §5.2: 2, 4 or 10 bytes, plus 4 with a mask key) at the start of `buffer` and
+    /// returns its size, ``headerSize(payloadLength:masked:)``; `buffer` must hold that many bytes. Every frame header
+    /// Herald sends is laid out here, RSV1 included.
+    ///
+    /// - Parameters:
+    ///   - compressed: sets RSV1, "Per-Message Compressed" (RFC 7692 §6), on a message's first frame.
+    public static func writeHeader(fin: Bool = true, compressed: Bool = false, opcode: WebSocketOpcode, payloadLength length: Int,
+                                   maskKey: MaskKey? = nil, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        buffer[0] = (fin ? 0x80 : 0) | (compressed ? 0x40 : 0) | opcode.rawValue
         let maskBit: UInt8 = maskKey == nil ? 0 : 0x80
+        var size = 2
         // §5.2: "the minimal number of bytes MUST be used to encode the length".
         if length <= 125 {
-            output.append(maskBit | UInt8(length))
+            buffer[1] = maskBit | UInt8(length)
         } else if length <= 0xFFFF {
-            output.append(maskBit | 126)
-            output.append(UInt8(length >> 8))
-            output.append(UInt8(length & 0xFF))
+            buffer[1] = maskBit | 126
+            buffer[2] = UInt8(length >> 8)
+            buffer[3] = UInt8(length & 0xFF)
+            size = 4
         } else {
-            output.append(maskBit | 127)
+            buffer[1] = maskBit | 127
             let wide = UInt64(length)
-            for shift in stride(from: 56, through: 0, by: -8) {
-                output.append(UInt8(truncatingIfNeeded: wide >> UInt64(shift)))
-            }
+            for index in 0..<8 { buffer[2 + index] = UInt8(truncatingIfNeeded: wide >> UInt64(56 - 8 * index)) }
+            size = 10
         }
         if let maskKey {
-            output.append(maskKey.bytes.0)
-            output.append(maskKey.bytes.1)
-            output.append(maskKey.bytes.2)
-            output.append(maskKey.bytes.3)
+            buffer[size] = maskKey.bytes.0
+            buffer[size + 1] = maskKey.bytes.1
+            buffer[size + 2] = maskKey.bytes.2
+            buffer[size + 3] = maskKey.bytes.3
+            size += 4
+        }
+        return size
+    }
+
+    private static func appendHeader(fin: Bool, compressed: Bool, opcode: WebSocketOpcode, length: Int, maskKey: MaskKey?,
+                                     into output: inout [UInt8]) {
+        withUnsafeTemporaryAllocation(byteCount: maxHeaderSize, alignment: 1) { header in
+            let size = writeHeader(fin: fin, compressed: compressed, opcode: opcode, payloadLength: length, maskKey: maskKey, into: header)
+            output.append(contentsOf: UnsafeRawBufferPointer(rebasing: header[..<size]))
         }
     }
 }

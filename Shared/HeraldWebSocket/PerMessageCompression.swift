@@ -1,15 +1,15 @@
-/// A negotiated per-message compression extension (RFC 7692 §6), as ``WebSocketConnection`` sees it.
+/// A negotiated per-message compression extension (RFC 7692 §6), as ``WebSocketStateMachine`` sees it.
 ///
-/// The connection owns the framing rules: RSV1 ("Per-Message Compressed") is accepted only on the first frame of a
+/// The state machine owns the framing rules: RSV1 ("Per-Message Compressed") is accepted only on the first frame of a
 /// data message, never on a continuation or control frame (§6, §6.1); the extension owns the bytes. Implemented by
 /// `HeraldDeflate.PerMessageDeflate`; HeraldWebSocket itself contains no compression code.
 ///
-/// The connection feeds a compressed message's payload in as it arrives (already unmasked), so the message-size
+/// The state machine feeds a compressed message's payload in as it arrives (already unmasked), so the message-size
 /// limit is enforced on the *decompressed* size while decompressing, and text is UTF-8 validated as it comes out.
 ///
 /// ```swift
 /// let deflate = PerMessageDeflate(parameters: accepted, role: .server)
-/// var connection = WebSocketConnection(role: .server, limits: limits, compression: deflate)
+/// var machine = WebSocketStateMachine(role: .server, limits: limits, compression: deflate)
 /// ```
 public protocol PerMessageCompression: AnyObject {
     /// Decompresses the next piece of a compressed message's payload and appends the output to `message`.

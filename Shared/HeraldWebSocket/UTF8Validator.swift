@@ -58,8 +58,13 @@ public struct UTF8Validator: Sendable, Hashable {
 
     /// Validates a whole byte array as one complete string.
     public static func isValid(_ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBytes { isValid($0) }
+    }
+
+    /// Validates a whole byte buffer as one complete string.
+    public static func isValid(_ bytes: UnsafeRawBufferPointer) -> Bool {
         var validator = UTF8Validator()
-        return bytes.withUnsafeBytes { validator.validate($0) } == nil && validator.isAtCharacterBoundary
+        return validator.validate(bytes) == nil && validator.isAtCharacterBoundary
     }
 
     private mutating func start(_ continuationCount: UInt8, _ low: UInt8, _ high: UInt8) {

@@ -1,7 +1,9 @@
-/// Something the peer did, reported by ``WebSocketConnection/receive(_:output:onEvent:)``.
+/// What the peer did, as values: ``WebSocketStateMachine``'s actions turned into a transcript by
+/// ``WebSocketStateMachine/receive(_:now:output:onEvent:)``, for tests, tools and fuzzing that record a connection
+/// rather than carry its actions out. Transports use ``WebSocketAction`` directly, without these copies.
 public enum WebSocketEvent: Sendable, Hashable {
-    /// A complete text message, already validated as UTF-8 (§8.1).
-    case text(String)
+    /// A complete text message, already validated as UTF-8 (§8.1), as its bytes.
+    case text([UInt8])
     /// A complete binary message.
     case binary([UInt8])
     /// A ping; the matching pong has already been appended to the output (§5.5.2).
@@ -15,15 +17,4 @@ public enum WebSocketEvent: Sendable, Hashable {
     /// The peer violated the protocol. A close frame with the error's code is already in the output (unless we had
     /// already sent one); the transport should close TCP once the output is flushed (§7.1.7).
     case failed(WebSocketProtocolError)
-}
-
-/// Where a connection is in its life (RFC 6455 §4, §7).
-public enum WebSocketConnectionState: Sendable, Hashable {
-    /// Messages flow both ways.
-    case open
-    /// We sent a close frame and wait for the peer's (§7.1.2); incoming data is still delivered.
-    case closing
-    /// The close handshake completed or the connection failed; nothing more is sent or delivered.
-    /// The transport should close the TCP connection after flushing the output (§7.1.1).
-    case closed
 }

@@ -29,8 +29,10 @@ let package = Package(
     targets: [
         // MARK: - Modules under test (symlinks into /Shared)
         .systemLibrary(name: "CZlib", path: "Modules/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
-        .target(name: "HeraldWebSocket", path: "Modules/HeraldWebSocket", swiftSettings: swiftSettings),
-        .target(name: "HeraldDeflate", dependencies: ["CZlib", "HeraldWebSocket"], path: "Modules/HeraldDeflate", swiftSettings: swiftSettings),
+        .target(name: "HeraldBytes", path: "Modules/HeraldBytes", swiftSettings: swiftSettings),
+        .target(name: "HeraldWebSocket", dependencies: ["HeraldBytes"], path: "Modules/HeraldWebSocket", swiftSettings: swiftSettings),
+        .target(name: "HeraldDeflate", dependencies: ["CZlib", "HeraldBytes", "HeraldWebSocket"], path: "Modules/HeraldDeflate",
+                swiftSettings: swiftSettings),
         .target(name: "HeraldRules", path: "Modules/HeraldRules", swiftSettings: swiftSettings),
         .target(name: "HeraldProtocol", dependencies: ["HeraldRules"], path: "Modules/HeraldProtocol", exclude: ["PROTOCOL.md"], swiftSettings: swiftSettings),
 

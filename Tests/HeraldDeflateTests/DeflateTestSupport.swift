@@ -16,8 +16,8 @@ func compressibleText(_ count: Int) -> String {
 
 /// A client and a server connection that negotiated permessage-deflate through the real handshake functions.
 struct DeflatePair {
-    var client: WebSocketConnection
-    var server: WebSocketConnection
+    var client: WebSocketStateMachine
+    var server: WebSocketStateMachine
     let clientDeflate: PerMessageDeflate
     let serverDeflate: PerMessageDeflate
     let agreed: PerMessageDeflateParameters
@@ -35,12 +35,12 @@ struct DeflatePair {
         agreed = serverAgreed
         serverDeflate = try PerMessageDeflate(parameters: serverAgreed, role: .server, options: options)
         clientDeflate = try PerMessageDeflate(parameters: clientAgreed, role: .client, options: options)
-        server = WebSocketConnection(role: .server, limits: limits, compression: serverDeflate)
-        client = WebSocketConnection(role: .client, limits: limits, compression: clientDeflate)
+        server = WebSocketStateMachine(role: .server, limits: limits, compression: serverDeflate)
+        client = WebSocketStateMachine(role: .client, limits: limits, compression: clientDeflate)
     }
 }
 
-extension WebSocketConnection {
+extension WebSocketStateMachine {
     /// Feeds `bytes` and collects every event and the bytes we must write back.
     mutating func feed(_ bytes: [UInt8]) -> (events: [WebSocketEvent], output: [UInt8]) {
         var output: [UInt8] = []
@@ -84,4 +84,9 @@ func runPython(_ script: String, input: [UInt8]) throws -> [UInt8] {
     let output = stdout.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
     return Array(output)
+}
+
+extension WebSocketEvent {
+    /// A text message event written as a string in expectations; the machine delivers the UTF-8 bytes.
+    static func text(_ string: String) -> WebSocketEvent { .text(Array(string.utf8)) }
 }

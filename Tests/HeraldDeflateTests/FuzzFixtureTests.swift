@@ -22,7 +22,7 @@ struct DeflateFuzzFixtureTests {
     func invalidUTF8BeforeLimitWinsInEveryChunking(_ chunkSize: Int) throws {
         let limits = WebSocketLimits(maxFrameSize: 300, maxMessageSize: 300)
         let deflate = try PerMessageDeflate(parameters: PerMessageDeflateParameters(), role: .server)
-        var connection = WebSocketConnection(role: .server, limits: limits, compression: deflate)
+        var connection = WebSocketStateMachine(role: .server, limits: limits, compression: deflate)
         let wire = Self.invalidUTF8OverLimit
         var events: [WebSocketEvent] = []
         var output: [UInt8] = []

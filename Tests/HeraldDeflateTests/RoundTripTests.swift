@@ -135,7 +135,8 @@ struct RoundTripTests {
         var receivers = try (0..<3).map { _ in try DeflatePair() }
         #expect(receivers.allSatisfy { $0.serverDeflate.sharedCompressionWindowBits == 15 })
         for text in [compressibleText(10_000), compressibleText(20), ""] {
-            let frame = shared.serverFrame(opcode: .text, payload: Array(text.utf8))
+            var frame: [UInt8] = []
+            FrameEncoder.encodeServerFrame(opcode: .text, payload: shared.compressOnce(Array(text.utf8)), compressed: true, into: &frame)
             #expect(frame[0] == 0xC1)
             for index in receivers.indices {
                 #expect(receivers[index].client.feed(frame).events == [.text(text)])

@@ -91,7 +91,7 @@ struct SafetyTests {
 
     @Test("RFC 6455 §5.2: RSV1 without a negotiated extension fails with 1002")
     func rsv1WithoutNegotiation() {
-        var server = WebSocketConnection(role: .server)
+        var server = WebSocketStateMachine(role: .server)
         let result = server.feed(clientFrame(.text, [0x00], rsv1: true))
         #expect(result.events.map(\.closeCode) == [.protocolError])
         #expect(result.output == [0x88, 0x02, 0x03, 0xEA])

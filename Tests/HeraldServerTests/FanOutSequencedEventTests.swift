@@ -33,8 +33,8 @@ struct FanOutSequencedEventTests {
     func headPlusBodyIsTheWholeFrame(textBytes: Int) {
         let body = Self.eventBody(textBytes: textBytes)
         for seq: Int64 in [0, 1, 9, 10, 99_999, Int64.max, Int64.min, -42] {
-            let head = withUnsafeTemporaryAllocation(byteCount: SequencedEventHead.maxSize, alignment: 1) { buffer in
-                Array(UnsafeRawBufferPointer(rebasing: buffer[..<SequencedEventHead.write(seq: seq, bodyCount: body.count - 1, into: buffer)]))
+            let head = withUnsafeTemporaryAllocation(byteCount: SequencedEvent.maxHeadSize, alignment: 1) { buffer in
+                Array(UnsafeRawBufferPointer(rebasing: buffer[..<SequencedEvent.writeHead(seq: seq, bodyCount: body.count - 1, into: buffer).count]))
             }
             #expect(head + body.dropFirst() == Self.wholeFrame(body: body, seq: seq), "text \(textBytes), seq \(seq)")
         }
@@ -70,7 +70,7 @@ struct FanOutSequencedEventTests {
             batch.append((.sequencedEvent(body: shared, seqs: seqs), harness.handles))
             // A whole frame after it, to everyone: order per session is call order.
             let after = Array(#"{"type":"event","event":"after"}"#.utf8)
-            batch.append((.frame(ServerFrameLayout.textFrame(after)), harness.handles))
+            batch.append((.frame(OutgoingFrame.text(after)), harness.handles))
             harness.server.send(messages: batch)
             for (index, seq) in seqs.enumerated() {
                 let frame = try harness.clients[index].readFrame()

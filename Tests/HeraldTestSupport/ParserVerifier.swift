@@ -12,7 +12,7 @@
 ///
 /// ```swift
 /// let mismatches = ParserVerifier.verify(bytes, expecting: expected,
-///     makeSession: { WebSocketConnection(role: .server) },
+///     makeSession: { WebSocketStateMachine(role: .server) },
 ///     feed: { connection, chunk in ... },
 ///     transcript: { connection in ... })
 /// #expect(mismatches.isEmpty, "\(mismatches)")

@@ -68,7 +68,7 @@ struct CloseTests {
 
     @Test("RFC 6455 §7.1.2: our close moves to closing; the peer's reply closes without another frame")
     func ourCloseAnswered() {
-        var server = WebSocketConnection(role: .server)
+        var server = WebSocketStateMachine(role: .server)
         var output: [UInt8] = []
         server.close(code: .goingAway, reason: "bye", into: &output)
         // 88 05 03 E9 "bye": FIN+close, length 5, 1001, reason.
@@ -89,7 +89,7 @@ struct CloseTests {
 
     @Test("RFC 6455 §7.1.7: a protocol error while closing fails without sending a second close")
     func failureWhileClosing() {
-        var server = WebSocketConnection(role: .server)
+        var server = WebSocketStateMachine(role: .server)
         var output: [UInt8] = []
         server.close(code: .normal, reason: "", into: &output)
         output = []

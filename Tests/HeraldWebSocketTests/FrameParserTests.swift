@@ -176,7 +176,7 @@ struct FrameParserTests {
 
     @Test("RFC 6455 §5.3: client frames from a connection are masked with a fresh key each time")
     func clientMasksEveryFrame() {
-        var client = WebSocketConnection(role: .client)
+        var client = WebSocketStateMachine(role: .client)
         var keys: Set<[UInt8]> = []
         for _ in 0..<32 {
             var out: [UInt8] = []

@@ -7,7 +7,7 @@ import Testing
 @Suite("Client/server round trip in memory")
 struct RoundTripTests {
     /// Moves `bytes` into `connection` and returns its events.
-    static func deliver(_ bytes: inout [UInt8], to connection: inout WebSocketConnection, replies: inout [UInt8]) -> [WebSocketEvent] {
+    static func deliver(_ bytes: inout [UInt8], to connection: inout WebSocketStateMachine, replies: inout [UInt8]) -> [WebSocketEvent] {
         var events: [WebSocketEvent] = []
         connection.receive(bytes, output: &replies) { events.append($0) }
         bytes = []
@@ -22,7 +22,7 @@ struct RoundTripTests {
         var requestParser = HTTPRequestHeadParser()
         guard case .complete(let head, _) = requestParser.parse(requestBytes) else { Issue.record("request did not parse"); return }
         let upgrade = try WebSocketHandshake.validateUpgrade(head).get()
-        var server = WebSocketConnection(role: .server)
+        var server = WebSocketStateMachine(role: .server)
         var toClient = WebSocketHandshake.serverResponse(for: upgrade, subprotocol: upgrade.offeredSubprotocols.first, extensionsHeader: nil)
         server.sendText("welcome", into: &toClient)
         var responseParser = HTTPResponseHeadParser()
@@ -30,7 +30,7 @@ struct RoundTripTests {
         #expect(try WebSocketHandshake.validateServerResponse(response, key: key, offeredSubprotocols: ["herald.v1"]).get() == "herald.v1")
         toClient.removeFirst(consumed)
 
-        var client = WebSocketConnection(role: .client)
+        var client = WebSocketStateMachine(role: .client)
         var toServer: [UInt8] = []
         #expect(Self.deliver(&toClient, to: &client, replies: &toServer) == [.text("welcome")])
 
@@ -63,8 +63,8 @@ struct RoundTripTests {
 
     @Test("RFC 6455 §5.1: a server failing a client gets its close frame to the client, which reports the code")
     func failureReachesPeer() {
-        var server = WebSocketConnection(role: .server)
-        var client = WebSocketConnection(role: .client)
+        var server = WebSocketStateMachine(role: .server)
+        var client = WebSocketStateMachine(role: .client)
         var toServer: [UInt8] = []
         var toClient: [UInt8] = []
         client.sendFrame(opcode: .continuation, payload: [1], fin: true, into: &toServer)  // continuation without start
@@ -77,8 +77,8 @@ struct RoundTripTests {
     func roundTripProperty() async {
         await propertyCheck(input: Gen.uint8(in: 0...255).array(of: 0...400), Gen.int(in: 0...1), Gen.uint64(in: 0...UInt64.max)) {
             payload, kind, seed in
-            var client = WebSocketConnection(role: .client)
-            var server = WebSocketConnection(role: .server)
+            var client = WebSocketStateMachine(role: .client)
+            var server = WebSocketStateMachine(role: .server)
             var wire: [UInt8] = []
             let text = String(decoding: payload, as: UTF8.self)
             if kind == 0 { client.sendText(text, into: &wire) } else { client.sendBinary(payload, into: &wire) }

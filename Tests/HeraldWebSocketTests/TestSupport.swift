@@ -94,7 +94,7 @@ struct Transcript: Equatable, CustomStringConvertible {
 
 /// A connection plus what it has produced so far; the unit ParserVerifier replays into.
 struct ConnectionSession {
-    var connection: WebSocketConnection
+    var connection: WebSocketStateMachine
     var events: [WebSocketEvent] = []
     var output: [UInt8] = []
     /// How many bytes had been fed when each event arrived.
@@ -102,7 +102,7 @@ struct ConnectionSession {
     var fed = 0
 
     init(role: WebSocketRole, limits: WebSocketLimits = .default) {
-        connection = WebSocketConnection(role: role, limits: limits)
+        connection = WebSocketStateMachine(role: role, limits: limits)
     }
 
     mutating func feed(_ bytes: UnsafeRawBufferPointer) {
@@ -174,4 +174,9 @@ func withoutReason(_ event: WebSocketEvent) -> WebSocketEvent {
 func failedCode(_ events: [WebSocketEvent]) -> CloseCode? {
     for case .failed(let error) in events { return error.closeCode }
     return nil
+}
+
+extension WebSocketEvent {
+    /// A text message event written as a string in expectations; the machine delivers the UTF-8 bytes.
+    static func text(_ string: String) -> WebSocketEvent { .text(Array(string.utf8)) }
 }

@@ -4,13 +4,14 @@ import HeraldWebSocket
 
 /// The client's end of one WebSocket to the server over bytes: the opening handshake (RFC 6455 §4.1) with
 /// the token and, unless turned off, a permessage-deflate offer (RFC 7692); then framing through
-/// `WebSocketConnection(role: .client)`, with the agreed compression plugged in. Sans-IO: bytes in, events and
-/// bytes out (plaintext: TLS, if any, is below this type).
+/// `WebSocketStateMachine(role: .client)`, with the agreed compression plugged in, whose actions it carries out.
+/// Sans-IO: bytes in, events and bytes out (plaintext: TLS, if any, is below this type).
 struct ClientWebSocket {
     enum Event: Equatable {
         /// The handshake succeeded; the stream can start.
         case opened
-        case text(String)
+        /// A text message: its UTF-8, already validated.
+        case text([UInt8])
         /// The server refused the upgrade with this status (401: the token).
         case rejected(status: Int?, reason: String)
         /// The connection ended (close handshake or protocol failure).
@@ -25,17 +26,22 @@ struct ClientWebSocket {
 
     private let key: String
     private var phase: Phase
-    private var connection = WebSocketConnection(role: .client)
+    private var connection = WebSocketStateMachine(role: .client)
     /// What we offered of permessage-deflate; nil when compression is off.
     private let compressionOffer: PerMessageDeflateClientConfiguration?
     /// The permessage-deflate agreement, once the server accepted the offer (nil: uncompressed).
     private(set) var compression: PerMessageDeflateParameters?
+    /// The keep-alive deadlines the state machine keeps once the connection is open.
+    private let keepAlive: WebSocketKeepAlive
     /// Bytes to write to the socket.
     var output: [UInt8] = []
 
     /// - Parameters:
     ///   - compression: the permessage-deflate offer, or nil to offer no extension.
-    init(address: ServerAddress, token: String, compression: PerMessageDeflateClientConfiguration? = PerMessageDeflateClientConfiguration()) {
+    ///   - keepAlive: pings, idle and close timeouts, as the server keeps them; off by default (the server pings).
+    init(address: ServerAddress, token: String, compression: PerMessageDeflateClientConfiguration? = PerMessageDeflateClientConfiguration(),
+         keepAlive: WebSocketKeepAlive = .off) {
+        self.keepAlive = keepAlive
         key = WebSocketHandshake.randomClientKey()
         phase = .handshaking(HTTPResponseHeadParser())
         compressionOffer = compression
@@ -51,13 +57,19 @@ struct ClientWebSocket {
         return false
     }
 
-    /// Feeds bytes read from the socket.
-    mutating func receive(_ bytes: ArraySlice<UInt8>) -> [Event] {
+    /// When ``timerFired(now:)`` is due (milliseconds, monotonic); nil before the connection opens or without deadlines.
+    var nextDeadline: Int64? {
+        if case .open = phase { return connection.nextDeadline }
+        return nil
+    }
+
+    /// Feeds bytes read from the socket at `now` (milliseconds, monotonic).
+    mutating func receive(_ bytes: ArraySlice<UInt8>, now: Int64) -> [Event] {
         switch phase {
         case .closed:
             return []
         case .open:
-            return frames(Array(bytes))
+            return frames(Array(bytes), now: now)
         case .handshaking(var parser):
             switch parser.parse(Array(bytes)) {
             case .needMore:
@@ -73,13 +85,13 @@ struct ClientWebSocket {
                     phase = .closed
                     return [.rejected(status: failure.status, reason: failure.description)]
                 case .success:
-                    if let refusal = acceptExtensions(head) {
+                    if let refusal = acceptExtensions(head, now: now) {
                         phase = .closed
                         return [.rejected(status: nil, reason: refusal)]
                     }
                     phase = .open
                     let rest = Array(bytes.dropFirst(consumed))
-                    return [.opened] + (rest.isEmpty ? [] : frames(rest))
+                    return [.opened] + (rest.isEmpty ? [] : frames(rest, now: now))
                 }
             }
         }
@@ -87,12 +99,14 @@ struct ClientWebSocket {
 
     /// RFC 7692 §5: checks the server's `Sec-WebSocket-Extensions` against our offer and installs the agreed
     /// compression. Returns why the response must fail the connection, or nil.
-    private mutating func acceptExtensions(_ head: HTTPResponseHead) -> String? {
+    /// The state machine starts here, at `now`, with the agreed compression.
+    private mutating func acceptExtensions(_ head: HTTPResponseHead, now: Int64) -> String? {
+        connection = WebSocketStateMachine(role: .client, keepAlive: keepAlive, now: now)
         guard let compressionOffer else { return nil }
         do {
             guard let agreed = try compressionOffer.acceptResponse(head.headers.values(for: "Sec-WebSocket-Extensions")) else { return nil }
             let codec = try PerMessageDeflate(parameters: agreed, role: .client)
-            connection = WebSocketConnection(role: .client, compression: codec)
+            connection = WebSocketStateMachine(role: .client, compression: codec, keepAlive: keepAlive, now: now)
             compression = agreed
             return nil
         } catch {
@@ -100,15 +114,38 @@ struct ClientWebSocket {
         }
     }
 
-    private mutating func frames(_ bytes: [UInt8]) -> [Event] {
+    private mutating func frames(_ bytes: [UInt8], now: Int64) -> [Event] {
+        bytes.withUnsafeBytes { connection.receive($0, now: now) }
+        return carryOutActions()
+    }
+
+    /// The keep-alive timer is due: a ping, or the close an idle or unanswered connection gets.
+    mutating func timerFired(now: Int64) -> [Event] {
+        guard case .open = phase else { return [] }
+        connection.timerFired(now: now)
+        return carryOutActions()
+    }
+
+    /// The machine's last actions: bytes go to ``output``, messages and endings become events.
+    private mutating func carryOutActions() -> [Event] {
         var events: [Event] = []
-        connection.receive(bytes, output: &output) { event in
-            switch event {
-            case .text(let text): events.append(.text(text))
-            case .binary, .ping, .pong: break
-            case .closed(let code, let reason):
+        for action in connection.actions {
+            switch action {
+            case .deliver(let opcode, let range):
+                if opcode == .text { events.append(.text(Array(connection.received[range]))) }
+            case .write(let range):
+                output.append(contentsOf: connection.outgoing[range])
+            case .peerClosed(let code, let range):
+                let reason = String(decoding: connection.received[range], as: UTF8.self)
                 events.append(.closed(code: code?.rawValue, reason: "server closed the connection (\(code.map { String($0.rawValue) } ?? "no code")) \(reason)"))
-            case .failed(let error): events.append(.closed(code: nil, reason: "protocol error: \(error)"))
+            case .failed(let error):
+                events.append(.closed(code: nil, reason: "protocol error: \(error)"))
+            case .closeStarted(let code, let cause):
+                events.append(.closed(code: code.rawValue, reason: "closed by the client's keep-alive (\(cause))"))
+            case .closeTransport(let afterFlush):
+                if !afterFlush { events.append(.closed(code: nil, reason: "the server did not answer our close in time")) }
+            case .receivedPing, .receivedPong, .setTimer:
+                break
             }
         }
         if connection.state == .closed { phase = .closed }

@@ -124,7 +124,8 @@ public final class ClientRunner {
             fds.append(pollfd(fd: transport.socket.fd, events: events, revents: 0))
         }
         let now = MonotonicClock.now()
-        let deadlines = [core.nextDeadline, reconnectAt, handshakeDeadline, frontEnd.nextRedraw(now: now)].compactMap { $0 }
+        let keepAlive = webSocket?.nextDeadline.map(Instant.init(milliseconds:))
+        let deadlines = [core.nextDeadline, reconnectAt, handshakeDeadline, frontEnd.nextRedraw(now: now), keepAlive].compactMap { $0 }
         var timeout: Int32 = -1
         if let next = deadlines.min() { timeout = Int32(clamping: max(0, (next - now).value)) }
         if quitting { timeout = 0 }
@@ -250,8 +251,15 @@ public final class ClientRunner {
         case .bytes: break
         }
         guard var session = webSocket else { return }
-        let events = session.receive(received[...])
+        let events = session.receive(received[...], now: now.milliseconds)
         webSocket = session
+        guard handle(events, of: session, now: now) else { return }
+        // TLS close_notify without a close frame: nothing more will come.
+        if transport.peerClosed, self.transport === transport { lost("the server ended the TLS session", now: now) }
+    }
+
+    /// Acts on what the WebSocket reported, in order. Returns false when the connection (or the client) ended.
+    private func handle(_ events: [ClientWebSocket.Event], of session: ClientWebSocket, now: Instant) -> Bool {
         for event in events {
             switch event {
             case .opened:
@@ -261,7 +269,7 @@ public final class ClientRunner {
                 if !options.interactive { Self.log(openedDescription(session)) }
                 core.connectionOpened(now: now)
             case .text(let text):
-                switch ServerFrame.decode(Array(text.utf8)) {
+                switch ServerFrame.decode(text) {
                 case .success(let frame): core.receive(frame, now: now)
                 case .failure(let error): Self.log("undecodable frame from the server: \(error.message)")
                 }
@@ -269,22 +277,23 @@ public final class ClientRunner {
                 if status == 401 {
                     Self.fail("the server refused the token (HTTP 401)")
                     exitCode = .unauthorized
-                    return
+                    return false
                 }
-                return failedAttempt("the server refused the connection: \(reason)", now: now)
+                failedAttempt("the server refused the connection: \(reason)", now: now)
+                return false
             case .closed(let code, let reason):
                 if code == HeraldCloseCode.credentialsEnded {
                     // The same token would be refused: stop, like a refused upgrade, instead of retrying.
                     Self.fail("\(reason): the token expired or this device was signed out; get a new token")
                     exitCode = .unauthorized
-                    return
+                    return false
                 }
-                return lost(reason, now: now)
+                lost(reason, now: now)
+                return false
             }
             flush(now: now)
         }
-        // TLS close_notify without a close frame: nothing more will come.
-        if transport.peerClosed, self.transport === transport { lost("the server ended the TLS session", now: now) }
+        return true
     }
 
     /// `connected to wss://host:port (TLSv1.3, permessage-deflate: …)`: what the connection runs with, for
@@ -302,6 +311,12 @@ public final class ClientRunner {
             failedAttempt("no handshake answer from \(options.server.host):\(options.server.port) within 5 s", now: now)
         }
         if let reconnectAt, reconnectAt <= now { startConnect(now: now) }
+        // The WebSocket's keep-alive deadlines (the same machine as the server's; off unless configured).
+        if var session = webSocket, let deadline = session.nextDeadline, deadline <= now.milliseconds {
+            let events = session.timerFired(now: now.milliseconds)
+            webSocket = session
+            _ = handle(events, of: session, now: now)
+        }
     }
 
     /// A connection attempt or a live connection failed: exit 4 if nothing ever got through, else back off and retry.

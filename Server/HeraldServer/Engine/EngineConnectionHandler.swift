@@ -24,15 +24,12 @@ final class EngineConnectionHandler: ConnectionHandler {
     /// How many bytes of later requests may wait behind one being answered.
     static let maxPipelinedBytes = 4 << 20
     static let continueResponse = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
-    /// This connection counts against `maxConnections`.
-    private let isCounted: Bool
     /// The peer address this connection was admitted under (per-IP limits); released on close.
     private var admittedAddress: String?
 
     init(connection: Connection, context: EngineContext) {
         self.context = context
         let open = context.openConnections.wrappingAdd(1, ordering: .relaxed).newValue
-        isCounted = true
         // E9: the handshake deadline is a tick stored on the connection; the loop's sweep compares it.
         connection.nextDeadline = connection.loop.now.adding(milliseconds: Int64(context.handshakeTimeoutMs))
         if open > context.maxConnections {
@@ -178,7 +175,7 @@ final class EngineConnectionHandler: ConnectionHandler {
                                   metadata: ["peer": "\(connection.remoteAddress)", "route": "\(session?.request.path ?? "-")",
                                              "limit": "\(connection.maxQueuedBytes)"])
         }
-        if isCounted { context.openConnections.wrappingSubtract(1, ordering: .relaxed) }
+        context.openConnections.wrappingSubtract(1, ordering: .relaxed)
         if let admittedAddress { context.admission.release(admittedAddress) }
         if session != nil { context.metrics.webSocketSessions.subtract(1) }
         connection.userData = nil
@@ -249,7 +246,7 @@ final class EngineConnectionHandler: ConnectionHandler {
         var head = upgrade.head
         head.headers = [:]
         let session = WebSocketSession(connection: connection, request: head, subprotocol: subprotocol,
-                                       limits: context.limits, timing: context.timing, logger: context.logger,
+                                       limits: context.limits, keepAlive: context.keepAlive, logger: context.logger,
                                        compression: compression, metrics: context.metrics)
         context.metrics.upgrades.add(1)
         context.metrics.webSocketSessions.add(1)

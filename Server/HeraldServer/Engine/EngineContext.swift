@@ -9,7 +9,8 @@ import Synchronization
 final class EngineContext: Sendable {
     let routes: RouteTable
     let limits: WebSocketLimits
-    let timing: SessionTiming
+    /// Every session's ping interval, idle timeout and close timeout.
+    let keepAlive: WebSocketKeepAlive
     let handshakeTimeoutMs: Int
     let maxConnections: Int
     /// What permessage-deflate offers are accepted; nil when compression is off.
@@ -30,7 +31,7 @@ final class EngineContext: Sendable {
         self.routes = routes
         self.limits = WebSocketLimits(maxFrameSize: options.maxFrameSize, maxMessageSize: options.maxMessageSize)
         // A peer gets as long to answer our close as the shutdown grace allows, but never longer than 2 s.
-        self.timing = SessionTiming(pingIntervalMs: options.pingIntervalMs, idleTimeoutMs: options.idleTimeoutMs, closeTimeoutMs: 2000)
+        self.keepAlive = WebSocketKeepAlive(pingIntervalMs: Int64(options.pingIntervalMs), idleTimeoutMs: Int64(options.idleTimeoutMs), closeTimeoutMs: 2000)
         self.handshakeTimeoutMs = options.handshakeTimeoutMs
         self.maxConnections = options.maxConnections
         self.deflate = options.compression ? PerMessageDeflateServerConfiguration() : nil

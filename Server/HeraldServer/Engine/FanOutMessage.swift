@@ -6,8 +6,8 @@ import HeraldWebSocket
 
 /// One message of a fan-out batch (``HeraldHTTPServer/send(messages:)``).
 public enum FanOutMessage: Sendable {
-    /// A complete pre-encoded server frame, the same bytes for every receiver.
-    case frame(SharedBytes)
+    /// A complete server frame, the same bytes for every receiver.
+    case frame(OutgoingFrame)
     /// A /sync stream event for several users: receiver `i` (the `i`th session of the batch entry) gets the text
     /// message `{"seq":seqs[i],` followed by `body`, the event's JSON without its leading `{`
     /// (``EventFrame/encodeBody()`` minus its first byte), shared by every receiver.
@@ -19,22 +19,51 @@ public enum FanOutMessage: Sendable {
     case sequencedEvent(body: SharedBytes, seqs: [Int64])
     /// A complete frame like ``frame(_:)`` that answers one request of each receiving session: once it is queued, the
     /// session may read another request (``WebSocketSession/limitUnansweredRequests(to:)``).
-    case answer(SharedBytes)
+    case answer(OutgoingFrame)
 }
 
-/// The per-receiver head of a ``FanOutMessage/sequencedEvent(body:seqs:)`` frame.
-enum SequencedEventHead {
+/// The `{"seq":N,` splice of a ``FanOutMessage/sequencedEvent(body:seqs:)`` on the loop side: each receiver's head
+/// (the frame header for the whole payload, then `{"seq":N,`) in front of the event body all receivers share.
+enum SequencedEvent {
     /// Largest head: a 10-byte WebSocket header and the longest `{"seq":N,`.
-    static let maxSize = 10 + EventFrame.maxSequencePrefixSize
+    static let maxHeadSize = 10 + EventFrame.maxSequencePrefixSize
 
     /// Writes the unmasked text frame header for the whole payload, then `{"seq":N,`, into `buffer` (at least
-    /// ``maxSize`` bytes) and returns the head's length; 0 if `buffer` is too short.
-    static func write(seq: Int64, bodyCount: Int, into buffer: UnsafeMutableRawBufferPointer) -> Int {
-        guard buffer.count >= maxSize, let base = buffer.baseAddress else { return 0 }
+    /// ``maxHeadSize`` bytes) and returns the head's length and its header's; zeros if `buffer` is too short.
+    static func writeHead(seq: Int64, bodyCount: Int, into buffer: UnsafeMutableRawBufferPointer) -> (count: Int, headerSize: Int) {
+        guard buffer.count >= maxHeadSize, let base = buffer.baseAddress else { return (0, 0) }
         // The prefix goes after the longest header first, to learn its length; then it moves next to the real header.
         let prefix = EventFrame.writeSequencePrefix(seq, into: UnsafeMutableRawBufferPointer(rebasing: buffer[10...]))
-        let header = ServerFrameLayout.writeTextHeader(payloadLength: prefix + bodyCount, into: buffer)
+        let header = FrameEncoder.writeHeader(opcode: .text, payloadLength: prefix + bodyCount, into: buffer)
         if header < 10 { memmove(base + header, base + 10, prefix) }  // the ranges may overlap
-        return header + prefix
+        return (header + prefix, header)
+    }
+
+    /// Queues the event on `sessions` (loop thread): each receiver's head is written on the stack (once per run of
+    /// receivers with the same seq, the devices of one user) and copied into each plain session's queue; the body is
+    /// queued by reference. A whole frame is built only for a session that negotiated permessage-deflate (then once
+    /// per seq, and deflated once per configuration as for any frame).
+    static func deliver(body: SharedBytes, seqs: [Int64], to sessions: [SessionHandle], on loop: EventLoop) {
+        withUnsafeTemporaryAllocation(byteCount: maxHeadSize, alignment: 1) { buffer in
+            var headSeq: Int64?
+            var head = (count: 0, headerSize: 0)
+            var fanOut: FanOutFrame?
+            for (handle, seq) in zip(sessions, seqs) {
+                guard let session = HeraldHTTPServer.session(handle, on: loop) else { continue }
+                if seq != headSeq {
+                    head = writeHead(seq: seq, bodyCount: body.count, into: buffer)
+                    headSeq = seq
+                    fanOut = nil
+                }
+                let headBytes = UnsafeRawBufferPointer(rebasing: buffer[..<head.count])
+                if session.sendsPlainFrames {
+                    session.send(head: headBytes, body: body)
+                    continue
+                }
+                var whole = fanOut ?? FanOutFrame(OutgoingFrame(textHead: headBytes, headerSize: head.headerSize, body: body))
+                session.send(&whole)
+                fanOut = whole
+            }
+        }
     }
 }

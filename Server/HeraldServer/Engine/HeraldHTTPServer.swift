@@ -25,8 +25,6 @@ public final class HeraldHTTPServer: Sendable {
     public let options: HeraldServerOptions
     private let logger: Logger
     private let broadcastHub: BroadcastHub
-    /// Per loop (by index): the compressors that deflate a fan-out frame once for all that loop's compressed sessions.
-    private let fanOutCompressors: [LoopCompressors]
     /// The counters `GET /metrics` reports; the sync service adds its own to them.
     public let metrics: ServerMetrics
     /// Rate-limited warnings for limits that fire (failed authentication, refusals, slow consumers, descriptor
@@ -54,7 +52,6 @@ public final class HeraldHTTPServer: Sendable {
         self.options = options
         self.logger = logger
         self.broadcastHub = BroadcastHub(loopCount: max(1, options.threads))
-        self.fanOutCompressors = (0..<max(1, options.threads)).map { _ in LoopCompressors() }
         self.metrics = ServerMetrics(loopCount: max(1, options.threads))
         self.warnings = LimitWarnings(
             logger: logger, limit: LogRateLimit(linesPerSecond: options.warningsPerSecond, summaryIntervalMilliseconds: options.warningSummaryIntervalMs))
@@ -156,46 +153,20 @@ public final class HeraldHTTPServer: Sendable {
         state.withLock { $0.tlsServer?.boundPort.map(Int.init) }
     }
 
-    /// From any thread: queues a pre-encoded server frame (e.g. `SharedBytes(FrameEncoder.serverTextFrame(json))`)
-    /// on each session. One task per loop; closed, closing or stale sessions are skipped. Frames sent to one session
-    /// from one thread arrive in call order.
+    /// From any thread: a batch of fan-out messages (``FanOutMessage``), in order, with ONE task per loop for all of
+    /// them (the sync thread hands over a whole batch's fan-out this way: one wake-up per loop, not one per frame).
+    /// Messages to one session arrive in call order, whatever their form; closed, closing or stale sessions are
+    /// skipped.
     ///
-    /// Sessions without permessage-deflate get `frame` itself, by reference. For sessions that negotiated it, a
+    /// Sessions without permessage-deflate get each frame itself, by reference. For sessions that negotiated it, a
     /// complete text or binary frame is deflated once per loop and configuration (RFC 7692 without server context
     /// takeover, which the server always answers), and that compressed frame is shared by reference in turn.
-    public func send(_ frame: SharedBytes, to sessions: [SessionHandle]) {
-        guard let loops = state.withLock({ $0.tcpServer?.group.loops }), !sessions.isEmpty else { return }
-        let compressors = fanOutCompressors
-        if loops.count == 1 {
-            let loop = loops[0]
-            loop.execute { Self.deliver(frame, to: sessions, on: loop, compressors: compressors) }
-            return
-        }
-        var perLoop = [[SessionHandle]](repeating: [], count: loops.count)
-        for session in sessions where session.connection.loopIndex >= 0 && session.connection.loopIndex < loops.count {
-            perLoop[session.connection.loopIndex].append(session)
-        }
-        for (index, batch) in perLoop.enumerated() where !batch.isEmpty {
-            let loop = loops[index]
-            loop.execute { Self.deliver(frame, to: batch, on: loop, compressors: compressors) }
-        }
-    }
-
-    /// From any thread: ``send(_:to:)`` for several frames at once, delivered in order with ONE task per loop for all
-    /// of them (the sync thread hands over a whole batch's fan-out this way: one wake-up per loop, not one per frame).
-    public func send(_ batch: [(frame: SharedBytes, sessions: [SessionHandle])]) {
-        send(messages: batch.map { (.frame($0.frame), $0.sessions) })
-    }
-
-    /// From any thread: a batch of fan-out messages (``FanOutMessage``), in order, with ONE task per loop for all of
-    /// them. Messages to one session arrive in call order, whatever their form.
     public func send(messages batch: [(message: FanOutMessage, sessions: [SessionHandle])]) {
         guard let loops = state.withLock({ $0.tcpServer?.group.loops }), !batch.isEmpty else { return }
-        let compressors = fanOutCompressors
         if loops.count == 1 {
             let loop = loops[0]
             loop.execute {
-                for (message, sessions) in batch { Self.deliver(message, to: sessions, on: loop, compressors: compressors) }
+                for (message, sessions) in batch { Self.deliver(message, to: sessions, on: loop) }
             }
             return
         }
@@ -208,27 +179,19 @@ public final class HeraldHTTPServer: Sendable {
         for (index, work) in perLoop.enumerated() where !work.isEmpty {
             let loop = loops[index]
             loop.execute {
-                for (message, sessions) in work { Self.deliver(message, to: sessions, on: loop, compressors: compressors) }
+                for (message, sessions) in work { Self.deliver(message, to: sessions, on: loop) }
             }
         }
     }
 
     /// `message` to `sessions` as one part per loop (a sequenced event's seqs go with their sessions).
     static func split(_ message: FanOutMessage, to sessions: [SessionHandle], loopCount: Int) -> [(message: FanOutMessage, sessions: [SessionHandle])] {
-        var parts = [[SessionHandle]](repeating: [], count: loopCount)
         switch message {
         case .frame, .answer:
-            for session in sessions where session.connection.loopIndex >= 0 && session.connection.loopIndex < loopCount {
-                parts[session.connection.loopIndex].append(session)
-            }
-            return parts.map { (message, $0) }
+            return sessions.groupedByLoop(loopCount: loopCount) { $0.connection.loopIndex }.map { (message, $0) }
         case .sequencedEvent(let body, let seqs):
-            var partSeqs = [[Int64]](repeating: [], count: loopCount)
-            for (session, seq) in zip(sessions, seqs) where session.connection.loopIndex >= 0 && session.connection.loopIndex < loopCount {
-                parts[session.connection.loopIndex].append(session)
-                partSeqs[session.connection.loopIndex].append(seq)
-            }
-            return zip(parts, partSeqs).map { (.sequencedEvent(body: body, seqs: $1), $0) }
+            let parts = zip(sessions, seqs).map { $0 }.groupedByLoop(loopCount: loopCount) { $0.0.connection.loopIndex }
+            return parts.map { part in (.sequencedEvent(body: body, seqs: part.map(\.1)), part.map(\.0)) }
         }
     }
 
@@ -300,62 +263,27 @@ public final class HeraldHTTPServer: Sendable {
         loop.connection(for: handle.connection)?.userData as? WebSocketSession
     }
 
-    static func deliver(_ message: FanOutMessage, to sessions: [SessionHandle], on loop: EventLoop, compressors: [LoopCompressors]) {
+    static func deliver(_ message: FanOutMessage, to sessions: [SessionHandle], on loop: EventLoop) {
         switch message {
-        case .frame(let frame): deliver(frame, to: sessions, on: loop, compressors: compressors)
-        case .answer(let frame): deliver(frame, to: sessions, on: loop, compressors: compressors, answering: true)
-        case .sequencedEvent(let body, let seqs): deliverEvent(body: body, seqs: seqs, to: sessions, on: loop, compressors: compressors)
+        case .frame(let frame): deliver(frame, to: sessions, on: loop)
+        case .answer(let frame): deliver(frame, to: sessions, on: loop, answering: true)
+        case .sequencedEvent(let body, let seqs): SequencedEvent.deliver(body: body, seqs: seqs, to: sessions, on: loop)
         }
     }
 
     /// `frame` to each session (deflated once per configuration for those that negotiated it). With `answering`, it is
     /// each session's answer to one of its requests: queued beyond the slow-consumer cap (answers are bounded by the
     /// requests a session may have in flight instead), and the session may read on.
-    static func deliver(
-        _ frame: SharedBytes, to sessions: [SessionHandle], on loop: EventLoop, compressors: [LoopCompressors], answering: Bool = false
-    ) {
-        let loopCompressors = loop.index >= 0 && loop.index < compressors.count ? compressors[loop.index] : nil
+    static func deliver(_ frame: OutgoingFrame, to sessions: [SessionHandle], on loop: EventLoop, answering: Bool = false) {
         var fanOut = FanOutFrame(frame)
-        func send(to session: WebSocketSession) {
-            if let loopCompressors { session.send(&fanOut, compressors: loopCompressors) } else { session.send(frame) }
-        }
         for handle in sessions {
             guard let session = session(handle, on: loop) else { continue }
             guard answering else {
-                send(to: session)
+                session.send(&fanOut)
                 continue
             }
-            session.connection.writingBeyondQueueCap { send(to: session) }
+            session.connection.writingBeyondQueueCap { session.send(&fanOut) }
             session.requestAnswered()
-        }
-    }
-
-    /// A ``FanOutMessage/sequencedEvent(body:seqs:)``: each receiver's head is written on the stack (once per run of
-    /// receivers with the same seq, the devices of one user) and copied into each plain session's queue; the body is
-    /// queued by reference. A whole frame is built only for a session that negotiated permessage-deflate (then once
-    /// per seq, and deflated once per configuration as for any frame).
-    static func deliverEvent(body: SharedBytes, seqs: [Int64], to sessions: [SessionHandle], on loop: EventLoop, compressors: [LoopCompressors]) {
-        let loopCompressors = loop.index >= 0 && loop.index < compressors.count ? compressors[loop.index] : nil
-        withUnsafeTemporaryAllocation(byteCount: SequencedEventHead.maxSize, alignment: 1) { buffer in
-            var headSeq: Int64?
-            var headCount = 0
-            var fanOut: FanOutFrame?
-            for (handle, seq) in zip(sessions, seqs) {
-                guard let session = session(handle, on: loop) else { continue }
-                if seq != headSeq {
-                    headCount = SequencedEventHead.write(seq: seq, bodyCount: body.count, into: buffer)
-                    headSeq = seq
-                    fanOut = nil
-                }
-                let head = UnsafeRawBufferPointer(rebasing: buffer[..<headCount])
-                if session.sendsPlainFrames {
-                    session.send(head: head, body: body)
-                    continue
-                }
-                var whole = fanOut ?? FanOutFrame(joining: head, body)
-                if let loopCompressors { session.send(&whole, compressors: loopCompressors) } else { session.send(whole.plain) }
-                fanOut = whole
-            }
         }
     }
 }

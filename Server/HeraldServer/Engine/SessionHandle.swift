@@ -1,6 +1,6 @@
 import HeraldNet
 
-/// A WebSocket session's identity that any thread may hold and pass to ``HeraldHTTPServer/send(_:to:)`` or
+/// A WebSocket session's identity that any thread may hold and pass to ``HeraldHTTPServer/send(messages:)`` or
 /// ``HeraldHTTPServer/close(_:code:reason:)``.
 ///
 /// It names one use of one connection: once the session closes, the handle goes stale and messages sent to it are

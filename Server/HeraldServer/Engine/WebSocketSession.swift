@@ -4,8 +4,9 @@ import HeraldNet
 import HeraldWebSocket
 import Logging
 
-/// One upgraded connection: the RFC 6455 state machine (``WebSocketConnection``) wired to a HeraldNet
-/// ``Connection``, its delegate, and its timers (ping interval, idle timeout, close timeout).
+/// One upgraded connection: a server-role ``WebSocketStateMachine`` wired to a HeraldNet ``Connection`` and its
+/// delegate. The machine decides (framing, replies, keep-alive deadlines); the session carries out its actions and
+/// adds what only the server has: flow control on unanswered requests, metrics and logs.
 ///
 /// Loop-confined: every method must be called on the session's loop thread (delegate callbacks are). Other
 /// threads address a session through its ``handle`` and ``HeraldHTTPServer``.
@@ -25,55 +26,45 @@ public final class WebSocketSession {
     public let subprotocol: String?
 
     let connection: Connection
-    private var protocolState: WebSocketConnection
+    private var machine: WebSocketStateMachine
     private var delegate: (any WebSocketSessionDelegate)?
-    private let timing: SessionTiming
     private let logger: Logger
     /// Reused for every frame this session writes itself, so echoing allocates no output buffer per message.
     private var output: [UInt8] = []
-    /// What the state machine writes while receiving (pongs, close replies), reused.
-    private var protocolOutput: [UInt8] = []
-    /// Events of one read, delivered after the state machine returns, because a delegate may send from its
-    /// callback (and the state machine may not be re-entered).
-    private var pendingEvents: [WebSocketEvent] = []
-    /// We sent (or the state machine wrote) a close frame: no data frame may follow it (§5.5.1). Mirrors
-    /// `protocolState.state != .open`, but is readable while the state machine is busy receiving.
-    private var closeSent = false
-    private var lastReadAt: Tick
-    private var lastPingAt: Tick?
-    private var closeSentAt: Tick?
+    /// A close frame has been written (or the transport is gone): no data frame may follow it (§5.5.1). Follows the
+    /// machine's actions as they are carried out, since the machine's state is already past the whole read: a
+    /// message delivered before a bad frame may still be answered.
+    private var closeWritten = false
     private var hasReportedClose = false
-    /// When the credentials this session was opened with end (a token's `exp`); nil when they never do.
-    private var credentialsEndAt: Tick?
-    private var credentialsEndClose = (code: CloseCode.policyViolation, reason: "")
     /// See ``limitUnansweredRequests(to:)``; nil: unlimited.
     private var maxUnansweredRequests: Int?
     private var unansweredRequests = 0
-    /// Bytes read while over the limit, parsed once answers catch up.
+    /// Bytes read while over the limit, parsed once answers catch up; and when the last of them was read.
     private var heldInput: [UInt8] = []
+    private var heldReadAt: Int64 = 0
     private var readingPaused = false
-    /// permessage-deflate, when negotiated (RFC 7692): shared with the state machine, which inflates with it.
+    /// The machine's actions are being carried out: input that an answer lets through meanwhile waits for the end.
+    private var carryingOut = false
+    private var answeredWhileCarryingOut = false
+    /// permessage-deflate, when negotiated (RFC 7692): the machine inflates and deflates with it.
     private let compression: PerMessageDeflate?
-    /// Reused buffer for a compressed outgoing payload.
-    private var compressed: [UInt8] = []
     /// Server-wide counters and this loop's share of them (relaxed atomic adds, no lock).
     private let metrics: ServerMetrics?
     private let loopMetrics: ServerMetrics.LoopMetrics?
 
-    init(connection: Connection, request: HTTPRequestHead, subprotocol: String?, limits: WebSocketLimits, timing: SessionTiming, logger: Logger,
-         compression: PerMessageDeflate? = nil, metrics: ServerMetrics? = nil) {
+    init(connection: Connection, request: HTTPRequestHead, subprotocol: String?, limits: WebSocketLimits, keepAlive: WebSocketKeepAlive,
+         logger: Logger, compression: PerMessageDeflate? = nil, metrics: ServerMetrics? = nil) {
         self.metrics = metrics
         self.loopMetrics = metrics?.loop(connection.loop.index)
         self.connection = connection
         self.handle = SessionHandle(connection.handle)
         self.request = request
         self.subprotocol = subprotocol
-        self.protocolState = WebSocketConnection(role: .server, limits: limits, compression: compression)
+        self.machine = WebSocketStateMachine(role: .server, limits: limits, compression: compression, keepAlive: keepAlive,
+                                             now: connection.loop.now.milliseconds)
         self.compression = compression
-        self.timing = timing
         self.logger = logger
-        self.lastReadAt = connection.loop.now
-        connection.nextDeadline = nextTimerDeadline()
+        connection.nextDeadline = timerDeadline()
     }
 
     func attach(_ delegate: any WebSocketSessionDelegate) { self.delegate = delegate }
@@ -81,21 +72,21 @@ public final class WebSocketSession {
     // MARK: - API
 
     /// Whether messages can still be sent: the close handshake has not started and the socket is open.
-    public var isOpen: Bool { !closeSent && connection.isOpen }
+    public var isOpen: Bool { !closeWritten && connection.isOpen }
 
     /// The peer's address as "ip:port".
     public var remoteAddress: String { connection.remoteAddress }
 
     /// Sends one text message. `bytes` must be UTF-8 (the peer fails the connection otherwise, §8.1).
-    public func sendText(_ bytes: [UInt8]) { sendMessage(.text, bytes) }
+    public func sendText(_ bytes: [UInt8]) { bytes.withUnsafeBytes { sendMessage(.text, $0) } }
 
     /// Sends one binary message.
-    public func sendBinary(_ bytes: [UInt8]) { sendMessage(.binary, bytes) }
+    public func sendBinary(_ bytes: [UInt8]) { bytes.withUnsafeBytes { sendMessage(.binary, $0) } }
 
     /// Queues a pre-encoded server frame (e.g. from `FrameEncoder.serverTextFrame`) by reference: no copy, so one
     /// encoding can go to many sessions. Dropped once the close handshake has started (§5.5.1).
     public func send(_ frame: SharedBytes) {
-        guard !closeSent else { return }
+        guard !closeWritten else { return }
         connection.write(frame)
     }
 
@@ -106,7 +97,7 @@ public final class WebSocketSession {
     /// Queues a plain frame made of a small `head` (copied) followed by a shared `body` (by reference), as one unit:
     /// only for a session that ``sendsPlainFrames``. Dropped once the close handshake has started (§5.5.1).
     func send(head: UnsafeRawBufferPointer, body: SharedBytes) {
-        guard !closeSent else { return }
+        guard !closeWritten else { return }
         connection.write(head: head, body: body)
     }
 
@@ -117,42 +108,34 @@ public final class WebSocketSession {
         return .shared(windowBits: windowBits, options: compression.options)
     }
 
-    /// Queues a fan-out frame (``HeraldHTTPServer/send(_:to:)``) in the form this session negotiated: `frame` must be
-    /// the one ``FanOutFrame`` picked for ``outgoingCompression``; a session with its own compression context
-    /// deflates the message itself.
-    func send(_ fanOut: inout FanOutFrame, compressors: LoopCompressors) {
-        guard !closeSent else { return }
+    /// Queues a fan-out frame (``HeraldHTTPServer/send(messages:)``) in the form this session negotiated: plain, the
+    /// frame's shared compressed form, or (with its own compression context) deflated by the session itself.
+    func send(_ fanOut: inout FanOutFrame) {
+        guard !closeWritten else { return }
         let compression = outgoingCompression
-        if case .own = compression, let message = fanOut.message {
-            return sendMessage(message.opcode, message.payload)
+        let plain = fanOut.plain
+        if case .own = compression, plain.isWholeUncompressedMessage {
+            return plain.withPayload { sendMessage(plain.opcode, $0) }
         }
-        connection.write(fanOut.frame(for: compression, compressors: compressors))
+        connection.write(fanOut.frame(for: compression))
     }
 
     /// Starts the close handshake (§7.1.2): sends a close frame with `code` and `reason`; the TCP connection is
     /// closed when the peer answers or after the close timeout.
     public func close(code: CloseCode, reason: String) {
-        guard !closeSent, protocolState.state == .open else { return }
-        closeSent = true
-        metrics?.countClose(code: code.rawValue)
+        guard !closeWritten else { return }
         output.removeAll(keepingCapacity: true)
-        protocolState.close(code: code, reason: reason, into: &output)
+        guard machine.close(code: code, reason: reason, now: connection.loop.now.milliseconds, into: &output) else { return }
+        closeWritten = true
+        metrics?.countClose(code: code.rawValue)
         connection.write(output)
-        closeSentAt = connection.loop.now
-        connection.nextDeadline = connection.loop.now.adding(milliseconds: Int64(timing.closeTimeoutMs))
+        connection.nextDeadline = timerDeadline()
     }
 
-    private func sendMessage(_ opcode: WebSocketOpcode, _ bytes: [UInt8]) {
-        guard !closeSent else { return }
+    private func sendMessage(_ opcode: WebSocketOpcode, _ payload: UnsafeRawBufferPointer) {
+        guard !closeWritten else { return }
         output.removeAll(keepingCapacity: true)
-        // Server frames are never masked (§5.1), so encoding needs nothing from the state machine.
-        if let compression, bytes.withUnsafeBytes({ compression.compress($0, into: &compressed) }) {
-            FrameEncoder.encodeServerFrame(opcode: opcode, payload: compressed, into: &output)
-            output[0] |= 0x40  // RSV1: "Per-Message Compressed" (RFC 7692 §6)
-            if compressed.capacity > 64 << 10 { compressed = [] }
-        } else {
-            FrameEncoder.encodeServerFrame(opcode: opcode, payload: bytes, into: &output)
-        }
+        machine.encodeMessage(opcode, payload: payload, into: &output)
         loopMetrics?.framesOut.add(1)
         connection.write(output)
         shrinkOutputIfLarge()
@@ -170,14 +153,20 @@ public final class WebSocketSession {
     /// Events are delivered in wire order, interleaved with what the protocol obliges us to send: a message that
     /// arrived before a bad frame is delivered (and may be echoed) before the close that the bad frame causes.
     func receive(_ bytes: UnsafeRawBufferPointer) {
-        lastReadAt = connection.loop.now
-        guard maxUnansweredRequests != nil else { return parse(bytes) }
-        if readingPaused || !heldInput.isEmpty {
-            heldInput.append(contentsOf: bytes)
-            pauseReading()
+        let now = connection.loop.now.milliseconds
+        guard maxUnansweredRequests != nil else { return parse(bytes, readAt: now) }
+        machine.noteRead(at: now)
+        if readingPaused || !heldInput.isEmpty || carryingOut {
+            hold(bytes, readAt: now)
             return
         }
-        feedWithinLimit(bytes)
+        feedWithinLimit(bytes, readAt: now)
+    }
+
+    private func hold(_ bytes: UnsafeRawBufferPointer, readAt: Int64) {
+        heldInput.append(contentsOf: bytes)
+        heldReadAt = readAt
+        pauseReading()
     }
 
     // MARK: - Requests in flight
@@ -193,7 +182,8 @@ public final class WebSocketSession {
     /// One answer to this session's requests was queued: read on if the limits allow.
     func requestAnswered() {
         unansweredRequests = max(unansweredRequests - 1, 0)
-        resumeIfAllowed()
+        // An answer given from inside a delivery: the held input is fed once the current actions are carried out.
+        if carryingOut { answeredWhileCarryingOut = true } else { resumeIfAllowed() }
     }
 
     /// Most bytes a session's queue may hold for it to read more requests.
@@ -207,18 +197,17 @@ public final class WebSocketSession {
         return unansweredRequests >= limit || connection.queuedBytes > Self.resumeBelowQueuedBytes
     }
 
-    private func feedWithinLimit(_ bytes: UnsafeRawBufferPointer) {
+    private func feedWithinLimit(_ bytes: UnsafeRawBufferPointer, readAt: Int64) {
         var offset = 0
         while offset < bytes.count {
             if mustWait {
-                heldInput.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[offset...]))
-                pauseReading()
+                hold(UnsafeRawBufferPointer(rebasing: bytes[offset...]), readAt: readAt)
                 return
             }
             let end = min(offset + Self.limitedSliceBytes, bytes.count)
-            parse(UnsafeRawBufferPointer(rebasing: bytes[offset..<end]))
+            parse(UnsafeRawBufferPointer(rebasing: bytes[offset..<end]), readAt: readAt)
             offset = end
-            if protocolState.state == .closed || closeSent { return }
+            if machine.state == .closed || closeWritten { return }
         }
     }
 
@@ -227,7 +216,7 @@ public final class WebSocketSession {
         readingPaused = true
         connection.pauseReading()
         // A queue that drains says nothing: the timer looks again soon.
-        connection.nextDeadline = nextTimerDeadline()
+        connection.nextDeadline = timerDeadline()
     }
 
     private func resumeIfAllowed() {
@@ -235,137 +224,91 @@ public final class WebSocketSession {
         if !heldInput.isEmpty {
             let held = heldInput
             heldInput = []
-            held.withUnsafeBytes { feedWithinLimit($0) }
+            held.withUnsafeBytes { feedWithinLimit($0, readAt: heldReadAt) }
             if !heldInput.isEmpty { return }
         }
         readingPaused = false
         connection.resumeReading()
-        connection.nextDeadline = nextTimerDeadline()
+        connection.nextDeadline = timerDeadline()
     }
 
-    /// The frames in `bytes`, delivered in wire order with what the protocol obliges us to send.
-    private func parse(_ bytes: UnsafeRawBufferPointer) {
-        protocolOutput.removeAll(keepingCapacity: true)
-        pendingEvents.removeAll(keepingCapacity: true)
-        protocolState.receive(bytes, output: &protocolOutput) { pendingEvents.append($0) }
-        // The state machine writes at most one frame per event, before reporting it: a pong for a ping, a close for
-        // .closed (the reply) or .failed. Walk both lists together so each frame goes out in its event's place.
-        var written = 0
-        for event in pendingEvents {
-            switch event {
-            case .ping: writeProtocolFrame(ifOpcode: .pong, from: &written)
-            case .closed, .failed: writeProtocolFrame(ifOpcode: .close, from: &written)
-            default: break
-            }
-            switch event {
-            case .text(let text):
-                loopMetrics?.messagesIn.add(1)
-                if maxUnansweredRequests != nil { unansweredRequests += 1 }
-                delegate?.sessionDidReceiveText(self, Array(text.utf8))
-            case .binary(let bytes):
-                loopMetrics?.messagesIn.add(1)
-                if maxUnansweredRequests != nil { unansweredRequests += 1 }
-                delegate?.sessionDidReceiveBinary(self, bytes)
-            case .ping, .pong:
-                loopMetrics?.controlFramesIn.add(1)  // the pong is already written; any byte counts as liveness (lastReadAt).
-            case .closed(let code, _):
-                loopMetrics?.controlFramesIn.add(1)
-                closeSent = true
-                logger.debug("websocket closed by peer", metadata: ["conn": "\(handle)", "code": "\(code.map { "\($0)" } ?? "none")"])
-            case .failed(let error):
-                metrics?.countClose(code: error.closeCode.rawValue)
-                closeSent = true
-                logger.debug("websocket failed", metadata: ["conn": "\(handle)", "error": "\(error)"])
-            }
-        }
-        if protocolOutput.count > written {
-            protocolOutput.withUnsafeBytes { connection.write(UnsafeRawBufferPointer(rebasing: $0[written...])) }
-        }
-        pendingEvents.removeAll(keepingCapacity: true)
-        shrinkOutputIfLarge()
-        if protocolOutput.capacity > 64 << 10 { protocolOutput = [] }
-        // §7.1.1: after the close handshake (or a failure, §7.1.7) the server closes the TCP connection.
-        if protocolState.state == .closed {
-            closeSent = true
-            connection.close(afterFlush: true)
-        }
-    }
-
-    /// Writes the server frame at `offset` in `protocolOutput` if it has `opcode`, and advances `offset` past it.
-    private func writeProtocolFrame(ifOpcode opcode: WebSocketOpcode, from offset: inout Int) {
-        let available = protocolOutput.count - offset
-        guard available >= 2, protocolOutput[offset] & 0x0F == opcode.rawValue else { return }
-        // Control frames carry at most 125 bytes (§5.5), so the 7-bit length is the whole story.
-        let end = offset + 2 + Int(protocolOutput[offset + 1] & 0x7F)
-        guard end <= protocolOutput.count else { return }
-        protocolOutput.withUnsafeBytes { connection.write(UnsafeRawBufferPointer(rebasing: $0[offset..<end])) }
-        offset = end
+    /// The frames in `bytes`, read at `readAt`: the machine's actions carried out in wire order.
+    private func parse(_ bytes: UnsafeRawBufferPointer, readAt: Int64) {
+        machine.receive(bytes, now: readAt)
+        carryOutActions()
     }
 
     /// Closes the session with `code` at `deadline` unless it ended before: a connection must not outlive the token
     /// that opened it (a ping-kept connection otherwise would, for as long as the client stays).
     public func endCredentials(at deadline: Tick, code: CloseCode, reason: String) {
-        credentialsEndAt = deadline
-        credentialsEndClose = (code, reason)
-        connection.nextDeadline = nextTimerDeadline()
+        machine.scheduleClose(at: deadline.milliseconds, code: code, reason: reason)
+        connection.nextDeadline = timerDeadline()
     }
 
     /// The loop's sweep reached this session's deadline.
     func timerTick(now: Tick) {
         if readingPaused { resumeIfAllowed() }
-        if let sent = closeSentAt {
-            // The peer never answered our close: give up on the handshake (it sees 1006). An earlier wake-up (the
-            // paused-reading recheck) keeps the deadline.
-            if now.milliseconds(since: sent) >= Int64(timing.closeTimeoutMs) {
-                connection.close(afterFlush: false)
-                connection.nextDeadline = nil
-            } else {
-                connection.nextDeadline = nextTimerDeadline()
-            }
-            return
-        }
-        if let end = credentialsEndAt, now >= end {
-            logger.info("websocket credentials ended", metadata: ["conn": "\(handle)"])
-            close(code: credentialsEndClose.code, reason: credentialsEndClose.reason)
-            connection.close(afterFlush: true)
-            return
-        }
-        if timing.idleTimeoutMs > 0, now.milliseconds(since: lastReadAt) >= Int64(timing.idleTimeoutMs) {
-            logger.debug("websocket idle timeout", metadata: ["conn": "\(handle)"])
-            close(code: .goingAway, reason: "idle timeout")
-            connection.close(afterFlush: true)
-            connection.nextDeadline = nil
-            return
-        }
-        if timing.pingIntervalMs > 0 {
-            let quietSince = max(lastReadAt, lastPingAt ?? lastReadAt)
-            if now.milliseconds(since: quietSince) >= Int64(timing.pingIntervalMs) {
-                output.removeAll(keepingCapacity: true)
-                if !closeSent, protocolState.sendPing([], into: &output) { connection.write(output) }
-                lastPingAt = now
-            }
-        }
-        connection.nextDeadline = nextTimerDeadline()
+        machine.timerFired(now: now.milliseconds)
+        carryOutActions()
     }
 
-    /// The earliest of the next ping, the idle limit and the end of the credentials; nil when none applies.
-    private func nextTimerDeadline() -> Tick? {
-        // Once our close is out, only its timeout matters.
-        if let sent = closeSentAt { return sent.adding(milliseconds: Int64(timing.closeTimeoutMs)) }
-        var deadline = credentialsEndAt
-        if readingPaused {
-            let recheck = connection.loop.now.adding(milliseconds: 20)
-            deadline = deadline.map { min($0, recheck) } ?? recheck
+    /// Does what the machine's last input asks, in order. A delegate may send or close from a delivery: those frames
+    /// go out in their place, before the frames of later actions.
+    private func carryOutActions() {
+        carryingOut = true
+        // One reference to the list for the whole walk: what a delegate may call meanwhile (send, close) writes into
+        // the session's own buffer and leaves the list alone, so this never copies it.
+        let actions = machine.actions
+        for action in actions {
+            switch action {
+            case .deliver(let opcode, let range):
+                loopMetrics?.messagesIn.add(1)
+                if maxUnansweredRequests != nil { unansweredRequests += 1 }
+                let message = Array(machine.received[range])
+                if opcode == .text { delegate?.sessionDidReceiveText(self, message) } else { delegate?.sessionDidReceiveBinary(self, message) }
+            case .write(let range):
+                machine.outgoing.withUnsafeBytes { connection.write(UnsafeRawBufferPointer(rebasing: $0[range])) }
+            case .receivedPing, .receivedPong:
+                loopMetrics?.controlFramesIn.add(1)  // the pong is already written; any byte counts as liveness.
+            case .peerClosed(let code, _):
+                loopMetrics?.controlFramesIn.add(1)
+                closeWritten = true
+                logger.debug("websocket closed by peer", metadata: ["conn": "\(handle)", "code": "\(code.map { "\($0)" } ?? "none")"])
+            case .failed(let error):
+                metrics?.countClose(code: error.closeCode.rawValue)
+                closeWritten = true
+                logger.debug("websocket failed", metadata: ["conn": "\(handle)", "error": "\(error)"])
+            case .closeStarted(let code, let cause):
+                closeWritten = true
+                metrics?.countClose(code: code.rawValue)
+                switch cause {
+                case .scheduled: logger.info("websocket credentials ended", metadata: ["conn": "\(handle)"])
+                case .idleTimeout: logger.debug("websocket idle timeout", metadata: ["conn": "\(handle)"])
+                case .pongTimeout: logger.debug("websocket pong timeout", metadata: ["conn": "\(handle)"])
+                }
+            case .closeTransport(let afterFlush):
+                // §7.1.1: after the close handshake (or a failure, §7.1.7) the server closes the TCP connection.
+                closeWritten = true
+                connection.close(afterFlush: afterFlush)
+            case .setTimer(let deadline):
+                connection.nextDeadline = timerDeadline(deadline)
+            }
         }
-        if timing.idleTimeoutMs > 0 {
-            let idle = lastReadAt.adding(milliseconds: Int64(timing.idleTimeoutMs))
-            deadline = deadline.map { min($0, idle) } ?? idle
+        carryingOut = false
+        shrinkOutputIfLarge()
+        if answeredWhileCarryingOut {
+            answeredWhileCarryingOut = false
+            resumeIfAllowed()
         }
-        if timing.pingIntervalMs > 0 {
-            let ping = max(lastReadAt, lastPingAt ?? lastReadAt).adding(milliseconds: Int64(timing.pingIntervalMs))
-            deadline = deadline.map { min($0, ping) } ?? ping
-        }
-        return deadline
+    }
+
+    /// The machine's next deadline, or sooner while reading is paused (a queue that drains says nothing, so the
+    /// timer looks again in 20 ms); once our close is out, only the machine's close timeout counts.
+    private func timerDeadline(_ machineDeadline: Int64?? = nil) -> Tick? {
+        let deadline = (machineDeadline ?? machine.nextDeadline).map(Tick.init(milliseconds:))
+        guard readingPaused, machine.closeSentAt == nil else { return deadline }
+        let recheck = connection.loop.now.adding(milliseconds: 20)
+        return deadline.map { min($0, recheck) } ?? recheck
     }
 
     /// The server is shutting down: close 1001 to the client (§7.4.1), then close TCP once it is flushed.
@@ -376,8 +319,8 @@ public final class WebSocketSession {
 
     /// The TCP connection is gone; tell the delegate once and let it go.
     func transportDidClose() {
-        closeSent = true
-        protocolState.abandon()
+        closeWritten = true
+        machine.abandon()
         guard !hasReportedClose else { return }
         hasReportedClose = true
         let delegate = self.delegate
@@ -388,11 +331,3 @@ public final class WebSocketSession {
 
 @available(*, unavailable, message: "A WebSocket session is confined to its event loop; pass its SessionHandle instead")
 extension WebSocketSession: Sendable {}
-
-/// The timers of a session, in milliseconds (0 disables ping or idle).
-struct SessionTiming: Sendable {
-    var pingIntervalMs: Int
-    var idleTimeoutMs: Int
-    /// How long to wait for the peer's close after ours before dropping TCP.
-    var closeTimeoutMs: Int
-}

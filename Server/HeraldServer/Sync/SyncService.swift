@@ -215,8 +215,8 @@ private final class SyncThreadRunner: @unchecked Sendable {
     }
 
     /// One unmasked text frame, shared by every receiver of a delivery, written straight into its shared buffer.
-    static func textFrame(_ payload: [UInt8]) -> SharedBytes {
-        ServerFrameLayout.textFrame(payload)
+    static func textFrame(_ payload: [UInt8]) -> OutgoingFrame {
+        OutgoingFrame.text(payload)
     }
 }
 

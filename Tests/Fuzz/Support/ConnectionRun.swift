@@ -1,13 +1,13 @@
 import HeraldWebSocket
 
-/// Feeds one server-role ``WebSocketConnection`` and records everything it reports and writes, checking after
+/// Feeds one server-role ``WebSocketStateMachine`` and records everything it reports and writes, checking after
 /// every call that a connection which has failed or closed stays silent (RFC 6455 §7.1.7, style.md E1).
 public struct ConnectionRun {
-    public private(set) var connection: WebSocketConnection
+    public private(set) var connection: WebSocketStateMachine
     public private(set) var events: [WebSocketEvent] = []
     public private(set) var output: [UInt8] = []
 
-    public init(_ connection: WebSocketConnection) { self.connection = connection }
+    public init(_ connection: WebSocketStateMachine) { self.connection = connection }
 
     /// Whether a failure or close has been reported.
     public var isTerminated: Bool { events.contains { ObservedEvent($0).isTerminal } }
@@ -50,7 +50,7 @@ public struct ConnectionRun {
         fuzzRequire((connection.state == .closed) == !terminals.isEmpty, "state \(connection.state) with events \(observed)")
         for event in events {
             switch event {
-            case .text(let text): fuzzRequire(text.utf8.count <= connection.limits.maxMessageSize, "text message over the limit")
+            case .text(let bytes): fuzzRequire(bytes.count <= connection.limits.maxMessageSize, "text message over the limit")
             case .binary(let bytes): fuzzRequire(bytes.count <= connection.limits.maxMessageSize, "binary message over the limit")
             case .ping(let bytes), .pong(let bytes): fuzzRequire(bytes.count <= 125, "control payload over 125 bytes")
             default: break

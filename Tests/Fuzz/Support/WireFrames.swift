@@ -74,7 +74,7 @@ public func encodeClientFrame(fin: Bool = true, reservedBits: UInt8 = 0, opcode:
 
 /// A connection event with a failure reduced to its close code: the model predicts codes, not log text.
 public enum ObservedEvent: Equatable, CustomStringConvertible {
-    case text(String)
+    case text([UInt8])
     case binary([UInt8])
     case ping([UInt8])
     case pong([UInt8])
@@ -83,7 +83,7 @@ public enum ObservedEvent: Equatable, CustomStringConvertible {
 
     public init(_ event: WebSocketEvent) {
         switch event {
-        case .text(let text): self = .text(text)
+        case .text(let bytes): self = .text(bytes)
         case .binary(let bytes): self = .binary(bytes)
         case .ping(let bytes): self = .ping(bytes)
         case .pong(let bytes): self = .pong(bytes)
@@ -101,7 +101,7 @@ public enum ObservedEvent: Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .text(let text): "text(\(text.utf8.count) bytes)"
+        case .text(let bytes): "text(\(bytes.count) bytes)"
         case .binary(let bytes): "binary(\(bytes.count) bytes)"
         case .ping(let bytes): "ping(\(bytes))"
         case .pong(let bytes): "pong(\(bytes))"

@@ -3,7 +3,7 @@ import HeraldDeflate
 import HeraldWebSocket
 
 /// The permessage-deflate inflate path (RFC 7692 §7.2.2) with a small message limit, as a server-role
-/// ``PerMessageDeflate`` is driven by ``WebSocketConnection``: `decompress` per payload chunk, then `finishMessage`.
+/// ``PerMessageDeflate`` is driven by ``WebSocketStateMachine``: `decompress` per payload chunk, then `finishMessage`.
 ///
 /// Input layout: byte 0 picks the limit, byte 1 the agreement, bytes 2-9 seed the chunking, then up to four
 /// messages, each a 16-bit length followed by its compressed bytes.

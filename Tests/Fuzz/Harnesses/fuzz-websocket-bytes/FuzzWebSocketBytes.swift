@@ -1,7 +1,7 @@
 import FuzzSupport
 import HeraldWebSocket
 
-/// Random bytes into a server-role ``WebSocketConnection`` (and so ``FrameParser``), fed whole and in chunks.
+/// Random bytes into a server-role ``WebSocketStateMachine`` (and so ``FrameParser``), fed whole and in chunks.
 ///
 /// Input layout: byte 0 picks the limits and the largest chunk, bytes 1-8 seed the chunking, the rest is what the
 /// client sent. Properties: never traps; the chunked run reports exactly what the whole run does and writes the
@@ -15,11 +15,11 @@ public func fuzzWebSocketBytes(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CI
     let limits = fuzzLimits(config)
     let maxChunk = [1, 3, 16, 1 << 16][Int(config >> 2) & 3]
 
-    var whole = ConnectionRun(WebSocketConnection(role: .server, limits: limits))
+    var whole = ConnectionRun(WebSocketStateMachine(role: .server, limits: limits))
     whole.feed(wire[...])
     whole.checkInvariants()
 
-    var chunked = ConnectionRun(WebSocketConnection(role: .server, limits: limits))
+    var chunked = ConnectionRun(WebSocketStateMachine(role: .server, limits: limits))
     chunked.feed(wire, chunks: chunkRanges(count: wire.count, seed: seed, maxChunk: maxChunk))
     chunked.checkInvariants()
 

@@ -2,7 +2,7 @@ import FuzzSupport
 import HeraldDeflate
 import HeraldWebSocket
 
-/// Structure-aware fuzzing of a server-role ``WebSocketConnection``: the input is a program of frame-level
+/// Structure-aware fuzzing of a server-role ``WebSocketStateMachine``: the input is a program of frame-level
 /// operations (a fragmented text message, a compressed message, a ping, a close with a bad code, a reserved
 /// opcode, ...), which the harness encodes as a real client would, with random mask keys and length encodings.
 /// Mutating the program mutates valid traffic, so the fuzzer explores deep states (fragmentation with interleaved
@@ -30,7 +30,7 @@ public func fuzzWebSocketFrames(_ data: UnsafePointer<UInt8>?, _ size: Int) -> C
     for chunking in [[0..<program.wire.count], chunks] {
         let compression = parameters.flatMap { try? PerMessageDeflate(parameters: $0, role: .server) }
         fuzzRequire((compression == nil) == (parameters == nil), "negotiated parameters \(String(describing: parameters)) were refused")
-        var run = ConnectionRun(WebSocketConnection(role: .server, limits: limits, compression: compression))
+        var run = ConnectionRun(WebSocketStateMachine(role: .server, limits: limits, compression: compression))
         run.feed(program.wire, chunks: chunking)
         run.checkInvariants()
         runs.append(run)
@@ -140,7 +140,7 @@ private struct Program {
             if !last && pingsBetween & (1 << (index & 7)) != 0 { control(opcode: 0x9, reader: &reader) }
         }
         if compress && content.count > limits.maxMessageSize { return end(failing: 1009) }
-        if !ended { expect(text ? .text(String(decoding: content, as: UTF8.self)) : .binary(content)) }
+        if !ended { expect(text ? .text(content) : .binary(content)) }
     }
 
     /// A ping (answered by a pong with the same payload, §5.5.2) or a pong (reported only).

@@ -1,0 +1,107 @@
+import HeraldWebSocket
+import Testing
+
+/// The keep-alive deadlines the state machine owns, driven by `now` (milliseconds), the same for both roles.
+@Suite("Keep-alive deadlines (RFC 6455 §5.5.2, §7.1.1)")
+struct KeepAliveTests {
+    static let roles: [WebSocketRole] = [.server, .client]
+
+    /// A frame as the peer of `role` would send it (masked towards a server, §5.1).
+    static func peerFrame(to role: WebSocketRole, _ opcode: WebSocketOpcode, _ payload: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        if role == .server {
+            FrameEncoder.encodeClientFrame(opcode: opcode, payload: payload, maskKey: fixtureKey, into: &out)
+        } else {
+            FrameEncoder.encodeServerFrame(opcode: opcode, payload: payload, into: &out)
+        }
+        return out
+    }
+
+    /// The frames `machine` wrote for its last input, decoded.
+    static func written(_ machine: WebSocketStateMachine, role: WebSocketRole) -> [DecodedFrame] {
+        var bytes: [UInt8] = []
+        for case .write(let range) in machine.actions { bytes += machine.outgoing[range] }
+        return decodeFrames(bytes, sentBy: role) ?? []
+    }
+
+    @Test("RFC 6455 §5.5.2: a ping is due after the interval of silence, and none before", arguments: roles)
+    func pingAfterSilence(role: WebSocketRole) {
+        var machine = WebSocketStateMachine(role: role, keepAlive: WebSocketKeepAlive(pingIntervalMs: 1000), now: 10_000)
+        #expect(machine.nextDeadline == 11_000)
+        machine.timerFired(now: 10_999)
+        #expect(Self.written(machine, role: role).isEmpty)
+        #expect(machine.actions == [.setTimer(at: 11_000)])
+        machine.timerFired(now: 11_000)
+        #expect(Self.written(machine, role: role).map(\.opcode) == [.ping])
+        #expect(machine.actions.last == .setTimer(at: 12_000))
+    }
+
+    @Test("RFC 6455 §5.5.2: anything read postpones the next ping", arguments: roles)
+    func readPostponesPing(role: WebSocketRole) {
+        var machine = WebSocketStateMachine(role: role, keepAlive: WebSocketKeepAlive(pingIntervalMs: 1000), now: 0)
+        machine.receive(Self.peerFrame(to: role, .text, Array("hi".utf8)), now: 700)
+        #expect(machine.nextDeadline == 1700)
+        machine.timerFired(now: 1000)  // the timer armed before the read comes early: nothing is due
+        #expect(machine.actions == [.setTimer(at: 1700)])
+    }
+
+    @Test("Idle timeout: close 1001 \"idle timeout\", the transport closes after the flush, no timer left", arguments: roles)
+    func idleClose(role: WebSocketRole) {
+        var machine = WebSocketStateMachine(role: role, keepAlive: WebSocketKeepAlive(pingIntervalMs: 400, idleTimeoutMs: 1000), now: 0)
+        machine.timerFired(now: 400)  // ping
+        machine.timerFired(now: 1000)
+        let frames = Self.written(machine, role: role)
+        #expect(frames.map(\.opcode) == [.close])
+        #expect(frames.first?.payload == hex("03 E9") + Array("idle timeout".utf8))
+        #expect(machine.actions.contains(.closeStarted(.goingAway, cause: .idleTimeout)))
+        #expect(machine.actions.suffix(2) == [.closeTransport(afterFlush: true), .setTimer(at: nil)])
+        #expect(machine.state == .closing)
+    }
+
+    @Test("RFC 6455 §7.1.1: the peer does not answer our close in time: the transport is dropped without a flush", arguments: roles)
+    func closeHandshakeTimeout(role: WebSocketRole) {
+        var machine = WebSocketStateMachine(role: role, keepAlive: WebSocketKeepAlive(closeTimeoutMs: 2000), now: 0)
+        var output: [UInt8] = []
+        machine.close(code: .normal, reason: "", now: 500, into: &output)
+        #expect(machine.nextDeadline == 2500)
+        machine.timerFired(now: 2499)
+        #expect(machine.actions == [.setTimer(at: 2500)])
+        machine.timerFired(now: 2500)
+        #expect(machine.actions == [.closeTransport(afterFlush: false), .setTimer(at: nil)])
+    }
+
+    @Test("RFC 6455 §7.1.2: a scheduled close starts the handshake with its code at its deadline", arguments: roles)
+    func scheduledClose(role: WebSocketRole) {
+        var machine = WebSocketStateMachine(role: role, keepAlive: WebSocketKeepAlive(pingIntervalMs: 10_000, closeTimeoutMs: 2000), now: 0)
+        machine.scheduleClose(at: 3000, code: CloseCode(rawValue: 4001), reason: "expired")
+        #expect(machine.nextDeadline == 3000)
+        machine.timerFired(now: 3000)
+        #expect(Self.written(machine, role: role).first?.payload == hex("0F A1") + Array("expired".utf8))
+        #expect(machine.actions.contains(.closeStarted(CloseCode(rawValue: 4001), cause: .scheduled)))
+        #expect(machine.actions.suffix(2) == [.closeTransport(afterFlush: true), .setTimer(at: 5000)])
+    }
+
+    @Test("RFC 6455 §5.5.3: with a pong timeout, a ping that nothing answers closes; any read in time keeps the connection", arguments: roles)
+    func pongTimeout(role: WebSocketRole) {
+        let keepAlive = WebSocketKeepAlive(pingIntervalMs: 1000, pongTimeoutMs: 500)
+        var answered = WebSocketStateMachine(role: role, keepAlive: keepAlive, now: 0)
+        answered.timerFired(now: 1000)
+        #expect(answered.nextDeadline == 1500)
+        answered.receive(Self.peerFrame(to: role, .pong, []), now: 1200)
+        #expect(answered.nextDeadline == 2200)
+
+        var silent = WebSocketStateMachine(role: role, keepAlive: keepAlive, now: 0)
+        silent.timerFired(now: 1000)
+        silent.timerFired(now: 1500)
+        #expect(silent.actions.contains(.closeStarted(.goingAway, cause: .pongTimeout)))
+        #expect(silent.actions.suffix(2) == [.closeTransport(afterFlush: true), .setTimer(at: nil)])
+    }
+
+    @Test("Keep-alive off (the default): no deadline at all", arguments: roles)
+    func off(role: WebSocketRole) {
+        var machine = WebSocketStateMachine(role: role)
+        #expect(machine.nextDeadline == nil)
+        machine.timerFired(now: 1 << 40)
+        #expect(machine.actions == [.setTimer(at: nil)])
+    }
+}
