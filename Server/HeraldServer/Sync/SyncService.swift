@@ -12,8 +12,8 @@ import Logging
 ///
 /// Upgrades to `/sync` are authenticated on the loop thread (``SyncUpgradeAuthorizer``); each session
 /// then posts its messages to the sync thread's inbox. The sync thread drains the inbox in batches into a
-/// ``SyncCore`` (one transaction per batch) and writes what it returns through ``HeraldHTTPServer/send(_:to:)``,
-/// one shared frame per delivery.
+/// ``SyncCore`` (one transaction per batch) and hands what it returns to ``HeraldHTTPServer/send(messages:)``, the
+/// whole batch at once: one shared body per delivery, each receiver's sequence number beside it.
 public final class SyncService: Sendable {
     private let inbox: SyncInbox<SessionHandle>
     private let finished = DispatchSemaphore(value: 0)
