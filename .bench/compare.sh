@@ -5,8 +5,9 @@
 #
 # -b: old against new instead of Herald against its peers. BASE_BIN_DIR holds the herald-server and herald-bench of
 # an earlier commit (e.g. `swift build -c release` in a `git worktree` of it); it is the only peer in step 3, and in
-# step 4 every scenario runs on it and on this build alternately, round by round ("-base" names its rows). Ratios to
-# the base in one run are what say whether a change cost speed.
+# step 4 every scenario runs on it and on this build alternately, round by round ("-base" names its rows). The two
+# swap places every round (odd rounds old first, even rounds new first): on this machine whichever runs second in a
+# round measured up to 25% slower, so use an even ROUNDS. Ratios to the base in one run say whether a change cost speed.
 #
 # 1. swift build -c release (herald-server, herald-bench); make -C ../shared/bench (wsbench).
 # 2. Peers: Node ws (apt-get install -y node-ws when missing), Python websockets (system module, else a venv
@@ -90,7 +91,18 @@ if [ "$SKIP_PEERS" = 0 ]; then
     [ -x "$HB" ] && SPECS+=("hummingbird|9104|$HB 9104")
   fi
   log "peers: ${SPECS[*]%%|*}; $ROUNDS rounds of: $TESTS"
-  TESTS="$TESTS" "$KIT/bench-peers.sh" -r "$ROUNDS" -t "$TESTS" -o "$OUT/peers.jsonl" "${SPECS[@]}" >>"$OUT/peers.out" 2>&1
+  if [ -n "$BASE" ]; then
+    # One round at a time, the two builds in swapped order every other round; run numbers are rewritten to the round.
+    for ROUND in $(seq 1 "$ROUNDS"); do
+      ORDER=("${SPECS[@]}")
+      [ $((ROUND % 2)) = 0 ] && ORDER=("${SPECS[1]}" "${SPECS[0]}")
+      "$KIT/bench-peers.sh" -r 1 -t "$TESTS" -o "$OUT/peers-round.jsonl" "${ORDER[@]}" >>"$OUT/peers.out" 2>&1
+      sed "s/\"run\": *1\b/\"run\": $ROUND/" "$OUT/peers-round.jsonl" >>"$OUT/peers.jsonl"
+      rm -f "$OUT/peers-round.jsonl"
+    done
+  else
+    TESTS="$TESTS" "$KIT/bench-peers.sh" -r "$ROUNDS" -t "$TESTS" -o "$OUT/peers.jsonl" "${SPECS[@]}" >>"$OUT/peers.out" 2>&1
+  fi
   {
     echo "## wsbench: Herald and peers (medians of $ROUNDS interleaved rounds; ratios to $REFERENCE per round)"
     echo
@@ -113,9 +125,17 @@ stop_server() {
 }
 trap 'stop_server; exit 130' INT TERM
 
-sync_run() { # name port herald-bench-args...  (ROUND is the current round; with -b, the base build runs first)
+sync_run() { # name port herald-bench-args...  (ROUND is the current round; with -b, the base build runs first in
+  # odd rounds and second in even ones)
   if [ -n "$BASE" ] && [ -z "${SYNC_BASE_DONE:-}" ]; then
-    SYNC_BASE_DONE=1 SERVER="$BASE/herald-server" BENCH="$BASE/herald-bench" sync_run "$1-base" "${@:2}"
+    if [ $((ROUND % 2)) = 1 ]; then
+      SYNC_BASE_DONE=1 SERVER="$BASE/herald-server" BENCH="$BASE/herald-bench" sync_run "$1-base" "${@:2}"
+      SYNC_BASE_DONE=1 sync_run "$@"
+    else
+      SYNC_BASE_DONE=1 sync_run "$@"
+      SYNC_BASE_DONE=1 SERVER="$BASE/herald-server" BENCH="$BASE/herald-bench" sync_run "$1-base" "${@:2}"
+    fi
+    return
   fi
   local name=$1 port=$2; shift 2
   local db="$OUT/sync-$name-$ROUND"
