@@ -104,4 +104,19 @@ struct KeepAliveTests {
         machine.timerFired(now: 1 << 40)
         #expect(machine.actions == [.setTimer(at: nil)])
     }
+
+    @Test("Settings are stored in 32 bits: values read back, a close timeout of nil stays nil, negative is off, 60 days clamps")
+    func compactSettings() {
+        let settings = WebSocketKeepAlive(pingIntervalMs: 30_000, pongTimeoutMs: 5_000, idleTimeoutMs: 90_000, closeTimeoutMs: 2_000)
+        #expect([settings.pingIntervalMs, settings.pongTimeoutMs, settings.idleTimeoutMs] == [30_000, 5_000, 90_000])
+        #expect(settings.closeTimeoutMs == 2_000)
+        #expect(WebSocketKeepAlive().closeTimeoutMs == nil)
+        #expect(WebSocketKeepAlive(closeTimeoutMs: 0).closeTimeoutMs == 0)
+        #expect(WebSocketKeepAlive(pingIntervalMs: -5).pingIntervalMs == 0)
+        let sixtyDays: Int64 = 60 * 24 * 3_600_000
+        let clamped = WebSocketKeepAlive(idleTimeoutMs: sixtyDays, closeTimeoutMs: sixtyDays)
+        #expect(clamped.idleTimeoutMs == Int64(UInt32.max - 1))
+        #expect(clamped.closeTimeoutMs == Int64(UInt32.max - 1))
+        #expect(MemoryLayout<WebSocketKeepAlive>.size == 16)
+    }
 }
