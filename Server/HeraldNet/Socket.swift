@@ -30,4 +30,25 @@ enum Socket {
         }
         return fd
     }
+
+    /// Fails with EADDRINUSE when something already listens on `address`, even a process that set SO_REUSEPORT too.
+    ///
+    /// Our own listeners share their port through SO_REUSEPORT, and so would a second server started by the same user
+    /// on the same port: the kernel would split the connections between the two, and a forgotten server in another
+    /// terminal would answer half the clients. A socket without SO_REUSEPORT cannot join such a group, so binding one
+    /// first (SO_REUSEADDR only, so connections in TIME_WAIT from a previous run do not count) tells a taken port
+    /// from a free one.
+    static func requireFree(host: String, port: UInt16) throws(NetError) {
+        let address = try SocketAddress(host: host, port: port)
+        let fd = try blockingSyscall("socket") {
+            socket(address.family, CLINUX_SOCK_STREAM | CLINUX_SOCK_CLOEXEC, 0)
+        }
+        defer { closeDescriptor(fd) }
+        try setOption(fd, level: SOL_SOCKET, name: SO_REUSEADDR, value: 1, call: "setsockopt(SO_REUSEADDR)")
+        do {
+            try blockingSyscall("bind") { address.withSockAddr { bind(fd, $0, $1) } }
+        } catch where error.errno == EADDRINUSE {
+            throw NetError(errno: EADDRINUSE, call: "bind to \(host):\(port) (another server, perhaps another herald-server, listens there)")
+        }
+    }
 }

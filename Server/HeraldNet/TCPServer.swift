@@ -65,6 +65,7 @@ public final class TCPServer: Sendable {
         var listeners: [Int32] = []
         var port = config.port
         do {
+            if port != 0 { try Socket.requireFree(host: config.host, port: port) }
             for _ in group.loops {
                 let fd = try Socket.listen(on: SocketAddress(host: config.host, port: port), backlog: config.backlog)
                 listeners.append(fd)

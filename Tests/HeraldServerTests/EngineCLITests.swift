@@ -51,6 +51,21 @@ struct EngineCLITests {
         #expect(try refused.readHTTPResponse().status == 404)
     }
 
+    @Test("A second herald-server on a port a server already listens on is refused with a clear error, not started beside it")
+    func portInUseIsRefused() throws {
+        let first = try ServerHarness.start(["--echo"])
+        defer { first.stop() }
+        let db = FileManager.default.temporaryDirectory.appendingPathComponent("herald-port-\(UUID().uuidString).db").path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: db + suffix) } }
+        let (status, output) = try Self.run(["serve", "--port", "\(first.port)", "--db", db])
+        #expect(status != 0)
+        #expect(output.contains("127.0.0.1:\(first.port)") && output.contains("Address already in use"), "\(output)")
+        // The first server still answers alone.
+        let client = try RawWebSocketClient.connect(port: first.port, path: "/echo")
+        try client.sendText("still here")
+        #expect(try client.readMessage().text == "still here")
+    }
+
     @Test("An unparsable HERALD_* value or flag stops the server at start with a non-zero status and names the variable")
     func badValuesAreRefused() throws {
         let (status, output) = try Self.run(["serve", "--port", "0"], environment: ["HERALD_IDLE_TIMEOUT": "soon"])
