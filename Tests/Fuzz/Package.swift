@@ -44,8 +44,8 @@ let package = Package(
         //   a symlink to /Shared/COpenSSL like CZlib). SigningSecret, TokenIssuer etc. need the store and stay out.
         // - HeraldAPIBodies: API/APIRequestBodies.swift, JSONValue+RequestBody.swift, APIError.swift, plus ServerStubs.swift (a
         //   real file) with the HTTP type they name, whose definition would drag in the HTTP layer.
-        // - HeraldSync: a stand-in (Modules/HeraldSync, a real file) with the `BackendOperation` cases the bodies
-        //   build; the real module needs the store.
+        // - HeraldSync: a symlink to just Server/HeraldSync/BackendOperation.swift, the cases the bodies build (the rest
+        //   of the real module needs the store).
         // Their types are internal in the server, so HeraldAuth and HeraldAPIBodies are built with -enable-testing
         // for `@testable import`.
         .systemLibrary(name: "COpenSSL", path: "Modules/COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
