@@ -44,7 +44,9 @@ enum StoreLocation {
             }
             return SyncStorage(store: store)
         case .postgres(let url):
-            return SyncStorage(store: try PostgresStore(url: url)) { onSignal in PostgresStreamListener(url: url, onSignal: onSignal) }
+            return SyncStorage(store: try PostgresStore(url: url)) { node, onSignal in
+                PostgresStreamListener(url: url, node: node, onSignal: onSignal)
+            }
         }
     }
 }

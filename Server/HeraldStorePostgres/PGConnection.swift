@@ -53,10 +53,71 @@ final class PGConnection {
     @discardableResult
     func executeScript(_ sql: String) throws(StoreError) -> String {
         let connection = try open()
-        guard let result = PQexec(connection, sql) else { throw lostConnection(connection, sql: sql) }
+        // Queued savepoint commands go first, in the same round trip (the simple protocol takes several statements).
+        let deferred = takeDeferred()
+        let script = deferred.isEmpty ? sql : (deferred + [sql]).joined(separator: "; ")
+        guard let result = PQexec(connection, script) else { throw lostConnection(connection, sql: sql) }
         defer { PQclear(result) }
         try check(result, connection, sql: sql)
         return String(cString: PQcmdStatus(result))
+    }
+
+    /// Savepoint commands not sent yet (see ``defer(_:)``).
+    private var deferredCommands: [String] = []
+
+    /// Queues a command that returns nothing and cannot fail on a sound transaction (`SAVEPOINT`, `RELEASE
+    /// SAVEPOINT`): it goes out in one pipeline with the next statement instead of costing a round trip of its own.
+    /// A request's savepoint then travels with the request's first statement, and its release with the next one.
+    func `defer`(_ command: String) {
+        deferredCommands.append(command)
+    }
+
+    /// Drops a queued command that has not been sent (a savepoint whose body ran no statement); false when it was
+    /// sent already.
+    func cancelDeferred(_ command: String) -> Bool {
+        guard let index = deferredCommands.lastIndex(of: command) else { return false }
+        deferredCommands.removeSubrange(index...)
+        return true
+    }
+
+    /// Forgets every queued command: COMMIT and ROLLBACK end every savepoint anyway.
+    func discardDeferred() {
+        deferredCommands.removeAll(keepingCapacity: true)
+    }
+
+    private func takeDeferred() -> [String] {
+        guard !deferredCommands.isEmpty else { return [] }
+        defer { deferredCommands.removeAll(keepingCapacity: true) }
+        return deferredCommands
+    }
+
+    /// Sends `commands`, then the statement `send` queues, in one pipeline (one round trip), and returns the
+    /// statement's result. A failing command fails the statement with the command's error.
+    private func pipelined(_ commands: [String], _ connection: OpaquePointer, send: (OpaquePointer) -> Bool) -> OpaquePointer? {
+        guard PQenterPipelineMode(connection) == 1 else { return nil }
+        defer { PQexitPipelineMode(connection) }
+        for command in commands {
+            guard PQsendQueryParams(connection, command, 0, nil, nil, nil, nil, 0) == 1 else { return nil }
+        }
+        guard send(connection), PQpipelineSync(connection) == 1 else { return nil }
+        var results: [OpaquePointer] = []
+        // Each queued query yields its result, then NULL; the sync point ends the pipeline.
+        for _ in 0...commands.count {
+            guard let result = PQgetResult(connection) else { break }
+            results.append(result)
+            while let extra = PQgetResult(connection) { PQclear(extra) }
+        }
+        while let sync = PQgetResult(connection) {
+            let isSync = PQresultStatus(sync) == PGRES_PIPELINE_SYNC
+            PQclear(sync)
+            if isSync { break }
+        }
+        let chosen = results.first { result in
+            let status = PQresultStatus(result)
+            return status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK && status != PGRES_PIPELINE_ABORTED
+        } ?? results.last
+        for result in results where result != chosen { PQclear(result) }
+        return chosen
     }
 
     /// Whether the server considers the current transaction failed (a statement errored outside a savepoint).
@@ -110,6 +171,7 @@ final class PGConnection {
         }
         handle = connection
         statements = [:]
+        deferredCommands = []
         if !sessionSetup.isEmpty {
             do {
                 try executeScript(sessionSetup)
@@ -154,42 +216,37 @@ final class PGConnection {
         let connection = try open()
         let name = try prepared(sql, bindings, connection)
         // One buffer for every parameter's bytes; NULLs have offset -1. The trailing 0 keeps the base
-        // address non-nil (empty strings are real, empty values) and terminates text-format arrays.
+        // address non-nil (empty strings are real, empty values).
         var bytes: [UInt8] = []
         var offsets: [Int] = []
         var lengths: [Int32] = []
         var formats: [Int32] = []
         for value in bindings {
-            let start = bytes.count
-            var format: Int32 = 1
-            switch value {
-            case .int(let number):
-                withUnsafeBytes(of: number.bigEndian) { bytes.append(contentsOf: $0) }
-            case .text(let string):
-                bytes.append(contentsOf: string.utf8)
-            case .blob(let blob):
-                bytes.append(contentsOf: blob)
-            case .intArray(let numbers):
-                format = 0
-                bytes.append(contentsOf: ("{" + numbers.map(String.init).joined(separator: ",") + "}").utf8)
-                bytes.append(0)
-            case .null:
+            if case .null = value {
                 offsets.append(-1)
                 lengths.append(0)
                 formats.append(1)
                 continue
             }
+            let start = bytes.count
+            value.appendBinary(to: &bytes)
             offsets.append(start)
             lengths.append(Int32(bytes.count - start))
-            formats.append(format)
+            formats.append(1)
         }
         bytes.append(0)
+        let deferred = takeDeferred()
         let result: OpaquePointer? = bytes.withUnsafeBufferPointer { buffer in
             let base = UnsafeRawPointer(buffer.baseAddress!)
             let values: [UnsafePointer<CChar>?] = offsets.map { offset in
                 offset < 0 ? nil : (base + offset).assumingMemoryBound(to: CChar.self)
             }
-            return PQexecPrepared(connection, name, Int32(values.count), values, lengths, formats, 1)
+            if deferred.isEmpty {
+                return PQexecPrepared(connection, name, Int32(values.count), values, lengths, formats, 1)
+            }
+            return pipelined(deferred, connection) { connection in
+                PQsendQueryPrepared(connection, name, Int32(values.count), values, lengths, formats, 1) == 1
+            }
         }
         guard let result else { throw lostConnection(connection, sql: sql) }
         defer { PQclear(result) }
@@ -257,6 +314,30 @@ struct PGRow {
 
     func optionalInt(_ column: Int32) -> Int64? {
         isNull(column) ? nil : int(column)
+    }
+
+    /// A one-dimensional text[] column (binary array layout, see ``PGValue``); NULL elements are skipped.
+    func textArray(_ column: Int32) -> [String] {
+        let raw = bytes(column)
+        var offset = 0
+        func int32() -> Int32? {
+            guard offset + 4 <= raw.count else { return nil }
+            var value: Int32 = 0
+            for byte in raw[offset..<offset + 4] { value = value << 8 | Int32(byte) }
+            offset += 4
+            return value
+        }
+        guard let dimensions = int32(), dimensions == 1, int32() != nil, int32() != nil, let count = int32(), int32() != nil else { return [] }
+        var strings: [String] = []
+        strings.reserveCapacity(Int(max(count, 0)))
+        for _ in 0..<max(count, 0) {
+            guard let length = int32() else { break }
+            guard length >= 0 else { continue }
+            guard offset + Int(length) <= raw.count else { break }
+            strings.append(String(decoding: UnsafeRawBufferPointer(rebasing: raw[offset..<offset + Int(length)]), as: UTF8.self))
+            offset += Int(length)
+        }
+        return strings
     }
 
     func blob(_ column: Int32) -> [UInt8] {

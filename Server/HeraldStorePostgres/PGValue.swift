@@ -3,13 +3,21 @@ enum PGValue {
     case int(Int64)
     case text(String)
     case blob([UInt8])
-    /// A bigint[] (e.g. message ids for one `= ANY($n)`), sent in text format.
+    /// A bigint[] (e.g. message ids for one `= ANY($n)`).
     case intArray([Int64])
+    /// A text[] (user ids of a batch, signals).
+    case textArray([String])
+    /// A bytea[] (the event bodies of a batch, written with one statement).
+    case blobArray([[UInt8]])
     /// SQL NULL of the given type.
     case null(PGType)
 
     static func optionalText(_ value: String?) -> PGValue {
         value.map(PGValue.text) ?? .null(.text)
+    }
+
+    static func bool(_ value: Bool) -> PGValue {
+        .int(value ? 1 : 0)
     }
 
     /// The parameter's type, fixed when its statement is prepared.
@@ -19,8 +27,56 @@ enum PGValue {
         case .text: .text
         case .blob: .bytea
         case .intArray: .int8Array
+        case .textArray: .textArray
+        case .blobArray: .byteaArray
         case .null(let type): type
         }
+    }
+
+    /// Appends the binary wire form of the value (what `PQexecPrepared` sends with format 1).
+    func appendBinary(to bytes: inout [UInt8]) {
+        switch self {
+        case .int(let number):
+            Self.append(number, to: &bytes)
+        case .text(let string):
+            bytes.append(contentsOf: string.utf8)
+        case .blob(let blob):
+            bytes.append(contentsOf: blob)
+        case .intArray(let numbers):
+            Self.appendArray(element: .int8, count: numbers.count, to: &bytes) { index, bytes in
+                Self.append(Int32(8), to: &bytes)
+                Self.append(numbers[index], to: &bytes)
+            }
+        case .textArray(let strings):
+            Self.appendArray(element: .text, count: strings.count, to: &bytes) { index, bytes in
+                let utf8 = strings[index].utf8
+                Self.append(Int32(truncatingIfNeeded: utf8.count), to: &bytes)
+                bytes.append(contentsOf: utf8)
+            }
+        case .blobArray(let blobs):
+            Self.appendArray(element: .bytea, count: blobs.count, to: &bytes) { index, bytes in
+                Self.append(Int32(truncatingIfNeeded: blobs[index].count), to: &bytes)
+                bytes.append(contentsOf: blobs[index])
+            }
+        case .null:
+            break
+        }
+    }
+
+    /// PostgreSQL's binary array layout (array_send): dimensions, a has-nulls flag, the element type, then per
+    /// dimension its length and lower bound (1), then each element as a length and its bytes.
+    private static func appendArray(element: PGType, count: Int, to bytes: inout [UInt8], each: (Int, inout [UInt8]) -> Void) {
+        append(Int32(count == 0 ? 0 : 1), to: &bytes)
+        append(Int32(0), to: &bytes)
+        append(element.rawValue, to: &bytes)
+        guard count > 0 else { return }
+        append(Int32(truncatingIfNeeded: count), to: &bytes)
+        append(Int32(1), to: &bytes)
+        for index in 0..<count { each(index, &bytes) }
+    }
+
+    private static func append<T: FixedWidthInteger>(_ value: T, to bytes: inout [UInt8]) {
+        withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
     }
 }
 
@@ -30,5 +86,7 @@ enum PGType: UInt32 {
     case bytea = 17
     case int8 = 20
     case text = 25
+    case byteaArray = 1001
+    case textArray = 1009
     case int8Array = 1016
 }

@@ -3,8 +3,8 @@ import HeraldStore
 extension PostgresStore: ClusterPresenceStore {
     // MARK: - Cluster presence (P1-P5 across nodes, issue 9)
 
-    /// The database's clock in ms since the epoch: heartbeats are written and judged by one clock.
-    private static let databaseNow = "(extract(epoch FROM clock_timestamp()) * 1000)::bigint"
+    /// How long wake-up rows are kept for nodes catching up (``PostgresStreamListener``).
+    public static let wakeUpRetentionMilliseconds: Int64 = 600_000
 
     public func joinCluster(node: String) throws {
         clusterNode = node
@@ -29,6 +29,9 @@ extension PostgresStore: ClusterPresenceStore {
                 INSERT INTO cluster_nodes (node_id, heartbeat_at) VALUES ($1, \(Self.databaseNow))
                 ON CONFLICT (node_id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at
                 """, .text(node))
+            // Wake-ups are read within moments of their NOTIFY, or by a node catching up after its LISTEN connection
+            // came back; ten minutes covers any outage worth catching up from.
+            try connection.execute("DELETE FROM stream_wakeups WHERE created_at < \(Self.databaseNow) - $1", .int(Self.wakeUpRetentionMilliseconds))
             // A node that died without cleaning up: its rows are already ignored; now they go.
             try connection.execute(
                 """
@@ -81,8 +84,17 @@ extension PostgresStore: ClusterPresenceStore {
         guard let messageKey = RecordID.parse(RecordID.message, message) else {
             throw StoreError(kind: .notFound, message: "unknown message \(message)")
         }
-        try connection.execute(
-            "SELECT pg_notify('\(Self.pushChannel)', 'push ' || $1 || ' ' || $2::text || ' ' || $3::text)",
-            .text(node), .int(deviceKey), .int(messageKey))
+        // Carried by this transaction's wake-up row: delivered once it commits, and found again by a node whose LISTEN
+        // connection was down at that moment.
+        try signal("push \(node) \(deviceKey) \(messageKey)")
+    }
+
+    /// Adds a request for other nodes to the open transaction's wake-up (or to a transaction of its own).
+    func signal(_ text: String) throws {
+        if connection.transactionDepth > 0 {
+            pending.signals.append(text)
+        } else {
+            try transaction { pending.signals.append(text) }
+        }
     }
 }

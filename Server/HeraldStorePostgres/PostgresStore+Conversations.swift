@@ -73,7 +73,7 @@ extension PostgresStore {
             return try connection.query(
                 """
                 SELECT c.id, c.kind, c.title, c.created_at, c.last_activity,
-                       (SELECT count(*) FROM unread u WHERE u.user_id = $1 AND u.conversation_id = c.id),
+                       c.message_count - p.sent_count - p.read_count,
                        m.id, m.conversation_id, m.sender_id, m.client_message_id, m.kind, m.text, m.image_url, m.created_at
                 FROM participants p JOIN conversations c ON c.id = p.conversation_id
                 LEFT JOIN LATERAL (
@@ -94,29 +94,40 @@ extension PostgresStore {
 
     // MARK: - Internals
 
+    /// The conversation with its participants, in one statement. Kept for the rest of the transaction: a batch of
+    /// sends to one group reads it once (participants change only by a member leaving, whose own requests run on
+    /// this thread, and a leave on another node is seen from the next batch on).
     func conversation(key: Int64) throws(StoreError) -> ConversationRecord? {
-        guard
-            let base = try connection.queryFirst(
-                "SELECT kind, title, created_at, last_activity FROM conversations WHERE id = $1", .int(key),
-                row: { row in (kind: row.int(0), title: row.optionalText(1), createdAt: row.int(2), lastActivity: row.int(3)) })
-        else { return nil }
-        let participants = try connection.query(
-            "SELECT user_id FROM participants WHERE conversation_id = $1 ORDER BY user_id", .int(key)
-        ) { row in row.text(0) }
-        return ConversationRecord(
-            id: RecordID.format(RecordID.conversation, key), kind: ConversationRecord.Kind(rawValue: base.kind) ?? .group,
-            title: base.title, participants: participants, createdAt: base.createdAt, lastActivity: base.lastActivity)
+        if let cached = conversationsInTransaction[key] { return cached }
+        var record: ConversationRecord?
+        for row in try connection.query(
+            """
+            SELECT c.kind, c.title, c.created_at, c.last_activity, p.user_id
+            FROM conversations c LEFT JOIN participants p ON p.conversation_id = c.id WHERE c.id = $1 ORDER BY p.user_id
+            """, .int(key),
+            row: { row in (kind: row.int(0), title: row.optionalText(1), createdAt: row.int(2), lastActivity: row.int(3), member: row.optionalText(4)) })
+        {
+            if record == nil {
+                record = ConversationRecord(
+                    id: RecordID.format(RecordID.conversation, key), kind: ConversationRecord.Kind(rawValue: row.kind) ?? .group,
+                    title: row.title, participants: [], createdAt: row.createdAt, lastActivity: row.lastActivity)
+            }
+            if let member = row.member { record?.participants.append(member) }
+        }
+        if let record, connection.transactionDepth > 0 { conversationsInTransaction[key] = record }
+        return record
     }
 
     public func removeParticipant(user: String, conversation: String) throws {
         guard let key = RecordID.parse(RecordID.conversation, conversation) else { return }
+        conversationsInTransaction[key] = nil
+        // The leaver's counters go with their row: their unread no longer counts (U1).
         try connection.execute("DELETE FROM participants WHERE conversation_id = $1 AND user_id = $2", .int(key), .text(user))
-        // Unread rows are per reader here: the leaver's no longer count (U1).
-        try connection.execute("DELETE FROM unread WHERE user_id = $1 AND conversation_id = $2", .text(user), .int(key))
     }
 
     func isParticipant(user: String, key: Int64) throws(StoreError) -> Bool {
-        try connection.scalar("SELECT 1::bigint FROM participants WHERE conversation_id = $1 AND user_id = $2", .int(key), .text(user)) != nil
+        if let cached = conversationsInTransaction[key] { return cached.participants.contains(user) }
+        return try connection.scalar("SELECT 1::bigint FROM participants WHERE conversation_id = $1 AND user_id = $2", .int(key), .text(user)) != nil
     }
 
     private func directConversation(_ low: String, _ high: String) throws -> ConversationRecord? {

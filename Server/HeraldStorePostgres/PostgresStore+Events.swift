@@ -4,51 +4,165 @@ extension PostgresStore {
     // MARK: - Event log (R3)
 
     public func appendEvent(user: String, payload: [UInt8], now: Int64) throws -> Int64 {
-        // One statement, atomic on its own: bump the user's counter row (locked until commit, so writers of
-        // one user are serialised across nodes), store the event under that number, and queue a notification
-        // that PostgreSQL delivers to every listening node only if the transaction commits.
-        guard
-            let seq = try connection.scalar(
-                """
-                WITH head AS (
-                    INSERT INTO event_heads (user_id, last_seq) VALUES ($1, 1)
-                    ON CONFLICT (user_id) DO UPDATE SET last_seq = event_heads.last_seq + 1 RETURNING last_seq
-                ), stored AS (
-                    INSERT INTO events (user_id, seq, created_at, payload) SELECT $1, last_seq, $2, $3 FROM head
-                )
-                SELECT last_seq, pg_notify('\(Self.streamChannel)', last_seq::text || ' ' || $1) FROM head
-                """, .text(user), .int(now), .blob(payload))
-        else { throw StoreError(kind: .other, message: "appending to \(user)'s stream returned no sequence") }
-        return seq
+        try appendEvent(users: [user], payload: payload, now: now).first ?? 0
+    }
+
+    /// Hands each user the next seq of their stream from the transaction's locked heads (``PendingStreams``); the
+    /// body, the heads and the runs are written once per transaction, just before COMMIT. After the first event of a
+    /// batch for a group, another one costs no round trip at all.
+    public func appendEvent(users: [String], payload: [UInt8], now: Int64) throws -> [Int64] {
+        guard !users.isEmpty else { return [] }
+        return try transaction {
+            let body = try nextBodyID()
+            try lockHeads(users)
+            pending.bodies.append((body, now, payload))
+            var seqs: [Int64] = []
+            seqs.reserveCapacity(users.count)
+            for user in users {
+                guard let seq = pending.append(user, body: body, at: now) else {
+                    throw StoreError(kind: .other, message: "\(user)'s stream head is not locked or is at its end")
+                }
+                seqs.append(seq)
+            }
+            return seqs
+        }
     }
 
     public func events(user: String, after seq: Int64, limit: Int) throws -> [StoredEvent] {
         guard limit > 0 else { return [] }
+        try writePendingStreams(of: user)
+        // The run holding `after` (the newest starting at or before it) and every later one; each run's bodies are an
+        // id range of event_bodies.
         return try connection.query(
-            "SELECT seq, payload, created_at FROM events WHERE user_id = $1 AND seq > $2 ORDER BY seq LIMIT $3",
+            """
+            SELECT r.first_seq + (b.id - r.first_body), b.payload, b.created_at
+            FROM stream_runs r JOIN event_bodies b ON b.id BETWEEN r.first_body AND r.first_body + r.count - 1
+            WHERE r.user_id = $1
+              AND r.first_seq >= coalesce((SELECT max(first_seq) FROM stream_runs WHERE user_id = $1 AND first_seq <= $2), $2)
+              AND r.first_seq + (b.id - r.first_body) > $2
+            ORDER BY r.first_seq, b.id LIMIT $3
+            """,
             .text(user), .int(seq), .int(Int64(limit))
         ) { row in StoredEvent(seq: row.int(0), payload: row.blob(1), createdAt: row.int(2)) }
     }
 
     public func latestSeq(user: String) throws -> Int64 {
-        try connection.scalar("SELECT last_seq FROM event_heads WHERE user_id = $1", .text(user)) ?? 0
+        if let head = pending.heads[user] { return head }
+        return try connection.scalar("SELECT last_seq FROM event_heads WHERE user_id = $1", .text(user)) ?? 0
     }
 
     public func oldestRetainedSeq(user: String) throws -> Int64 {
+        try writePendingStreams(of: user)
         // One statement is one snapshot: the minimum and the head agree.
-        try connection.scalar(
+        return try connection.scalar(
             """
-            SELECT coalesce((SELECT min(seq) FROM events WHERE user_id = $1),
+            SELECT coalesce((SELECT min(first_seq) FROM stream_runs WHERE user_id = $1),
                             (SELECT last_seq FROM event_heads WHERE user_id = $1) + 1, 1)
             """, .text(user)) ?? 1
     }
 
+    /// Deletes the runs whose every event is older than `cutoff` and not among the user's newest `keepAtLeast`, then
+    /// the old bodies no remaining run refers to. The heads stay (R3: seqs never restart).
     @discardableResult
     public func pruneEvents(olderThan cutoff: Int64, keepAtLeast: Int) throws -> Int {
+        try transaction {
+            let deleted = try connection.scalar(
+                """
+                WITH gone AS (
+                    DELETE FROM stream_runs r USING event_heads h
+                    WHERE h.user_id = r.user_id AND r.created_at < $1 AND r.first_seq + r.count - 1 <= h.last_seq - $2
+                    RETURNING r.count
+                )
+                SELECT coalesce(sum(count), 0)::bigint FROM gone
+                """, .int(cutoff), .int(Int64(max(keepAtLeast, 0)))) ?? 0
+            try connection.execute(
+                """
+                WITH kept AS (
+                    SELECT first_body AS low, first_body + count - 1 AS high FROM stream_runs
+                    WHERE first_body <= (SELECT max(id) FROM event_bodies WHERE created_at < $1)
+                )
+                DELETE FROM event_bodies b
+                WHERE b.created_at < $1 AND NOT EXISTS (SELECT 1 FROM kept WHERE b.id BETWEEN kept.low AND kept.high)
+                """, .int(cutoff))
+            return Int(deleted)
+        }
+    }
+
+    // MARK: - The transaction's streams
+
+    /// How many body ids one round trip reserves. Ids a node reserved but never used are simply skipped.
+    private static let bodyIDBlock: Int64 = 256
+
+    /// The next event body id, from a block this connection reserved from the table's identity sequence (ids are
+    /// unique across nodes; sequences never go back, even when a transaction rolls back).
+    func nextBodyID() throws(StoreError) -> Int64 {
+        if bodyIDPool.isEmpty {
+            bodyIDPool = try connection.query(
+                "SELECT nextval(pg_get_serial_sequence('event_bodies', 'id')) FROM generate_series(1, $1) ORDER BY 1 DESC",
+                .int(Self.bodyIDBlock)
+            ) { row in row.int(0) }
+        }
+        guard let id = bodyIDPool.popLast() else { throw StoreError(kind: .other, message: "no event body id was reserved") }
+        return id
+    }
+
+    /// Locks the head rows of `users` this transaction has not locked yet (in user order, one statement), creating
+    /// missing ones, and remembers their values. A head's lock is what orders writers of one user across nodes.
+    func lockHeads(_ users: [String]) throws(StoreError) {
+        var missing: [String] = []
+        for user in users where pending.heads[user] == nil { missing.append(user) }
+        guard !missing.isEmpty else { return }
+        let select = "SELECT user_id, last_seq FROM event_heads WHERE user_id = ANY ($1) ORDER BY user_id FOR UPDATE"
+        var found = try connection.query(select, .textArray(missing)) { row in (row.text(0), row.int(1)) }
+        if found.count < Set(missing).count {
+            let present = Set(found.map(\.0))
+            let absent = Array(Set(missing).subtracting(present)).sorted()
+            try connection.execute(
+                "INSERT INTO event_heads (user_id, last_seq) SELECT unnest($1::text[]), 0 ON CONFLICT (user_id) DO NOTHING", .textArray(absent))
+            found += try connection.query(select, .textArray(absent)) { row in (row.text(0), row.int(1)) }
+        }
+        for (user, head) in found where pending.heads[user] == nil { pending.heads[user] = head }
+    }
+
+    /// Writes what the transaction appended for `user` before a read of their stream inside it.
+    private func writePendingStreams(of user: String) throws(StoreError) {
+        guard pending.runs[user] != nil, pending.writtenBodies < pending.bodies.count || !pending.runsWritten else { return }
+        try writePendingStreams(wakeUp: false)
+    }
+
+    /// Writes the transaction's bodies, heads and runs in one statement. With `wakeUp` (just before COMMIT) it also
+    /// stores the wake-up row (every run of the transaction and every signal for other nodes) and sends its one
+    /// NOTIFY, which PostgreSQL delivers to the listening nodes only if the transaction commits.
+    func writePendingStreams(wakeUp: Bool) throws(StoreError) {
+        guard !pending.isEmpty else { return }
+        let fresh = pending.bodies[pending.writtenBodies...]
+        let runs = pending.runColumns()
+        let heads = pending.movedHeads.map { pending.heads[$0] ?? 0 }
+        let wake = wakeUp && (!runs.users.isEmpty || !pending.signals.isEmpty)
         try connection.execute(
             """
-            DELETE FROM events e USING event_heads h
-            WHERE h.user_id = e.user_id AND e.created_at < $1 AND e.seq <= h.last_seq - $2
-            """, .int(cutoff), .int(Int64(max(keepAtLeast, 0))))
+            WITH bodies AS (
+                INSERT INTO event_bodies (id, created_at, payload) SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bytea[])
+            ), heads AS (
+                UPDATE event_heads h SET last_seq = v.seq FROM unnest($4::text[], $5::bigint[]) AS v(user_id, seq)
+                WHERE h.user_id = v.user_id
+            ), runs AS (
+                INSERT INTO stream_runs (user_id, first_seq, first_body, count, created_at)
+                SELECT * FROM unnest($6::text[], $7::bigint[], $8::bigint[], $9::bigint[], $10::bigint[])
+                ON CONFLICT (user_id, first_seq) DO UPDATE
+                SET first_body = excluded.first_body, count = excluded.count, created_at = excluded.created_at
+            ), wake AS (
+                INSERT INTO stream_wakeups (node_id, created_at, users, first_seqs, first_bodies, counts, signals)
+                SELECT $11, \(Self.databaseNow), $6, $7, $8, $9, $12 WHERE $13::bigint <> 0
+                RETURNING id
+            )
+            SELECT pg_notify('\(Self.wakeChannel)', id::text || ' ' || $11) FROM wake
+            """,
+            .intArray(fresh.map(\.id)), .intArray(fresh.map(\.createdAt)), .blobArray(fresh.map(\.payload)),
+            .textArray(pending.movedHeads), .intArray(heads),
+            .textArray(runs.users), .intArray(runs.firstSeqs), .intArray(runs.firstBodies), .intArray(runs.counts), .intArray(runs.createdAt),
+            .text(clusterNode ?? ""), .textArray(pending.signals), .bool(wake))
+        pending.writtenBodies = pending.bodies.count
+        pending.runsWritten = true
     }
 }

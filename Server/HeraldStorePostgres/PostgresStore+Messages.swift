@@ -7,54 +7,34 @@ extension PostgresStore {
         conversation: String, sender: String, clientMessageId: String, kind: MessageRecord.Kind,
         text: String?, imageURL: String?, now: Int64
     ) throws -> (message: MessageRecord, duplicate: Bool) {
-        try transaction {
-            // R4: a retry returns the original, whatever it carries this time.
-            if let original = try original(sender: sender, clientMessageId: clientMessageId) { return (original, true) }
-            guard let key = RecordID.parse(RecordID.conversation, conversation) else {
-                throw StoreError(kind: .notFound, message: "unknown conversation \(conversation)")
-            }
-            // Lock the conversation row first: writers of one conversation (on any node) then take message
-            // ids, stream sequences and commit in the same order, so storage order is delivery order (R2).
+        guard let key = RecordID.parse(RecordID.conversation, conversation) else {
+            throw StoreError(kind: .notFound, message: "unknown conversation \(conversation)")
+        }
+        // One round trip: herald_insert_message (migration 5) does R4, the conversation lock (R2), R5, the insert and
+        // the counters (U1/S7), and returns the conversation with its participants for the fan-out that follows.
+        return try transaction {
             guard
-                let participates = try connection.scalar(
-                    """
-                    SELECT (SELECT count(*) FROM participants p WHERE p.conversation_id = c.id AND p.user_id = $2)
-                    FROM conversations c WHERE c.id = $1 FOR NO KEY UPDATE OF c
-                    """, .int(key), .text(sender))
-            else {
-                throw StoreError(kind: .notFound, message: "unknown conversation \(conversation)")
+                let row = try connection.queryFirst(
+                    "SELECT * FROM herald_insert_message($1, $2, $3, $4, $5, $6, $7)",
+                    .int(key), .text(sender), .text(clientMessageId), .int(kind.rawValue), .optionalText(text), .optionalText(imageURL), .int(now),
+                    row: { row in
+                        (status: row.int(0), message: row.isNull(1) ? nil : Self.messageRecord(row, from: 1),
+                         kind: row.int(9), title: row.optionalText(10), createdAt: row.int(11), lastActivity: row.int(12),
+                         participants: row.textArray(13))
+                    })
+            else { throw StoreError(kind: .other, message: "herald_insert_message returned no row") }
+            switch row.status {
+            case 2: throw StoreError(kind: .notFound, message: "unknown conversation \(conversation)")
+            case 3: throw StoreError(kind: .constraint, message: "\(sender) is not a participant of \(conversation)")
+            default: break
             }
-            guard participates > 0 else {
-                throw StoreError(kind: .constraint, message: "\(sender) is not a participant of \(conversation)")
+            guard let message = row.message else { throw StoreError(kind: .other, message: "herald_insert_message returned no message") }
+            if row.status == 0 {
+                conversationsInTransaction[key] = ConversationRecord(
+                    id: conversation, kind: ConversationRecord.Kind(rawValue: row.kind) ?? .group, title: row.title,
+                    participants: row.participants, createdAt: row.createdAt, lastActivity: row.lastActivity)
             }
-            // The same retry racing on another node: the unique key makes this insert wait for that
-            // commit and then do nothing, and the original is returned as a duplicate.
-            guard
-                let messageKey = try connection.scalar(
-                    """
-                    INSERT INTO messages (conversation_id, sender_id, client_message_id, kind, text, image_url, created_at)
-                    VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (sender_id, client_message_id) DO NOTHING RETURNING id
-                    """,
-                    .int(key), .text(sender), .text(clientMessageId), .int(kind.rawValue), .optionalText(text), .optionalText(imageURL), .int(now))
-            else {
-                guard let original = try original(sender: sender, clientMessageId: clientMessageId) else {
-                    throw StoreError(kind: .constraint, message: "client message id \(clientMessageId) is taken")
-                }
-                return (original, true)
-            }
-            // U1/S7: unread for every participant but the sender, and the conversation's activity, in one statement.
-            try connection.execute(
-                """
-                WITH marked AS (
-                    INSERT INTO unread (user_id, message_id, conversation_id)
-                    SELECT user_id, $2, conversation_id FROM participants WHERE conversation_id = $1 AND user_id <> $3
-                )
-                UPDATE conversations SET last_activity = greatest(last_activity, $4) WHERE id = $1
-                """, .int(key), .int(messageKey), .text(sender), .int(now))
-            let record = MessageRecord(
-                id: RecordID.format(RecordID.message, messageKey), conversation: conversation, sender: sender,
-                clientMessageId: clientMessageId, kind: kind, text: text, imageURL: imageURL, createdAt: now, order: messageKey)
-            return (record, false)
+            return (message, row.status == 1)
         }
     }
 
@@ -95,11 +75,5 @@ extension PostgresStore {
         try connection.queryFirst("SELECT \(Self.messageColumns) FROM messages WHERE id = $1", .int(key)) { row in
             Self.messageRecord(row, from: 0)
         }
-    }
-
-    private func original(sender: String, clientMessageId: String) throws(StoreError) -> MessageRecord? {
-        try connection.queryFirst(
-            "SELECT \(Self.messageColumns) FROM messages WHERE sender_id = $1 AND client_message_id = $2", .text(sender), .text(clientMessageId)
-        ) { row in Self.messageRecord(row, from: 0) }
     }
 }

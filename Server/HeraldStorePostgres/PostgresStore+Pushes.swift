@@ -38,21 +38,23 @@ extension PostgresStore {
     public func withdrawPushes(message: String, user: String, now: Int64) throws -> [PushRecord] {
         guard let messageKey = RecordID.parse(RecordID.message, message) else { return [] }
         // One statement: the rows it changes are exactly the ones withdrawn now (a second call finds none). A push
-        // another node delivered is withdrawn there too: that node hears "clear <node> <device> <c> <m>" once this
-        // transaction commits (P5 across nodes); this node's own devices are cleared by the caller.
-        let withdrawn = try connection.query(
-            """
-            WITH withdrawn AS (
+        // another node delivered is withdrawn there too: that node hears "clear <node> <device> <c> <m>" through this
+        // transaction's wake-up (P5 across nodes); this node's own devices are cleared by the caller.
+        return try transaction {
+            let withdrawn = try connection.query(
+                """
                 UPDATE pushes SET withdrawn_at = $3 WHERE message_id = $1 AND user_id = $2 AND withdrawn_at IS NULL
                 RETURNING \(Self.pushColumns), node_id, device_key
-            )
-            SELECT \(Self.pushColumns),
-                   CASE WHEN node_id IS NOT NULL AND device_key IS NOT NULL AND node_id <> $4
-                        THEN pg_notify('\(Self.pushChannel)', 'clear ' || node_id || ' ' || device_key || ' ' || conversation_id || ' ' || message_id)
-                   END
-            FROM withdrawn
-            """, .int(messageKey), .text(user), .int(now), .text(clusterNode ?? ""), row: Self.pushRecord)
-        return withdrawn.sorted { $0.id < $1.id }
+                """, .int(messageKey), .text(user), .int(now)
+            ) { row in (record: Self.pushRecord(row), node: row.optionalText(10), deviceKey: row.optionalInt(11)) }
+            for push in withdrawn {
+                guard let node = push.node, let deviceKey = push.deviceKey, node != (clusterNode ?? ""),
+                    let conversationKey = RecordID.parse(RecordID.conversation, push.record.conversation)
+                else { continue }
+                try signal("clear \(node) \(deviceKey) \(conversationKey) \(messageKey)")
+            }
+            return withdrawn.map(\.record).sorted { $0.id < $1.id }
+        }
     }
 
     public func pushes(user: String) throws -> [PushRecord] {

@@ -5,34 +5,38 @@ extension PostgresStore {
 
     public func markRead(user: String, messageIds: [String], now: Int64) throws -> [MessageRecord] {
         let keys = messageIds.compactMap { RecordID.parse(RecordID.message, $0) }
-        // U7: lock the user's stream head until commit BEFORE reading anything. The caller counts unread next and
-        // appends a read event carrying that count; without the lock another node could commit a read (or a new
-        // message) for this user in between, and this later event would state an older count than the earlier one.
-        // (No head row: the user has no events, hence no unread messages either.)
-        // U6: the caller then appends receipts to the senders' streams. Their heads are locked here too, all in user-id
-        // order: two users acking each other's messages on two nodes would otherwise each hold the head the other
-        // waits for (a deadlock PostgreSQL breaks by aborting one of them).
-        try connection.execute(
-            """
-            SELECT 1::bigint FROM event_heads
-            WHERE user_id = $1 OR user_id IN (SELECT sender_id FROM messages WHERE id = ANY ($2))
-            ORDER BY user_id FOR UPDATE
-            """, .text(user), .intArray(keys))
-        guard !keys.isEmpty else { return [] }
-        // One statement: only a row in `unread` can become read (it exists only for participants other than
-        // the sender, R5/S7, and only until the first read, U3), so the rows the DELETE returns are exactly
-        // the newly read ones. Two nodes acking the same message: the second DELETE waits for the first
-        // commit, finds the row gone and reports nothing.
-        return try connection.query(
-            """
-            WITH gone AS (
-                DELETE FROM unread WHERE user_id = $1 AND message_id = ANY ($2) RETURNING message_id
-            ), receipt AS (
-                INSERT INTO receipts (message_id, user_id, read_at) SELECT message_id, $1, $3 FROM gone ON CONFLICT DO NOTHING
-            )
-            SELECT \(Self.messageColumns) FROM messages WHERE id IN (SELECT message_id FROM gone) ORDER BY id
-            """, .text(user), .intArray(keys), .int(now)
-        ) { row in Self.messageRecord(row, from: 0) }
+        return try transaction {
+            // U7: lock the user's stream head until commit BEFORE reading anything. The caller counts unread next and
+            // appends a read event carrying that count; without the lock another node could commit a read (or a new
+            // message) for this user in between, and this later event would state an older count than the earlier one.
+            // U6: the caller then appends receipts to the senders' streams. Their heads are locked here too, all in user-id
+            // order: two users acking each other's messages on two nodes would otherwise each hold the head the other
+            // waits for (a deadlock PostgreSQL breaks by aborting one of them).
+            let senders = keys.isEmpty ? [] : try connection.query(
+                "SELECT DISTINCT sender_id FROM messages WHERE id = ANY ($1)", .intArray(keys)) { row in row.text(0) }
+            try lockHeads(([user] + senders).sorted())
+            guard !keys.isEmpty else { return [] }
+            // One statement: a receipt is inserted only for a participant other than the sender (R5/S7), and only by the
+            // first read (U3), so the rows it returns are exactly the newly read ones; their conversations' read counters
+            // move by as many. Two nodes acking the same message: the second insert waits for the first commit and does
+            // nothing.
+            return try connection.query(
+                """
+                WITH target AS (
+                    SELECT m.id FROM messages m JOIN participants p ON p.conversation_id = m.conversation_id AND p.user_id = $1
+                    WHERE m.id = ANY ($2) AND m.sender_id <> $1
+                ), fresh AS (
+                    INSERT INTO receipts (message_id, user_id, read_at) SELECT id, $1, $3 FROM target ON CONFLICT DO NOTHING
+                    RETURNING message_id
+                ), counted AS (
+                    UPDATE participants p SET read_count = p.read_count + n.read
+                    FROM (SELECT m.conversation_id, count(*) AS read FROM fresh f JOIN messages m ON m.id = f.message_id GROUP BY 1) n
+                    WHERE p.conversation_id = n.conversation_id AND p.user_id = $1
+                )
+                SELECT \(Self.messageColumns) FROM messages WHERE id IN (SELECT message_id FROM fresh) ORDER BY id
+                """, .text(user), .intArray(keys), .int(now)
+            ) { row in Self.messageRecord(row, from: 0) }
+        }
     }
 
     public func isRead(user: String, message: String) throws -> Bool {
@@ -42,15 +46,18 @@ extension PostgresStore {
 
     public func unreadCount(user: String, conversation: String) throws -> Int {
         guard let key = RecordID.parse(RecordID.conversation, conversation) else { return 0 }
-        return Int(try connection.scalar("SELECT count(*) FROM unread WHERE user_id = $1 AND conversation_id = $2", .text(user), .int(key)) ?? 0)
+        return Int(try connection.scalar(
+            """
+            SELECT c.message_count - p.sent_count - p.read_count
+            FROM participants p JOIN conversations c ON c.id = p.conversation_id WHERE p.user_id = $1 AND p.conversation_id = $2
+            """, .text(user), .int(key)) ?? 0)
     }
 
     public func unreadCounts(user: String) throws -> [String: Int] {
         let rows = try connection.query(
             """
-            SELECT p.conversation_id,
-                   (SELECT count(*) FROM unread u WHERE u.user_id = p.user_id AND u.conversation_id = p.conversation_id)
-            FROM participants p WHERE p.user_id = $1
+            SELECT p.conversation_id, c.message_count - p.sent_count - p.read_count
+            FROM participants p JOIN conversations c ON c.id = p.conversation_id WHERE p.user_id = $1
             """, .text(user)
         ) { row in (RecordID.format(RecordID.conversation, row.int(0)), Int(row.int(1))) }
         return Dictionary(rows, uniquingKeysWith: { first, _ in first })

@@ -4,14 +4,16 @@ extension PostgresStore {
     // MARK: - Sign-outs
 
     public func signOut(user: String, device: String?, issuedBefore: Int64) throws {
-        try connection.execute(
+        try transaction {
+            try connection.execute(
             """
             INSERT INTO sign_outs (user_id, device, issued_before) VALUES ($1, $2, $3)
             ON CONFLICT (user_id, device) DO UPDATE SET issued_before = GREATEST(sign_outs.issued_before, excluded.issued_before)
             """,
-            .text(user), .text(device ?? ""), .int(issuedBefore))
-        // Every node closes the user's live devices it holds; delivered at commit, like the stream's notifications.
-        try connection.execute("SELECT pg_notify('\(Self.pushChannel)', 'signout ' || $1 || ' ' || $2)", .text(user), .text(device ?? ""))
+                .text(user), .text(device ?? ""), .int(issuedBefore))
+            // Every node closes the user's live devices it holds; carried by the wake-up, delivered at commit.
+            try signal("signout \(user) \(device ?? "")")
+        }
     }
 
     public func isSignedOut(user: String, device: String?, issuedAt: Int64) throws -> Bool {

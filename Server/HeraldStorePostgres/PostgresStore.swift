@@ -29,12 +29,21 @@ public final class PostgresStore: SyncStore, APIKeyStore, @unchecked Sendable {
     let connection: PGConnection
     /// This node's id once it joined the cluster (``joinCluster(node:)``): written into its push outbox rows.
     var clusterNode: String?
+    /// What the open transaction appended to streams, written just before COMMIT.
+    var pending = PendingStreams()
+    /// ``pending`` as it was when each open savepoint began (restored by a rollback to it).
+    var pendingAtSavepoint: [PendingStreams] = []
+    /// Conversations read in the open transaction (``conversation(key:)``).
+    var conversationsInTransaction: [Int64: ConversationRecord] = [:]
+    /// Event body ids reserved from the database and not used yet (``nextBodyID()``).
+    var bodyIDPool: [Int64] = []
 
-    /// The LISTEN/NOTIFY channel that carries "user X's stream advanced to N".
-    public static let streamChannel = "herald_stream"
-    /// The LISTEN/NOTIFY channel that carries push requests and withdrawals addressed to one node's device
-    /// (``PostgresStreamListener/Signal``).
-    public static let pushChannel = "herald_push"
+    /// The LISTEN/NOTIFY channel of wake-ups: "<id> <node>" names the `stream_wakeups` row a committed transaction
+    /// of `node` wrote (its stream runs, push requests, withdrawals and sign-outs). One NOTIFY per transaction.
+    public static let wakeChannel = "herald_wake"
+
+    /// The database's clock in ms since the epoch: heartbeats and wake-ups are stamped and judged by one clock.
+    static let databaseNow = "(extract(epoch FROM clock_timestamp()) * 1000)::bigint"
 
     /// The schema version this build writes.
     public static var schemaVersion: Int { PostgresSchema.migrations.count }
@@ -111,31 +120,38 @@ public final class PostgresStore: SyncStore, APIKeyStore, @unchecked Sendable {
 
     // MARK: - Transactions and maintenance
 
+    /// A nested call's SAVEPOINT and RELEASE are not round trips of their own: they travel with the next statement
+    /// (``PGConnection/defer(_:)``), and a nested body that ran no statement costs nothing.
     public func transaction<T>(_ body: () throws -> T) throws -> T {
         let depth = connection.transactionDepth
-        let savepoint = "s\(depth)"
-        try connection.executeScript(depth == 0 ? "BEGIN" : "SAVEPOINT \(savepoint)")
+        let savepoint = "SAVEPOINT s\(depth)"
+        if depth == 0 {
+            try connection.executeScript("BEGIN")
+        } else {
+            connection.defer(savepoint)
+            pendingAtSavepoint.append(pending)
+        }
         connection.transactionDepth = depth + 1
         let result: T
         do {
             result = try body()
         } catch {
             connection.transactionDepth = depth
-            rollback(to: depth == 0 ? nil : savepoint)
+            rollback(depth: depth)
             throw error
         }
         connection.transactionDepth = depth
         if depth == 0 {
             try commit()
         } else {
-            do {
-                // A statement that failed inside the body (and was caught there) aborted this savepoint:
-                // RELEASE then fails, and the nested call fails as a whole, like a throwing body.
-                try connection.executeScript("RELEASE SAVEPOINT \(savepoint)")
-            } catch {
-                rollback(to: savepoint)
-                throw error
+            // A statement that failed inside the body (and was caught there) aborted this savepoint: the nested call
+            // fails as a whole, like a throwing body.
+            if connection.transactionFailed {
+                rollback(depth: depth)
+                throw StoreError(kind: .other, message: "a statement inside the nested transaction failed; it was rolled back")
             }
+            pendingAtSavepoint.removeLast()
+            if !connection.cancelDeferred(savepoint) { connection.defer("RELEASE SAVEPOINT s\(depth)") }
         }
         return result
     }
@@ -163,8 +179,16 @@ public final class PostgresStore: SyncStore, APIKeyStore, @unchecked Sendable {
         connection.close()
     }
 
-    /// Commits the open top-level transaction, or throws when PostgreSQL did not commit it.
+    /// Writes the transaction's streams and wake-up, then commits; throws when PostgreSQL did not commit.
     private func commit() throws(StoreError) {
+        connection.discardDeferred()  // COMMIT releases every savepoint
+        defer { endTransaction() }
+        do {
+            try writePendingStreams(wakeUp: true)
+        } catch {
+            _ = try? connection.executeScript("ROLLBACK")
+            throw error
+        }
         let tag: String
         do {
             tag = try connection.executeScript("COMMIT")
@@ -181,12 +205,27 @@ public final class PostgresStore: SyncStore, APIKeyStore, @unchecked Sendable {
         }
     }
 
-    private func rollback(to savepoint: String?) {
-        if let savepoint {
-            _ = try? connection.executeScript("ROLLBACK TO SAVEPOINT \(savepoint); RELEASE SAVEPOINT \(savepoint)")
-        } else {
+    /// Undoes the transaction (`depth` 0) or the savepoint opened at `depth`, in the database and in memory.
+    private func rollback(depth: Int) {
+        if depth == 0 {
+            connection.discardDeferred()
             _ = try? connection.executeScript("ROLLBACK")
+            endTransaction()
+            return
         }
+        if let saved = pendingAtSavepoint.popLast() { pending = saved }
+        conversationsInTransaction.removeAll()
+        // Never sent: nothing ran inside it, so there is nothing to undo in the database.
+        if connection.cancelDeferred("SAVEPOINT s\(depth)") { return }
+        connection.discardDeferred()  // inner savepoints end with this one
+        _ = try? connection.executeScript("ROLLBACK TO SAVEPOINT s\(depth); RELEASE SAVEPOINT s\(depth)")
+    }
+
+    /// Forgets the transaction's in-memory state: its head locks ended with it.
+    private func endTransaction() {
+        pending = PendingStreams()
+        conversationsInTransaction.removeAll()
+        pendingAtSavepoint.removeAll()
     }
 
     // MARK: - Meta

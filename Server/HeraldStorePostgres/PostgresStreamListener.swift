@@ -2,32 +2,47 @@ import CLibPQ
 import Foundation
 import HeraldStore
 
-/// Listens on PostgreSQL for "user X's stream advanced to N" (what ``PostgresStore/appendEvent(user:payload:now:)``
-/// notifies on commit) and hands each one to a callback: the cross-node fan-out of several `herald-server` nodes.
+/// Listens on PostgreSQL for wake-ups (one NOTIFY per transaction another node committed, naming its
+/// `stream_wakeups` row), reads the row and the event bodies it names in one query, and hands the result to a
+/// callback: the cross-node fan-out, push requests, withdrawals and sign-outs of several `herald-server` nodes.
 ///
-/// The notification carries no payload: the node reads the events its connected devices need from the store.
-/// It runs its own connection on its own thread (a LISTEN connection must be read whenever the server sends,
-/// which the sync thread, asleep in its inbox, cannot do). When that connection is lost it reconnects and reports
-/// ``Signal/reconnected``: notifications sent meanwhile are gone, so the node catches its devices up from the
-/// stream, which never loses anything.
+/// It runs its own connection on its own thread (a LISTEN connection must be read whenever the server sends, which
+/// the sync thread, asleep in its inbox, cannot do), so the sync thread never waits on these reads. When that
+/// connection is lost it reconnects, reports ``StoreSignal/reconnected`` (the node catches every device up from the
+/// streams) and then reads the wake-up rows committed while it was away, so push requests and withdrawals are not
+/// lost either. Each row is handled once: ids already handled are remembered for as long as rows are kept.
 public final class PostgresStreamListener: StoreSignalFeed, @unchecked Sendable {
-    // @unchecked: `stopping` is guarded by `lock`; the connection lives on the listener thread only.
+    // @unchecked: `stopping` and `started` are guarded by `lock`; everything else lives on the listener thread only.
 
     /// What the listener reports.
     public typealias Signal = StoreSignal
 
     private let url: String
+    /// This node's id: its own wake-ups are skipped (it delivered its commits itself).
+    private let node: String?
     private let onSignal: @Sendable (Signal) -> Void
     private let lock = NSLock()
     private var stopping = false
     private let finished = DispatchSemaphore(value: 0)
     private var started = false
+    /// Wake-up ids handled, with their time (database clock, ms), to skip them when catching up.
+    private var handled: [Int64: Int64] = [:]
+    /// The newest wake-up time handled (or the first connection's time): catching up starts a margin before it.
+    private var lastHandledAt: Int64?
+
+    /// The `application_name` of the listener's session.
+    public static let applicationName = "herald-listen"
+
+    /// How far before the last wake-up handled a catch-up looks: a transaction stamps its row before it commits.
+    static let catchUpMarginMilliseconds: Int64 = 10_000
 
     /// - Parameters:
     ///   - url: the same connection string as the store's.
-    ///   - onSignal: called on the listener thread, in arrival order; must not block.
-    public init(url: String, onSignal: @escaping @Sendable (Signal) -> Void) {
+    ///   - node: this node's cluster id (its own wake-ups are skipped); nil hears every writer.
+    ///   - onSignal: called on the listener thread, in commit-notification order; must not block.
+    public init(url: String, node: String? = nil, onSignal: @escaping @Sendable (Signal) -> Void) {
         self.url = url
+        self.node = node
         self.onSignal = onSignal
     }
 
@@ -68,15 +83,23 @@ public final class PostgresStreamListener: StoreSignalFeed, @unchecked Sendable 
             }
             retryDelay = 0.05
             onSignal(.reconnected)
+            catchUp(on: connection)
             receive(on: connection)
             PQfinish(connection)
         }
     }
 
-    /// A connection that LISTENs on the stream channel, or nil.
+    /// A connection that LISTENs on the wake-up channel, or nil.
     private func listen() -> OpaquePointer? {
-        guard let connection = PQconnectdb(url) else { return nil }
-        guard PQstatus(connection) == CONNECTION_OK, let result = PQexec(connection, "LISTEN \(PostgresStore.streamChannel); LISTEN \(PostgresStore.pushChannel)") else {
+        // Named, so an operator (or a test) can tell the LISTEN sessions apart in pg_stat_activity.
+        let keywords = [strdup("dbname"), strdup("application_name"), nil]
+        let values = [strdup(url), strdup(Self.applicationName), nil]
+        defer { (keywords + values).forEach { free($0) } }
+        let connection = keywords.map { UnsafePointer($0) }.withUnsafeBufferPointer { keys in
+            values.map { UnsafePointer($0) }.withUnsafeBufferPointer { vals in PQconnectdbParams(keys.baseAddress, vals.baseAddress, 1) }
+        }
+        guard let connection else { return nil }
+        guard PQstatus(connection) == CONNECTION_OK, let result = PQexec(connection, "LISTEN \(PostgresStore.wakeChannel)") else {
             PQfinish(connection)
             return nil
         }
@@ -89,7 +112,20 @@ public final class PostgresStreamListener: StoreSignalFeed, @unchecked Sendable 
         return connection
     }
 
-    /// Delivers notifications until the connection fails or the listener stops.
+    /// Reads the wake-ups other nodes committed while this listener was away (LISTEN is already on, so nothing
+    /// committed from now on can slip between the two). The first connection only notes the time.
+    private func catchUp(on connection: OpaquePointer) {
+        guard let since = lastHandledAt else {
+            lastHandledAt = query(connection, "SELECT \(PostgresStore.databaseNow)", []) { row in row.int(0) }.first
+            return
+        }
+        let rows = query(
+            connection, "SELECT id, node_id FROM stream_wakeups WHERE created_at >= $1 ORDER BY id", ["\(since - Self.catchUpMarginMilliseconds)"]
+        ) { row in (id: row.int(0), node: row.text(1)) }
+        for row in rows where row.node != node && handled[row.id] == nil { wakeUp(row.id, on: connection) }
+    }
+
+    /// Delivers wake-ups until the connection fails or the listener stops.
     private func receive(on connection: OpaquePointer) {
         var descriptor = pollfd(fd: PQsocket(connection), events: Int16(POLLIN), revents: 0)
         while !isStopping {
@@ -97,28 +133,106 @@ public final class PostgresStreamListener: StoreSignalFeed, @unchecked Sendable 
             if ready < 0 && errno != EINTR { return }
             if ready <= 0 { continue }
             guard PQconsumeInput(connection) == 1, PQstatus(connection) == CONNECTION_OK else { return }
+            var ids: [Int64] = []
             while let notification = PQnotifies(connection) {
-                if let extra = notification.pointee.extra {
-                    let payload = String(cString: extra)
-                    let isPush = notification.pointee.relname.map { String(cString: $0) == PostgresStore.pushChannel } ?? false
-                    if let signal = isPush ? Self.parsePush(payload) : Self.parse(payload) { onSignal(signal) }
+                if let extra = notification.pointee.extra, let wake = Self.parseWakeUp(String(cString: extra)), wake.node != node {
+                    ids.append(wake.id)
                 }
                 PQfreemem(notification)
             }
+            for id in ids where handled[id] == nil { wakeUp(id, on: connection) }
+            if PQstatus(connection) != CONNECTION_OK { return }
         }
     }
 
-    /// "<seq> <user>" as ``PostgresStore`` sends it.
-    static func parse(_ payload: String) -> Signal? {
-        guard let space = payload.firstIndex(of: " "), let seq = Int64(payload[..<space]), seq > 0 else { return nil }
-        let user = String(payload[payload.index(after: space)...])
-        guard !user.isEmpty else { return nil }
-        return .advanced(user: user, seq: seq)
+    /// Reads one wake-up row (its runs, its signals and every event body the runs name, in one query) and reports it.
+    private func wakeUp(_ id: Int64, on connection: OpaquePointer) {
+        enum Part { case run(String, Int64, Int64, Int64), signal(String), body(Int64, [UInt8]), time(Int64) }
+        let parts = query(
+            connection,
+            """
+            WITH w AS (SELECT * FROM stream_wakeups WHERE id = $1)
+            SELECT 0::bigint, x.u, x.s, x.b, x.n, NULL::bytea FROM w, unnest(w.users, w.first_seqs, w.first_bodies, w.counts) AS x(u, s, b, n)
+            UNION ALL SELECT 1, x.signal, 0, 0, 0, NULL FROM w, unnest(w.signals) AS x(signal)
+            UNION ALL SELECT 2, NULL, 0, w.created_at, 0, NULL FROM w
+            UNION ALL SELECT 3, NULL, 0, e.id, 0, e.payload FROM event_bodies e
+                WHERE e.id IN (SELECT x.b + g FROM w, unnest(w.first_bodies, w.counts) AS x(b, n), generate_series(0, x.n - 1) AS g)
+            """, ["\(id)"]
+        ) { row -> Part in
+            switch row.int(0) {
+            case 0: .run(row.text(1), row.int(2), row.int(3), row.int(4))
+            case 1: .signal(row.text(1))
+            case 2: .time(row.int(3))
+            default: .body(row.int(3), row.blob(5))
+            }
+        }
+        var runs: [(user: String, firstSeq: Int64, firstBody: Int64, count: Int64)] = []
+        var signals: [String] = []
+        var bodies: [(id: Int64, payload: [UInt8])] = []
+        var at: Int64?
+        for part in parts {
+            switch part {
+            case .run(let user, let seq, let body, let count): runs.append((user, seq, body, count))
+            case .signal(let text): signals.append(text)
+            case .body(let id, let payload): bodies.append((id, payload))
+            case .time(let time): at = time
+            }
+        }
+        // Not there (yet, or any more): nothing to report, and nothing remembered, so a later catch-up may find it.
+        guard let at else { return }
+        remember(id, at: at)
+        bodies.sort { $0.id < $1.id }
+        if let batch = Self.streamRuns(runs, bodies: bodies) { onSignal(.streams(batch)) }
+        for text in signals {
+            if let signal = Self.parseSignal(text) { onSignal(signal) }
+        }
     }
 
-    /// "push <node> <device key> <message key>" or "clear <node> <device key> <conversation key> <message key>", as
-    /// ``PostgresStore/requestPush(node:deviceKey:message:)`` and ``PostgresStore/withdrawPushes(message:user:now:)`` send it.
-    static func parsePush(_ payload: String) -> Signal? {
+    /// The runs with their bodies as indexes into the sorted, distinct `bodies`. A run whose bodies are gone (pruned)
+    /// is left out: its devices catch up from the stream when they next see a gap.
+    static func streamRuns(_ runs: [(user: String, firstSeq: Int64, firstBody: Int64, count: Int64)], bodies: [(id: Int64, payload: [UInt8])]) -> StreamRuns? {
+        var index: [Int64: Int] = [:]
+        for (position, body) in bodies.enumerated() { index[body.id] = position }
+        var result: [StreamRuns.Run] = []
+        for run in runs where run.count > 0 {
+            // A run's body ids are consecutive, so they are consecutive entries of the sorted distinct list.
+            guard let first = index[run.firstBody], let last = index[run.firstBody + run.count - 1], last - first + 1 == Int(run.count) else { continue }
+            result.append(StreamRuns.Run(user: run.user, firstSeq: run.firstSeq, firstBody: first, count: Int(run.count)))
+        }
+        guard !result.isEmpty else { return nil }
+        return StreamRuns(runs: result, bodies: bodies.map(\.payload))
+    }
+
+    /// Remembers a handled wake-up and forgets those older than the rows' retention.
+    private func remember(_ id: Int64, at: Int64) {
+        handled[id] = at
+        lastHandledAt = max(lastHandledAt ?? at, at)
+        if handled.count > 4_096, let newest = lastHandledAt {
+            handled = handled.filter { $0.value >= newest - PostgresStore.wakeUpRetentionMilliseconds }
+        }
+    }
+
+    /// Runs one statement with text parameters and binary results on the listener's connection; nothing on failure
+    /// (a lost connection is noticed by the receive loop).
+    private func query<T>(_ connection: OpaquePointer, _ sql: String, _ parameters: [String], row map: (PGRow) -> T) -> [T] {
+        let cStrings = parameters.map { strdup($0) }
+        defer { cStrings.forEach { free($0) } }
+        let values: [UnsafePointer<CChar>?] = cStrings.map { UnsafePointer($0) }
+        guard let result = PQexecParams(connection, sql, Int32(values.count), nil, values, nil, nil, 1) else { return [] }
+        defer { PQclear(result) }
+        guard PQresultStatus(result) == PGRES_TUPLES_OK else { return [] }
+        return (0..<PQntuples(result)).map { map(PGRow(result: result, row: $0)) }
+    }
+
+    /// "<id> <node>" as ``PostgresStore`` notifies it.
+    static func parseWakeUp(_ payload: String) -> (id: Int64, node: String)? {
+        guard let space = payload.firstIndex(of: " "), let id = Int64(payload[..<space]), id > 0 else { return nil }
+        return (id, String(payload[payload.index(after: space)...]))
+    }
+
+    /// "push <node> <device key> <message key>", "clear <node> <device key> <conversation key> <message key>" or
+    /// "signout <user> <device or nothing>", as ``PostgresStore`` adds them to a wake-up.
+    static func parseSignal(_ payload: String) -> Signal? {
         let fields = payload.split(separator: " ", omittingEmptySubsequences: false)
         // "signout <user> <device or nothing>" (``PostgresStore/signOut(user:device:issuedBefore:)``); ids hold no spaces.
         if fields.count == 3, fields[0] == "signout", !fields[1].isEmpty {

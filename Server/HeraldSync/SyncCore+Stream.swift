@@ -34,6 +34,37 @@ extension SyncCore {
         if !receivers.isEmpty { deliveries.append(SyncDelivery(body: body, devices: receivers, seqs: receiverSeqs)) }
     }
 
+    /// Delivers the stream events another node committed to the live devices of their users here, each exactly once
+    /// and in order (R1a, R3): one delivery per event body, shared by every device that gets it, each with its own seq.
+    /// A device whose cursor is behind a run's start (it missed an earlier transaction's events) reads the gap and the
+    /// run from the store instead; one already past the run gets nothing.
+    func deliverRuns(_ batch: StreamRuns, into deliveries: inout [SyncDelivery<Device>]) {
+        var receivers: [[Device]] = Array(repeating: [], count: batch.bodies.count)
+        var receiverSeqs: [[Int64]] = Array(repeating: [], count: batch.bodies.count)
+        for run in batch.runs {
+            guard let mine = devicesByUser[run.user], run.count > 0 else { continue }
+            let last = run.lastSeq
+            for entry in mine {
+                guard let cursor = entry.state.cursor, cursor < last else { continue }
+                if cursor < run.firstSeq - 1 {
+                    catchUp(entry, after: cursor, through: last, into: &deliveries)
+                    continue
+                }
+                for seq in (cursor + 1)...last {
+                    let body = run.firstBody + Int(seq - run.firstSeq)
+                    receivers[body].append(entry.device)
+                    receiverSeqs[body].append(seq)
+                }
+                entry.state.cursor = last
+            }
+        }
+        // Bodies in stored order: along each user's stream that is seq order.
+        for (index, payload) in batch.bodies.enumerated() where !receivers[index].isEmpty && !payload.isEmpty {
+            let body = payload.withUnsafeBytes { SharedBytes(copying: UnsafeRawBufferPointer(rebasing: $0.dropFirst())) }
+            deliveries.append(SyncDelivery(body: body, devices: receivers[index], seqs: receiverSeqs[index]))
+        }
+    }
+
     /// Brings every live device of `user` up to `seq` (or everything stored, for `.max`) from the store.
     func catchUp(user: String, through seq: Int64, into deliveries: inout [SyncDelivery<Device>]) {
         for entry in devicesByUser[user] ?? [] {

@@ -152,8 +152,8 @@ public final class SyncCore<Device: Hashable> {
             step.effects.append(.answer(device, failure.encode()))
         case .backend(let call):
             perform(call, now: now, standalone: standalone, step: &step)
-        case .streamAdvanced(let user, let seq):
-            if devicesByUser[user] != nil { step.effects.append(.catchUp(user: user, through: seq)) }
+        case .streamRuns(let batch):
+            if batch.runs.contains(where: { devicesByUser[$0.user] != nil }) { step.effects.append(.remoteRuns(batch)) }
         case .streamReconnected:
             for user in devicesByUser.keys { step.effects.append(.catchUp(user: user, through: .max)) }
         case .cluster(let signal):
@@ -279,6 +279,8 @@ public final class SyncCore<Device: Hashable> {
                 deliverStreamEvent(users: users, seqs: seqs, body: body, into: &deliveries)
             case .catchUp(let user, let seq):
                 catchUp(user: user, through: seq, into: &deliveries)
+            case .remoteRuns(let batch):
+                deliverRuns(batch, into: &deliveries)
             case .deviceEvent(let targets, let payload):
                 let online = targets.filter { devices[$0] != nil }
                 if !online.isEmpty { deliveries.append(SyncDelivery(payload: payload, devices: online)) }

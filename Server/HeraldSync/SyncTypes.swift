@@ -1,6 +1,7 @@
 import HeraldBytes
 import HeraldProtocol
 import HeraldRules
+import HeraldStoreProtocol
 
 /// Settings of the sync service's logic.
 public struct SyncConfiguration: Sendable {
@@ -59,9 +60,8 @@ public enum SyncInput<Device: Hashable> {
     case disconnect(Device)
     /// An operation of the app's backend (HTTP API), run in the batch like a client request.
     case backend(BackendCall)
-    /// Another node (or this one) committed event `seq` to `user`'s stream (PostgreSQL LISTEN/NOTIFY): the user's
-    /// live devices here read what they miss from the store.
-    case streamAdvanced(user: String, seq: Int64)
+    /// Another node committed these stream events (a PostgreSQL wake-up): the users' live devices here get them.
+    case streamRuns(StreamRuns)
     /// Stream notifications may have been missed (the LISTEN connection was re-established): every live device
     /// catches up from the store.
     case streamReconnected
@@ -173,6 +173,8 @@ enum SyncEffect<Device: Hashable> {
     case backendReply(BackendCall, Result<BackendValue, BackendFailure>)
     /// The user's live devices read their stream from the store up to `seq` (events another node committed).
     case catchUp(user: String, through: Int64)
+    /// Stream events another node committed, with their bodies, for the live devices of their users here.
+    case remoteRuns(StreamRuns)
     /// The device's connection is to be closed with `code` (after what was queued for it): it was signed out.
     case close(Device, code: UInt16, reason: String)
 }

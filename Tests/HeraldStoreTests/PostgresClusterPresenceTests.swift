@@ -88,10 +88,10 @@ struct PostgresClusterPresenceTests {
 
     @Test("Malformed push payloads are ignored")
     func parse() {
-        #expect(PostgresStreamListener.parsePush("push n2 7 12") == .push(node: "n2", deviceKey: 7, message: "m12"))
-        #expect(PostgresStreamListener.parsePush("clear n2 7 3 12") == .pushCleared(node: "n2", deviceKey: 7, conversation: "c3", message: "m12"))
+        #expect(PostgresStreamListener.parseSignal("push n2 7 12") == .push(node: "n2", deviceKey: 7, message: "m12"))
+        #expect(PostgresStreamListener.parseSignal("clear n2 7 3 12") == .pushCleared(node: "n2", deviceKey: 7, conversation: "c3", message: "m12"))
         for bad in ["", "push", "push n2 7", "push n2 x 12", "push n2 7 0", "push  7 12", "clear n2 7 12", "clear n2 7 0 12", "pull n2 7 12", "push n2 7 12 1"] {
-            #expect(PostgresStreamListener.parsePush(bad) == nil, "\(bad)")
+            #expect(PostgresStreamListener.parseSignal(bad) == nil, "\(bad)")
         }
     }
 }

@@ -113,6 +113,27 @@ public final class PostgresCluster: @unchecked Sendable {
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(name)' AND pid <> pg_backend_pid()")
     }
 
+    /// Cuts the LISTEN sessions of `applicationName` on the database and keeps them out while `body` runs (the
+    /// database refuses new connections meanwhile; sessions already open, like a store's, go on), then lets them back.
+    public func cutSessions(named applicationName: String, database url: String, while body: () throws -> Void) throws {
+        guard let name = url.split(separator: "/").last else { throw ClusterError("no database in \(url)") }
+        try withAdmin { admin in
+            try admin.execute("ALTER DATABASE \(name) ALLOW_CONNECTIONS false")
+            try admin.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(name)' AND application_name = '\(applicationName)'")
+        }
+        defer { try? withAdmin { admin in try admin.execute("ALTER DATABASE \(name) ALLOW_CONNECTIONS true") } }
+        try body()
+    }
+
+    private func withAdmin(_ body: (AdminConnection) throws -> Void) throws {
+        lock.lock()
+        defer { lock.unlock() }
+        if admin == nil { admin = try AdminConnection(url(database: "postgres")) }
+        guard let admin else { throw ClusterError("no admin connection") }
+        try body(admin)
+    }
+
     /// Restarts the server as an operator would: fast shutdown (sessions are ended, transactions in flight roll
     /// back), `downFor` seconds with nothing listening, then a start on the same data directory and port.
     /// Every database and row survives; every client connection is gone and must reconnect. Use it on a

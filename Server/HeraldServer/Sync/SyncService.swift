@@ -57,12 +57,12 @@ public final class SyncService: Sendable {
         }
         runner = SyncThreadRunner(core: core, store: store, server: server, inbox: inbox, finished: finished)
 
-        // Other nodes' commits reach this node's devices through the store; the notification only says whose
-        // stream advanced (and a reconnect says "catch everyone up").
+        // Other nodes' commits reach this node's devices through the store: one wake-up per committed transaction,
+        // read by the feed's thread (and a reconnect says "catch everyone up").
         listener = storage.openSignalFeed.map { open in
-            open { signal in
+            open(node) { signal in
                 switch signal {
-                case .advanced(let user, let seq): inbox.post(.streamAdvanced(user: user, seq: seq))
+                case .streams(let batch): inbox.post(.streamRuns(batch))
                 case .reconnected: inbox.post(.streamReconnected)
                 case .push(let target, let key, let message) where target == node:
                     inbox.post(.cluster(.push(deviceKey: key, message: message)))

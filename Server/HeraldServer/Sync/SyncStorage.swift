@@ -12,11 +12,12 @@ public struct SyncStorage {
     public var store: any SyncStore & APIKeyStore
     /// Set when other nodes share ``store``: makes this node's feed of their commits, handing every signal to the
     /// callback (on the feed's thread). The node then also joins the store's cluster presence. nil: a single node.
-    public var openSignalFeed: (@Sendable (@escaping @Sendable (StoreSignal) -> Void) -> any StoreSignalFeed)?
+    /// The first argument is this node's cluster id (the feed may skip what the node itself committed).
+    public var openSignalFeed: (@Sendable (String, @escaping @Sendable (StoreSignal) -> Void) -> any StoreSignalFeed)?
 
     public init(
         store: any SyncStore & APIKeyStore,
-        openSignalFeed: (@Sendable (@escaping @Sendable (StoreSignal) -> Void) -> any StoreSignalFeed)? = nil
+        openSignalFeed: (@Sendable (String, @escaping @Sendable (StoreSignal) -> Void) -> any StoreSignalFeed)? = nil
     ) {
         self.store = store
         self.openSignalFeed = openSignalFeed
