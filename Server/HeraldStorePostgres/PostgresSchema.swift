@@ -168,7 +168,7 @@ enum PostgresSchema {
         // transaction (`stream_runs`); unread counts are counters: unread(u, c) = c.message_count - p.sent_count -
         // p.read_count (a first read is exact through its receipt row, U3). Existing rows move over exactly. Each
         // committing transaction that appended events or asks other nodes for something writes one `stream_wakeups`
-        // row and sends one NOTIFY naming it. `herald_insert_message` is a send in one round trip; `herald.send_message`
+        // row and sends one NOTIFY naming it. `herald_insert_message` is a send in one round trip; `herald_send_message`
         // is the documented way for an application to publish a message inside its own transaction.
         """
         CREATE TABLE event_bodies (
@@ -267,5 +267,7 @@ enum PostgresSchema {
         END
         $$;
         """,
+        // 6: herald_send_message, publishing from an application's own transaction (PostgresSchema+SendMessage.swift).
+        sendMessageMigration,
     ]
 }

@@ -89,6 +89,13 @@ extension PostgresStore: ClusterPresenceStore {
         try signal("push \(node) \(deviceKey) \(messageKey)")
     }
 
+    public func claimPublished(message: String, node: String, now: Int64) throws -> Bool {
+        guard let messageKey = RecordID.parse(RecordID.message, message) else { return false }
+        return try connection.execute(
+            "INSERT INTO published_claims (message_id, node_id, claimed_at) VALUES ($1, $2, $3) ON CONFLICT (message_id) DO NOTHING",
+            .int(messageKey), .text(node), .int(now)) == 1
+    }
+
     /// Adds a request for other nodes to the open transaction's wake-up (or to a transaction of its own).
     func signal(_ text: String) throws {
         if connection.transactionDepth > 0 {

@@ -64,7 +64,10 @@ extension PostgresStore {
 
     @discardableResult
     public func prunePushes(olderThan cutoff: Int64) throws -> Int {
-        try connection.execute("DELETE FROM pushes WHERE created_at < $1", .int(cutoff))
+        try transaction {
+            try connection.execute("DELETE FROM published_claims WHERE claimed_at < $1", .int(cutoff))
+            return try connection.execute("DELETE FROM pushes WHERE created_at < $1", .int(cutoff))
+        }
     }
 
     static let pushColumns = "id, user_id, device, conversation_id, message_id, sender_id, preview, url, created_at, withdrawn_at"

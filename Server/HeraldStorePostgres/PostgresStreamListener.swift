@@ -230,13 +230,17 @@ public final class PostgresStreamListener: StoreSignalFeed, @unchecked Sendable 
         return (id, String(payload[payload.index(after: space)...]))
     }
 
-    /// "push <node> <device key> <message key>", "clear <node> <device key> <conversation key> <message key>" or
-    /// "signout <user> <device or nothing>", as ``PostgresStore`` adds them to a wake-up.
+    /// "push <node> <device key> <message key>", "clear <node> <device key> <conversation key> <message key>",
+    /// "signout <user> <device or nothing>" or "published <message key>", as the store adds them to a wake-up.
     static func parseSignal(_ payload: String) -> Signal? {
         let fields = payload.split(separator: " ", omittingEmptySubsequences: false)
         // "signout <user> <device or nothing>" (``PostgresStore/signOut(user:device:issuedBefore:)``); ids hold no spaces.
         if fields.count == 3, fields[0] == "signout", !fields[1].isEmpty {
             return .signedOut(user: String(fields[1]), device: fields[2].isEmpty ? nil : String(fields[2]))
+        }
+        // "published <message key>" (herald_send_message).
+        if fields.count == 2, fields[0] == "published", let message = Int64(fields[1]), message > 0 {
+            return .published(message: RecordID.format(RecordID.message, message))
         }
         guard fields.count >= 4, !fields[1].isEmpty, let deviceKey = Int64(fields[2]) else { return nil }
         let node = String(fields[1])

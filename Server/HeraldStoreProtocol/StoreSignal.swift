@@ -11,6 +11,8 @@ public enum StoreSignal: Sendable, Equatable {
     case pushCleared(node: String, deviceKey: Int64, conversation: String, message: String)
     /// `user`'s devices (every one, or those named `device`) were signed out on some node.
     case signedOut(user: String, device: String?)
+    /// An application published `message` from its own transaction (no node sent it): one node schedules its pushes.
+    case published(message: String)
 }
 
 /// The stream events one committed transaction appended: per user, runs of consecutive seqs, each event's body

@@ -11,6 +11,8 @@ public enum ClusterSignal: Sendable, Equatable {
     case pushCleared(deviceKey: Int64, conversation: String, message: String)
     /// The user's devices (every one, or those named `device`) were signed out on some node: close them here too.
     case signedOut(user: String, device: String?)
+    /// An application published `message` from its own transaction: the node that claims it schedules its pushes.
+    case published(message: String)
 }
 
 /// This node's part of the cluster presence (issue 9): its id, the keys other nodes address its devices by, and
@@ -143,6 +145,18 @@ extension SyncCore {
         case .signedOut(let user, let device):
             // The node that took the sign-out closed its own devices already; these are the others'.
             closeSignedOut(user, device: device, step: &step)
+        case .published(let message):
+            // Every node hears it; the first to claim it decides its pushes for every node's devices, as a sender would.
+            do {
+                try store.transaction {
+                    guard try cluster.store.claimPublished(message: message, node: cluster.node, now: now),
+                        let record = try store.message(id: message), let conversation = try store.conversation(id: record.conversation)
+                    else { return }
+                    schedulePushes(for: record, in: conversation, senderName: try name(of: record.sender), now: now, step: &step)
+                }
+            } catch {
+                logger.debug("pushes of a published message not scheduled", metadata: ["error": "\(error)"])
+            }
         }
     }
 }

@@ -214,13 +214,18 @@ extension SyncCore {
         var event = EventFrame(event: .message)
         event.message = info
         try appendEvent(event.encodeBody(), to: stored.participants, now: now, step: &step)
+        schedulePushes(for: record, in: stored, senderName: info.senderName, now: now, step: &step)
+    }
+
+    /// Schedules the pushes of a new message, decided when its grace period ends (P1-P4).
+    func schedulePushes(for record: MessageRecord, in stored: ConversationRecord, senderName: String, now: Int64, step: inout SyncStep<Device>) {
         // S7: not the sender; P1/S1: a recipient viewing the conversation gets no push at all.
         // One lookup for the whole group: when no device views the conversation, no recipient's devices are looked at.
         let viewed = presence.isViewed(record.conversation)
-        let recipients = stored.participants.filter { $0 != user && !(viewed && hasDeviceViewing($0, record.conversation)) }
+        let recipients = stored.participants.filter { $0 != record.sender && !(viewed && hasDeviceViewing($0, record.conversation)) }
         guard !recipients.isEmpty else { return }
         // The push reads the same for every recipient: one preview and one schedule entry per message.
-        let push = PushPreview.info(for: record, senderName: info.senderName, in: stored)
+        let push = PushPreview.info(for: record, senderName: senderName, in: stored)
         step.effects.append(.schedulePush(PendingPush(deadline: now + max(configuration.pushGraceMilliseconds, 0), users: recipients, push: push)))
     }
 

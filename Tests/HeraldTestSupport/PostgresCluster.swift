@@ -113,6 +113,13 @@ public final class PostgresCluster: @unchecked Sendable {
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(name)' AND pid <> pg_backend_pid()")
     }
 
+    /// Runs `script` (one or more statements, e.g. an application's `BEGIN; …; COMMIT;`) on its own connection to the
+    /// database, as an application would, and returns the last statement's rows as text; throws the server's message.
+    public static func run(_ script: String, database url: String) throws -> [[String?]] {
+        let session = try AdminConnection(url)
+        return try session.rows(script)
+    }
+
     /// Cuts the LISTEN sessions of `applicationName` on the database and keeps them out while `body` runs (the
     /// database refuses new connections meanwhile; sessions already open, like a store's, go on), then lets them back.
     public func cutSessions(named applicationName: String, database url: String, while body: () throws -> Void) throws {
@@ -317,6 +324,21 @@ private final class AdminConnection {
     }
 
     deinit { PQfinish(handle) }
+
+    /// Runs `sql` (no parameters) and returns the last statement's rows as text; throws the server's message.
+    func rows(_ sql: String) throws -> [[String?]] {
+        let result = PQexec(handle, sql)
+        defer { PQclear(result) }
+        let status = PQresultStatus(result)
+        guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
+            throw PostgresCluster.ClusterError(String(cString: PQerrorMessage(handle)))
+        }
+        return (0..<PQntuples(result)).map { row in
+            (0..<PQnfields(result)).map { column in
+                PQgetisnull(result, row, column) == 1 ? nil : String(cString: PQgetvalue(result, row, column))
+            }
+        }
+    }
 
     /// Runs `sql` (no parameters) and throws the server's message when it fails.
     func execute(_ sql: String) throws {

@@ -70,6 +70,7 @@ public final class SyncService: Sendable {
                     inbox.post(.cluster(.pushCleared(deviceKey: key, conversation: conversation, message: message)))
                 case .push, .pushCleared: break  // addressed to another node
                 case .signedOut(let user, let device): inbox.post(.cluster(.signedOut(user: user, device: device)))
+                case .published(let message): inbox.post(.cluster(.published(message: message)))
                 }
             }
         }

@@ -1,0 +1,97 @@
+extension PostgresSchema {
+    /// Migration 6: `herald_send_message`, the documented way for an application's backend to publish a message inside
+    /// its own PostgreSQL transaction. It stores the message exactly as a send over /sync does (R4 idempotent by the
+    /// sender's client message id, R2 order through the conversation lock, R5, the U1 counters), appends the message
+    /// event to every participant's stream (R3, one body for all), and writes a wake-up with one NOTIFY: when the
+    /// caller's transaction commits, every node delivers it to its live devices, and one node (the first to claim it in
+    /// `published_claims`) schedules its pushes (P1-P4). When the transaction rolls back, nothing of it ever existed.
+    ///
+    /// ```sql
+    /// BEGIN;
+    /// INSERT INTO orders … ;
+    /// SELECT * FROM herald_send_message(conversation => 'c12', sender => 'shop', client_message_id => 'order-881',
+    ///                                   message_text => 'Your order has shipped');
+    /// COMMIT;
+    /// ```
+    ///
+    /// Errors are raised, so the caller's transaction fails with them: `no_data_found` (unknown conversation),
+    /// `insufficient_privilege` (the sender is not a participant), `unique_violation` (the client message id was used
+    /// in another conversation), `invalid_parameter_value` (neither text nor image).
+    static let sendMessageMigration = """
+
+        -- Which node schedules the pushes of a message published in SQL: the first to insert its row.
+        CREATE TABLE published_claims (
+            message_id bigint PRIMARY KEY,
+            node_id text COLLATE "C" NOT NULL,
+            claimed_at bigint NOT NULL
+        );
+
+        CREATE FUNCTION herald_send_message(
+            conversation text, sender text, client_message_id text, message_text text DEFAULT NULL, image_url text DEFAULT NULL
+        ) RETURNS TABLE (message_id text, duplicate boolean) LANGUAGE plpgsql AS $$
+        #variable_conflict use_variable
+        DECLARE
+            now_ms bigint := (extract(epoch FROM clock_timestamp()) * 1000)::bigint;
+            conversation_key bigint;
+            stored record;
+            sender_name text;
+            payload bytea;
+            body_id bigint;
+            receivers text[];
+            seqs bigint[];
+            wake_id bigint;
+        BEGIN
+            IF conversation IS NULL OR conversation !~ '^c[1-9][0-9]{0,17}$' THEN
+                RAISE EXCEPTION 'unknown conversation %', conversation USING ERRCODE = 'no_data_found';
+            END IF;
+            IF sender IS NULL OR client_message_id IS NULL OR client_message_id = '' THEN
+                RAISE EXCEPTION 'a message needs a sender and a client message id' USING ERRCODE = 'invalid_parameter_value';
+            END IF;
+            IF coalesce(message_text, '') = '' AND image_url IS NULL THEN
+                RAISE EXCEPTION 'a message needs text or an image' USING ERRCODE = 'invalid_parameter_value';
+            END IF;
+            conversation_key := substr(conversation, 2)::bigint;
+            SELECT * INTO stored FROM herald_insert_message(
+                conversation_key, sender, client_message_id, CASE WHEN image_url IS NULL THEN 0 ELSE 1 END, message_text, image_url, now_ms);
+            IF stored.r_status = 2 THEN
+                RAISE EXCEPTION 'unknown conversation %', conversation USING ERRCODE = 'no_data_found';
+            ELSIF stored.r_status = 3 THEN
+                RAISE EXCEPTION '% is not a participant of %', sender, conversation USING ERRCODE = 'insufficient_privilege';
+            ELSIF stored.r_status = 1 THEN
+                IF stored.r_conversation <> conversation_key THEN
+                    RAISE EXCEPTION 'client message id % was already used in another conversation', client_message_id
+                        USING ERRCODE = 'unique_violation';
+                END IF;
+                RETURN QUERY SELECT 'm' || stored.r_id, true;
+                RETURN;
+            END IF;
+
+            SELECT u.name INTO sender_name FROM users u WHERE u.id = sender;
+            payload := convert_to(jsonb_strip_nulls(jsonb_build_object(
+                'type', 'event', 'event', 'message', 'message', jsonb_build_object(
+                    'id', 'm' || stored.r_id, 'conversation', conversation, 'sender', sender, 'senderName', coalesce(sender_name, sender),
+                    'kind', CASE WHEN image_url IS NULL THEN 'text' ELSE 'image' END, 'text', message_text, 'imageURL', image_url,
+                    'clientMessageId', client_message_id, 'createdAt', now_ms)))::text, 'UTF8');
+
+            -- Heads in user order, like every writer, so two writers of the same users never deadlock.
+            INSERT INTO event_heads (user_id, last_seq) SELECT unnest(stored.r_participants), 0 ON CONFLICT (user_id) DO NOTHING;
+            PERFORM 1 FROM event_heads h WHERE h.user_id = ANY (stored.r_participants) ORDER BY h.user_id FOR UPDATE;
+            body_id := nextval(pg_get_serial_sequence('event_bodies', 'id'));
+            INSERT INTO event_bodies (id, created_at, payload) VALUES (body_id, now_ms, payload);
+            WITH moved AS (
+                UPDATE event_heads h SET last_seq = h.last_seq + 1 WHERE h.user_id = ANY (stored.r_participants)
+                RETURNING h.user_id, h.last_seq
+            )
+            SELECT array_agg(m.user_id ORDER BY m.user_id), array_agg(m.last_seq ORDER BY m.user_id) INTO receivers, seqs FROM moved m;
+            INSERT INTO stream_runs (user_id, first_seq, first_body, count, created_at)
+                SELECT r.user_id, r.seq, body_id, 1, now_ms FROM unnest(receivers, seqs) AS r(user_id, seq);
+            INSERT INTO stream_wakeups (node_id, created_at, users, first_seqs, first_bodies, counts, signals)
+                VALUES ('', now_ms, receivers, seqs, array_fill(body_id, ARRAY[cardinality(receivers)]),
+                        array_fill(1::bigint, ARRAY[cardinality(receivers)]), ARRAY['published ' || stored.r_id])
+                RETURNING id INTO wake_id;
+            PERFORM pg_notify('herald_wake', wake_id || ' ');
+            RETURN QUERY SELECT 'm' || stored.r_id, false;
+        END
+        $$;
+        """
+}
