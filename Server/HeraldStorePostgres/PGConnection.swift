@@ -1,4 +1,5 @@
 import CLibPQ
+import Foundation
 import HeraldStore
 
 /// One libpq connection with a cache of server-side prepared statements.
@@ -274,9 +275,10 @@ final class PGConnection {
 
     private static func trimmed(_ message: UnsafePointer<CChar>?) -> String {
         guard let message else { return "unknown error" }
-        var text = String(cString: message)
-        while text.last?.isWhitespace == true { text.removeLast() }
-        return text
+        // libpq's messages span lines ("…refused\n\tIs the server running…"): one line reads better in a log or a
+        // start-up failure.
+        return String(cString: message).split(whereSeparator: \.isNewline)
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.joined(separator: " ")
     }
 }
 
