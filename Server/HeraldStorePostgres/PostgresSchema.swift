@@ -212,6 +212,9 @@ enum PostgresSchema {
             signals text[] NOT NULL
         );
         CREATE INDEX stream_wakeups_by_time ON stream_wakeups (created_at);
+        -- The backend pid of each node's LISTEN session: when it is gone and the heartbeat is a little late, the node is
+        -- (it died with its connections), long before the heartbeat window ends.
+        ALTER TABLE cluster_nodes ADD COLUMN listener_pid integer;
 
         -- status 0: stored; 1: a retry of (sender, client message id), the original returned (R4); 2: no such
         -- conversation; 3: the sender is not a participant (R5). The conversation row is locked first, so writers of

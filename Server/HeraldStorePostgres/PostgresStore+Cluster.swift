@@ -56,14 +56,21 @@ extension PostgresStore: ClusterPresenceStore {
         try connection.execute("DELETE FROM device_presence WHERE node_id = $1 AND device_key = $2", .text(node), .int(deviceKey))
     }
 
-    public func presence(user: String, aliveMilliseconds: Int64, excluding node: String) throws -> [DevicePresence] {
-        try connection.query(
+    /// How late a heartbeat may be while the node's LISTEN session is gone before the node counts as dead: a node that
+    /// is alive heartbeats every second even while its listener reconnects, and a killed one loses that session at once.
+    public static let listenerGoneGraceMilliseconds: Int64 = 2_500
+
+    public func presence(users: [String], aliveMilliseconds: Int64, excluding node: String) throws -> [DevicePresence] {
+        guard !users.isEmpty else { return [] }
+        return try connection.query(
             """
             SELECT p.node_id, p.device_key, p.user_id, p.device, p.foreground::int::bigint, p.viewing
             FROM device_presence p JOIN cluster_nodes n ON n.node_id = p.node_id
-            WHERE p.user_id = $1 AND p.node_id <> $2 AND n.heartbeat_at >= \(Self.databaseNow) - $3
-            ORDER BY p.node_id, p.device_key
-            """, .text(user), .text(node), .int(max(aliveMilliseconds, 0))
+            WHERE p.user_id = ANY ($1) AND p.node_id <> $2 AND n.heartbeat_at >= \(Self.databaseNow) - $3
+              AND (n.listener_pid IS NULL OR n.heartbeat_at >= \(Self.databaseNow) - $4
+                   OR EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.pid = n.listener_pid))
+            ORDER BY p.user_id, p.node_id, p.device_key
+            """, .textArray(users), .text(node), .int(max(aliveMilliseconds, 0)), .int(Self.listenerGoneGraceMilliseconds)
         ) { row in
             DevicePresence(
                 node: row.text(0), deviceKey: row.int(1), user: row.text(2), device: row.text(3), foreground: row.int(4) != 0,

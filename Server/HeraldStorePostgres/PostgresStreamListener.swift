@@ -82,6 +82,10 @@ public final class PostgresStreamListener: StoreSignalFeed, @unchecked Sendable 
                 continue
             }
             retryDelay = 0.05
+            if let node {
+                // Other nodes judge this node alive by this session while its heartbeat is late.
+                _ = query(connection, "UPDATE cluster_nodes SET listener_pid = pg_backend_pid() WHERE node_id = $1 RETURNING 1", [node]) { _ in () }
+            }
             onSignal(.reconnected)
             catchUp(on: connection)
             receive(on: connection)

@@ -45,8 +45,9 @@ public protocol ClusterPresenceStore: AnyObject {
     func setPresence(_ presence: DevicePresence) throws
     /// Deletes one device's presence row (it disconnected).
     func removePresence(node: String, deviceKey: Int64) throws
-    /// The user's live devices on nodes heard from within `aliveMilliseconds`, on every node but `excluding`.
-    func presence(user: String, aliveMilliseconds: Int64, excluding node: String) throws -> [DevicePresence]
+    /// The live devices of `users` on every node but `excluding` that is alive: heard from within `aliveMilliseconds`
+    /// and not known to have died (a store may tell sooner, e.g. by the node's connections).
+    func presence(users: [String], aliveMilliseconds: Int64, excluding node: String) throws -> [DevicePresence]
     /// Records a push for one device of this node, addressed by its key so its withdrawal reaches it (P5).
     func enqueuePush(
         user: String, device: String, deviceKey: Int64, conversation: String, message: String, sender: String,
@@ -57,4 +58,11 @@ public protocol ClusterPresenceStore: AnyObject {
     /// Claims the pushes of a message an application published from its own transaction: true for exactly one
     /// caller, the node that schedules them (P1-P4).
     func claimPublished(message: String, node: String, now: Int64) throws -> Bool
+}
+
+extension ClusterPresenceStore {
+    /// The live devices of one user (see ``presence(users:aliveMilliseconds:excluding:)``).
+    public func presence(user: String, aliveMilliseconds: Int64, excluding node: String) throws -> [DevicePresence] {
+        try presence(users: [user], aliveMilliseconds: aliveMilliseconds, excluding: node)
+    }
 }

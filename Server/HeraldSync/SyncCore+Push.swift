@@ -45,22 +45,40 @@ extension SyncCore {
         guard cluster != nil || presence.backgroundDevices > 0 else { return }
         let push = pending.push
         var payload: [UInt8]?
+        // What this node knows decides without a transaction whenever it can: P1 anywhere, and alone, P3.
+        var undecided: [(user: String, here: [PushCandidate<PushTarget>])] = []
         for user in pending.users {
             let here = pushCandidates(of: user).map { $0.map(PushTarget.local) }
-            // What this node knows decides without a transaction whenever it can: P1 anywhere, and alone, P3.
             if PushRules.isViewed(push.conversation, onAnyOf: here) { continue }
             if cluster == nil, case .none = PushRules.decide(in: push.conversation, devices: here) { continue }
+            undecided.append((user, here))
+        }
+        guard !undecided.isEmpty else { return }
+        // With several nodes, every recipient's devices elsewhere and the message's readers in two reads, not two per
+        // recipient: a group of 1,000 costs what a dm does.
+        var elsewhere: [String: [DevicePresence]] = [:]
+        var readers: Set<String> = []
+        do {
+            try store.snapshot {
+                if let cluster {
+                    for presence in try cluster.store.presence(
+                        users: undecided.map(\.user), aliveMilliseconds: configuration.clusterPresenceTimeoutMilliseconds, excluding: cluster.node)
+                    {
+                        elsewhere[presence.user, default: []].append(presence)
+                    }
+                }
+                readers = Set(try store.readers(of: push.message).map(\.user))
+            }
+        } catch {
+            logger.debug("push not delivered: presence or read state failed", metadata: ["message": "\(push.message)", "error": "\(error)"])
+            return
+        }
+        for (user, here) in undecided where !readers.contains(user) {
             var local: [Device] = []
             do {
                 try store.transaction {
-                    let elsewhere = try cluster.map { cluster in
-                        try cluster.store.presence(
-                            user: user, aliveMilliseconds: configuration.clusterPresenceTimeoutMilliseconds, excluding: cluster.node)
-                    } ?? []
-                    let everywhere = here + elsewhere.map { PushCandidate(device: PushTarget.remote($0), isForeground: $0.foreground, viewing: $0.viewing) }
-                    guard case .unlessRead(let targets) = PushRules.decide(in: push.conversation, devices: everywhere),
-                        try !store.isRead(user: user, message: push.message)
-                    else { return }
+                    let remote = (elsewhere[user] ?? []).map { PushCandidate(device: PushTarget.remote($0), isForeground: $0.foreground, viewing: $0.viewing) }
+                    guard case .unlessRead(let targets) = PushRules.decide(in: push.conversation, devices: here + remote) else { return }
                     for target in targets {
                         switch target {
                         case .local(let device):
