@@ -5,6 +5,8 @@ enum PGValue {
     case blob([UInt8])
     /// A bigint[] (e.g. message ids for one `= ANY($n)`).
     case intArray([Int64])
+    /// A boolean.
+    case bool(Bool)
     /// A text[] (user ids of a batch, signals).
     case textArray([String])
     /// A bytea[] (the event bodies of a batch, written with one statement).
@@ -16,14 +18,11 @@ enum PGValue {
         value.map(PGValue.text) ?? .null(.text)
     }
 
-    static func bool(_ value: Bool) -> PGValue {
-        .int(value ? 1 : 0)
-    }
-
     /// The parameter's type, fixed when its statement is prepared.
     var type: PGType {
         switch self {
         case .int: .int8
+        case .bool: .bool
         case .text: .text
         case .blob: .bytea
         case .intArray: .int8Array
@@ -38,6 +37,8 @@ enum PGValue {
         switch self {
         case .int(let number):
             Self.append(number, to: &bytes)
+        case .bool(let flag):
+            bytes.append(flag ? 1 : 0)
         case .text(let string):
             bytes.append(contentsOf: string.utf8)
         case .blob(let blob):

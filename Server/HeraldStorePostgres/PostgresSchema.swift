@@ -219,8 +219,10 @@ enum PostgresSchema {
         -- status 0: stored; 1: a retry of (sender, client message id), the original returned (R4); 2: no such
         -- conversation; 3: the sender is not a participant (R5). The conversation row is locked first, so writers of
         -- one conversation on any node take message ids, stream seqs and commit in one order (R2).
+        -- With p_members false the participants are not returned (the caller has them), only checked.
         CREATE FUNCTION herald_insert_message(
-            p_conversation bigint, p_sender text, p_client_message_id text, p_kind bigint, p_text text, p_image_url text, p_now bigint
+            p_conversation bigint, p_sender text, p_client_message_id text, p_kind bigint, p_text text, p_image_url text, p_now bigint,
+            p_members boolean DEFAULT true
         ) RETURNS TABLE (
             r_status bigint, r_id bigint, r_conversation bigint, r_sender text, r_client_message_id text, r_kind bigint, r_text text,
             r_image_url text, r_created_at bigint, r_conversation_kind bigint, r_title text, r_conversation_created_at bigint,
@@ -245,7 +247,11 @@ enum PostgresSchema {
                     NULL::bigint, NULL::bigint, NULL::text, NULL::bigint, NULL::bigint, NULL::text[];
                 RETURN;
             END IF;
-            SELECT array_agg(p.user_id ORDER BY p.user_id) INTO members FROM participants p WHERE p.conversation_id = p_conversation;
+            IF p_members THEN
+                SELECT array_agg(p.user_id ORDER BY p.user_id) INTO members FROM participants p WHERE p.conversation_id = p_conversation;
+            ELSIF EXISTS (SELECT 1 FROM participants p WHERE p.conversation_id = p_conversation AND p.user_id = p_sender) THEN
+                members := ARRAY[p_sender];
+            END IF;
             IF members IS NULL OR NOT (p_sender = ANY (members)) THEN
                 RETURN QUERY SELECT 3::bigint, NULL::bigint, NULL::bigint, NULL::text, NULL::text, NULL::bigint, NULL::text, NULL::text,
                     NULL::bigint, NULL::bigint, NULL::text, NULL::bigint, NULL::bigint, NULL::text[];

@@ -153,7 +153,7 @@ extension PostgresStore {
                 SET first_body = excluded.first_body, count = excluded.count, created_at = excluded.created_at
             ), wake AS (
                 INSERT INTO stream_wakeups (node_id, created_at, users, first_seqs, first_bodies, counts, signals)
-                SELECT $11, \(Self.databaseNow), $6, $7, $8, $9, $12 WHERE $13::bigint <> 0
+                SELECT $11, \(Self.databaseNow), $6, $7, $8, $9, $12 WHERE $13
                 RETURNING id
             )
             SELECT pg_notify('\(Self.wakeChannel)', id::text || ' ' || $11) FROM wake

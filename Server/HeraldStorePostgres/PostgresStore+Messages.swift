@@ -11,12 +11,15 @@ extension PostgresStore {
             throw StoreError(kind: .notFound, message: "unknown conversation \(conversation)")
         }
         // One round trip: herald_insert_message (migration 5) does R4, the conversation lock (R2), R5, the insert and
-        // the counters (U1/S7), and returns the conversation with its participants for the fan-out that follows.
+        // the counters (U1/S7), and returns the conversation with its participants for the fan-out that follows (unless
+        // this transaction has them already: a batch of sends to one group reads them once).
+        let known = conversationsInTransaction[key]
         return try transaction {
             guard
                 let row = try connection.queryFirst(
-                    "SELECT * FROM herald_insert_message($1, $2, $3, $4, $5, $6, $7)",
+                    "SELECT * FROM herald_insert_message($1, $2, $3, $4, $5, $6, $7, $8)",
                     .int(key), .text(sender), .text(clientMessageId), .int(kind.rawValue), .optionalText(text), .optionalText(imageURL), .int(now),
+                    .bool(known == nil),
                     row: { row in
                         (status: row.int(0), message: row.isNull(1) ? nil : Self.messageRecord(row, from: 1),
                          kind: row.int(9), title: row.optionalText(10), createdAt: row.int(11), lastActivity: row.int(12),
@@ -29,7 +32,10 @@ extension PostgresStore {
             default: break
             }
             guard let message = row.message else { throw StoreError(kind: .other, message: "herald_insert_message returned no message") }
-            if row.status == 0 {
+            if row.status == 0, var known {
+                known.lastActivity = max(known.lastActivity, row.lastActivity)
+                conversationsInTransaction[key] = known
+            } else if row.status == 0 {
                 conversationsInTransaction[key] = ConversationRecord(
                     id: conversation, kind: ConversationRecord.Kind(rawValue: row.kind) ?? .group, title: row.title,
                     participants: row.participants, createdAt: row.createdAt, lastActivity: row.lastActivity)

@@ -133,20 +133,31 @@ public final class PostgresStreamListener: StoreSignalFeed, @unchecked Sendable 
     private func receive(on connection: OpaquePointer) {
         var descriptor = pollfd(fd: PQsocket(connection), events: Int16(POLLIN), revents: 0)
         while !isStopping {
+            // Notifications libpq already holds first: those that arrived while a wake-up was being read are in its
+            // buffer, not on the socket, so poll would not report them.
+            let ids = pendingWakeUps(connection)
+            if !ids.isEmpty {
+                for id in ids where handled[id] == nil { wakeUp(id, on: connection) }
+                if PQstatus(connection) != CONNECTION_OK { return }
+                continue
+            }
             let ready = poll(&descriptor, 1, 250)
             if ready < 0 && errno != EINTR { return }
             if ready <= 0 { continue }
             guard PQconsumeInput(connection) == 1, PQstatus(connection) == CONNECTION_OK else { return }
-            var ids: [Int64] = []
-            while let notification = PQnotifies(connection) {
-                if let extra = notification.pointee.extra, let wake = Self.parseWakeUp(String(cString: extra)), wake.node != node {
-                    ids.append(wake.id)
-                }
-                PQfreemem(notification)
-            }
-            for id in ids where handled[id] == nil { wakeUp(id, on: connection) }
-            if PQstatus(connection) != CONNECTION_OK { return }
         }
+    }
+
+    /// The wake-ups of other nodes among the notifications libpq has received.
+    private func pendingWakeUps(_ connection: OpaquePointer) -> [Int64] {
+        var ids: [Int64] = []
+        while let notification = PQnotifies(connection) {
+            if let extra = notification.pointee.extra, let wake = Self.parseWakeUp(String(cString: extra)), wake.node != node {
+                ids.append(wake.id)
+            }
+            PQfreemem(notification)
+        }
+        return ids
     }
 
     /// Reads one wake-up row (its runs, its signals and every event body the runs name, in one query) and reports it.

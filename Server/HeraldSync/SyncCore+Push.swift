@@ -35,70 +35,84 @@ enum PushEvents {
 }
 
 extension SyncCore {
-    /// Delivers a message's push whose grace period ended (P1-P4) to each recipient, through ``PushRules``: nobody is
-    /// alerted when a device of theirs, on any node, is viewing the conversation, or when they read the message
-    /// meanwhile; otherwise their background devices are. This node's get the `push` event here (it reads the same for
-    /// everyone, so it is encoded once); with several nodes, every other node holding a background device of the
-    /// recipient is asked (on commit) to push it there.
-    func deliver(_ pending: PendingPush, now: Int64, into deliveries: inout [SyncDelivery<Device>]) {
+    /// Delivers the pushes whose grace period ended (P1-P4) to each recipient, through ``PushRules``: nobody is alerted
+    /// when a device of theirs, on any node, is viewing the conversation, or when they read the message meanwhile;
+    /// otherwise their background devices are. This node's get the `push` event here (it reads the same for everyone,
+    /// so it is encoded once); with several nodes, every other node holding a background device of the recipient is
+    /// asked (on commit) to push it there. The caller runs this inside one transaction and drops the deliveries when
+    /// it does not commit (a push without its outbox row could never be withdrawn, P5).
+    ///
+    /// Costs no store read per recipient: the remote devices of every recipient of every due push are one read, and
+    /// a message's readers one more, only when someone is left to alert.
+    func deliver(_ due: ArraySlice<PendingPush>, now: Int64, into deliveries: inout [SyncDelivery<Device>]) {
         // P3: alone, a node with no device in the background has no one to alert.
         guard cluster != nil || presence.backgroundDevices > 0 else { return }
-        let push = pending.push
-        var payload: [UInt8]?
-        // What this node knows decides without a transaction whenever it can: P1 anywhere, and alone, P3.
-        var undecided: [(user: String, here: [PushCandidate<PushTarget>])] = []
-        for user in pending.users {
-            let here = pushCandidates(of: user).map { $0.map(PushTarget.local) }
-            if PushRules.isViewed(push.conversation, onAnyOf: here) { continue }
-            if cluster == nil, case .none = PushRules.decide(in: push.conversation, devices: here) { continue }
-            undecided.append((user, here))
-        }
-        guard !undecided.isEmpty else { return }
-        // With several nodes, every recipient's devices elsewhere and the message's readers in two reads, not two per
-        // recipient: a group of 1,000 costs what a dm does.
-        var elsewhere: [String: [DevicePresence]] = [:]
-        var readers: Set<String> = []
-        do {
-            try store.snapshot {
-                if let cluster {
-                    for presence in try cluster.store.presence(
-                        users: undecided.map(\.user), aliveMilliseconds: configuration.clusterPresenceTimeoutMilliseconds, excluding: cluster.node)
-                    {
-                        elsewhere[presence.user, default: []].append(presence)
-                    }
-                }
-                readers = Set(try store.readers(of: push.message).map(\.user))
+        // What this node knows decides without the store whenever it can: P1 anywhere, and alone, P3.
+        var work: [(push: PushInfo, users: [(user: String, here: [PushCandidate<PushTarget>])])] = []
+        var everyone: Set<String> = []
+        for pending in due {
+            var undecided: [(user: String, here: [PushCandidate<PushTarget>])] = []
+            for user in pending.users {
+                let here = pushCandidates(of: user).map { $0.map(PushTarget.local) }
+                if PushRules.isViewed(pending.push.conversation, onAnyOf: here) { continue }
+                if cluster == nil, case .none = PushRules.decide(in: pending.push.conversation, devices: here) { continue }
+                undecided.append((user, here))
+                everyone.insert(user)
             }
-        } catch {
-            logger.debug("push not delivered: presence or read state failed", metadata: ["message": "\(push.message)", "error": "\(error)"])
-            return
+            if !undecided.isEmpty { work.append((pending.push, undecided)) }
         }
-        for (user, here) in undecided where !readers.contains(user) {
-            var local: [Device] = []
+        guard !work.isEmpty else { return }
+        var elsewhere: [String: [DevicePresence]] = [:]
+        if let cluster {
             do {
-                try store.transaction {
-                    let remote = (elsewhere[user] ?? []).map { PushCandidate(device: PushTarget.remote($0), isForeground: $0.foreground, viewing: $0.viewing) }
-                    guard case .unlessRead(let targets) = PushRules.decide(in: push.conversation, devices: here + remote) else { return }
-                    for target in targets {
-                        switch target {
-                        case .local(let device):
-                            guard let name = devices[device]?.name else { continue }
-                            try enqueuePush(push, user: user, device: device, name: name, now: now)
-                            local.append(device)
-                        case .remote(let presence):
-                            try cluster?.store.requestPush(node: presence.node, deviceKey: presence.deviceKey, message: push.message)
-                        }
-                    }
+                for presence in try cluster.store.presence(
+                    users: Array(everyone), aliveMilliseconds: configuration.clusterPresenceTimeoutMilliseconds, excluding: cluster.node)
+                {
+                    elsewhere[presence.user, default: []].append(presence)
                 }
             } catch {
-                // Without its outbox row a push could never be withdrawn (P5): better not to send it.
-                logger.debug("push not delivered: outbox or presence failed", metadata: ["user": "\(user)", "error": "\(error)"])
+                logger.debug("pushes not delivered: presence failed", metadata: ["error": "\(error)"])
+                return
+            }
+        }
+        for (push, undecided) in work {
+            var decided: [(user: String, targets: [PushTarget])] = []
+            for (user, here) in undecided {
+                let remote = (elsewhere[user] ?? []).map { PushCandidate(device: PushTarget.remote($0), isForeground: $0.foreground, viewing: $0.viewing) }
+                if case .unlessRead(let targets) = PushRules.decide(in: push.conversation, devices: here + remote) { decided.append((user, targets)) }
+            }
+            guard !decided.isEmpty else { continue }
+            let readers: Set<String>
+            do { readers = Set(try store.readers(of: push.message).map(\.user)) } catch {
+                logger.debug("push not delivered: read state failed", metadata: ["message": "\(push.message)", "error": "\(error)"])
                 continue
             }
-            guard !local.isEmpty else { continue }
-            let body = payload ?? PushEvents.push(push)
-            payload = body
-            deliveries.append(SyncDelivery(payload: body, devices: local))
+            var payload: [UInt8]?
+            for (user, targets) in decided where !readers.contains(user) {
+                var local: [Device] = []
+                do {
+                    try store.transaction {
+                        for target in targets {
+                            switch target {
+                            case .local(let device):
+                                guard let name = devices[device]?.name else { continue }
+                                try enqueuePush(push, user: user, device: device, name: name, now: now)
+                                local.append(device)
+                            case .remote(let presence):
+                                try cluster?.store.requestPush(node: presence.node, deviceKey: presence.deviceKey, message: push.message)
+                            }
+                        }
+                    }
+                } catch {
+                    // Without its outbox row a push could never be withdrawn (P5): better not to send it.
+                    logger.debug("push not delivered: outbox failed", metadata: ["user": "\(user)", "error": "\(error)"])
+                    continue
+                }
+                guard !local.isEmpty else { continue }
+                let body = payload ?? PushEvents.push(push)
+                payload = body
+                deliveries.append(SyncDelivery(payload: body, devices: local))
+            }
         }
     }
 
