@@ -9,6 +9,8 @@ enum PGValue {
     case bool(Bool)
     /// A text[] (user ids of a batch, signals).
     case textArray([String])
+    /// A text[] whose elements may be NULL (message texts and image URLs of a batch).
+    case optionalTextArray([String?])
     /// A bytea[] (the event bodies of a batch, written with one statement).
     case blobArray([[UInt8]])
     /// SQL NULL of the given type.
@@ -26,7 +28,7 @@ enum PGValue {
         case .text: .text
         case .blob: .bytea
         case .intArray: .int8Array
-        case .textArray: .textArray
+        case .textArray, .optionalTextArray: .textArray
         case .blobArray: .byteaArray
         case .null(let type): type
         }
@@ -54,6 +56,12 @@ enum PGValue {
                 Self.append(Int32(truncatingIfNeeded: utf8.count), to: &bytes)
                 bytes.append(contentsOf: utf8)
             }
+        case .optionalTextArray(let strings):
+            Self.appendArray(element: .text, count: strings.count, hasNulls: strings.contains(nil), to: &bytes) { index, bytes in
+                guard let utf8 = strings[index]?.utf8 else { return Self.append(Int32(-1), to: &bytes) }
+                Self.append(Int32(truncatingIfNeeded: utf8.count), to: &bytes)
+                bytes.append(contentsOf: utf8)
+            }
         case .blobArray(let blobs):
             Self.appendArray(element: .bytea, count: blobs.count, to: &bytes) { index, bytes in
                 Self.append(Int32(truncatingIfNeeded: blobs[index].count), to: &bytes)
@@ -66,9 +74,11 @@ enum PGValue {
 
     /// PostgreSQL's binary array layout (array_send): dimensions, a has-nulls flag, the element type, then per
     /// dimension its length and lower bound (1), then each element as a length and its bytes.
-    private static func appendArray(element: PGType, count: Int, to bytes: inout [UInt8], each: (Int, inout [UInt8]) -> Void) {
+    private static func appendArray(
+        element: PGType, count: Int, hasNulls: Bool = false, to bytes: inout [UInt8], each: (Int, inout [UInt8]) -> Void
+    ) {
         append(Int32(count == 0 ? 0 : 1), to: &bytes)
-        append(Int32(0), to: &bytes)
+        append(Int32(hasNulls ? 1 : 0), to: &bytes)
         append(element.rawValue, to: &bytes)
         guard count > 0 else { return }
         append(Int32(truncatingIfNeeded: count), to: &bytes)

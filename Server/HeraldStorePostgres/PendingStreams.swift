@@ -1,3 +1,5 @@
+import HeraldStore
+
 /// A stretch of one user's stream appended by one transaction in which seq and body id both go up by one per
 /// event: seqs `firstSeq ..< firstSeq + count` are bodies `firstBody ..< firstBody + count` (one `stream_runs` row).
 struct PostgresStreamRun: Equatable, Sendable {
@@ -39,7 +41,21 @@ struct PendingStreams {
     /// Requests for other nodes (push, clear, sign-out), delivered with the wake-up after COMMIT.
     var signals: [String] = []
 
-    var isEmpty: Bool { bodies.isEmpty && movedHeads.isEmpty && signals.isEmpty }
+    /// Messages sent in this transaction, in id order (the ids were taken after the write lock, so they are above every
+    /// id committed before: storage order stays commit order, R2), inserted with their counters at COMMIT.
+    var messages: [MessageRecord] = []
+    /// Their indexes by (sender, client message id), for R4 inside the batch.
+    var messageIndex: [String: Int] = [:]
+    /// How many of ``messages`` are in the database already (written early for a read inside the transaction).
+    var writtenMessages = 0
+
+    var isEmpty: Bool { bodies.isEmpty && movedHeads.isEmpty && signals.isEmpty && messages.isEmpty }
+
+    /// Whether something is not in the database yet (what a read inside the transaction must see first).
+    var hasUnwritten: Bool { writtenBodies < bodies.count || !runsWritten || writtenMessages < messages.count }
+
+    /// The R4 key of a message.
+    static func messageKey(sender: String, clientMessageId: String) -> String { sender + "\u{0}" + clientMessageId }
 
     /// Hands `user` the next seq for body `body`; the head must be locked.
     mutating func append(_ user: String, body: Int64, at now: Int64) -> Int64? {

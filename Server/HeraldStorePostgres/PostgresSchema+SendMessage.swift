@@ -51,6 +51,8 @@ extension PostgresSchema {
                 RAISE EXCEPTION 'a message needs text or an image' USING ERRCODE = 'invalid_parameter_value';
             END IF;
             conversation_key := substr(conversation, 2)::bigint;
+            -- The nodes' write lock (PostgresSchema.writeLock): taken before any row lock, as every writer does.
+            PERFORM pg_advisory_xact_lock(\(writeLock));
             SELECT * INTO stored FROM herald_insert_message(
                 conversation_key, sender, client_message_id, CASE WHEN image_url IS NULL THEN 0 ELSE 1 END, message_text, image_url, now_ms);
             IF stored.r_status = 2 THEN

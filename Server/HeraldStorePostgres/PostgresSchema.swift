@@ -8,6 +8,10 @@
 enum PostgresSchema {
     /// Arbitrary constant for `pg_advisory_xact_lock`: "herald" migrations.
     static let migrationLock: Int64 = 0x4845_5241_4C44
+    /// Arbitrary constant for `pg_advisory_xact_lock`: taken first by every writing transaction of every node and by
+    /// `herald_send_message`, so writers of the same rows never wait on each other in opposite orders (a batch locks
+    /// conversations and stream heads as it meets them, and two nodes' batches would otherwise deadlock).
+    static let writeLock: Int64 = 0x4845_5241_4C57
 
     static let migrations: [String] = [
         // 1: initial schema (the SQLite store's tables, with PostgreSQL types).

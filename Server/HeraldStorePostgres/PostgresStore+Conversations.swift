@@ -58,9 +58,10 @@ extension PostgresStore {
     }
 
     public func conversations(for user: String) throws -> [ConversationSummary] {
+        try writePending()
         // Two statements (rows with counts and last messages, then every participant) in one snapshot,
         // instead of a round trip per conversation.
-        try snapshot {
+        return try snapshot {
             var participants: [Int64: [String]] = [:]
             for (key, member) in try connection.query(
                 """
@@ -120,6 +121,7 @@ extension PostgresStore {
 
     public func removeParticipant(user: String, conversation: String) throws {
         guard let key = RecordID.parse(RecordID.conversation, conversation) else { return }
+        try writePending()
         conversationsInTransaction[key] = nil
         // The leaver's counters go with their row: their unread no longer counts (U1).
         try connection.execute("DELETE FROM participants WHERE conversation_id = $1 AND user_id = $2", .int(key), .text(user))

@@ -126,22 +126,43 @@ extension PostgresStore {
 
     /// Writes what the transaction appended for `user` before a read of their stream inside it.
     private func writePendingStreams(of user: String) throws(StoreError) {
-        guard pending.runs[user] != nil, pending.writtenBodies < pending.bodies.count || !pending.runsWritten else { return }
+        guard pending.runs[user] != nil || pending.writtenMessages < pending.messages.count else { return }
+        try writePending()
+    }
+
+    /// Writes everything the open transaction holds in memory, before a read that must see it.
+    func writePending() throws(StoreError) {
+        guard pending.hasUnwritten else { return }
         try writePendingStreams(wakeUp: false)
     }
 
-    /// Writes the transaction's bodies, heads and runs in one statement. With `wakeUp` (just before COMMIT) it also
-    /// stores the wake-up row (every run of the transaction and every signal for other nodes) and sends its one
-    /// NOTIFY, which PostgreSQL delivers to the listening nodes only if the transaction commits.
+    /// Writes the transaction's messages (with their counters), bodies, heads and runs in one statement. With `wakeUp`
+    /// (just before COMMIT) it also stores the wake-up row (every run of the transaction and every signal for other
+    /// nodes) and sends its one NOTIFY, which PostgreSQL delivers to the listening nodes only if the transaction commits.
     func writePendingStreams(wakeUp: Bool) throws(StoreError) {
         guard !pending.isEmpty else { return }
         let fresh = pending.bodies[pending.writtenBodies...]
+        let messages = pending.messages[pending.writtenMessages...]
+        let conversations = messages.map { RecordID.parse(RecordID.conversation, $0.conversation) ?? 0 }
         let runs = pending.runColumns()
         let heads = pending.movedHeads.map { pending.heads[$0] ?? 0 }
         let wake = wakeUp && (!runs.users.isEmpty || !pending.signals.isEmpty)
         try connection.execute(
             """
-            WITH bodies AS (
+            WITH stored AS (
+                INSERT INTO messages (id, conversation_id, sender_id, client_message_id, kind, text, image_url, created_at)
+                SELECT * FROM unnest($14::bigint[], $15::bigint[], $16::text[], $17::text[], $18::bigint[], $19::text[], $20::text[], $21::bigint[])
+            ), counted AS (
+                UPDATE conversations c SET message_count = c.message_count + v.sent, last_activity = greatest(c.last_activity, v.at)
+                FROM (SELECT m.conversation_id, count(*) AS sent, max(m.created_at) AS at
+                      FROM unnest($15::bigint[], $21::bigint[]) AS m(conversation_id, created_at) GROUP BY 1) v
+                WHERE c.id = v.conversation_id
+            ), senders AS (
+                UPDATE participants p SET sent_count = p.sent_count + v.sent
+                FROM (SELECT m.conversation_id, m.sender_id, count(*) AS sent
+                      FROM unnest($15::bigint[], $16::text[]) AS m(conversation_id, sender_id) GROUP BY 1, 2) v
+                WHERE p.conversation_id = v.conversation_id AND p.user_id = v.sender_id
+            ), bodies AS (
                 INSERT INTO event_bodies (id, created_at, payload) SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bytea[])
             ), heads AS (
                 UPDATE event_heads h SET last_seq = v.seq FROM unnest($4::text[], $5::bigint[]) AS v(user_id, seq)
@@ -161,7 +182,11 @@ extension PostgresStore {
             .intArray(fresh.map(\.id)), .intArray(fresh.map(\.createdAt)), .blobArray(fresh.map(\.payload)),
             .textArray(pending.movedHeads), .intArray(heads),
             .textArray(runs.users), .intArray(runs.firstSeqs), .intArray(runs.firstBodies), .intArray(runs.counts), .intArray(runs.createdAt),
-            .text(clusterNode ?? ""), .textArray(pending.signals), .bool(wake))
+            .text(clusterNode ?? ""), .textArray(pending.signals), .bool(wake),
+            .intArray(messages.map(\.order)), .intArray(conversations), .textArray(messages.map(\.sender)),
+            .textArray(messages.map(\.clientMessageId)), .intArray(messages.map(\.kind.rawValue)), .optionalTextArray(messages.map(\.text)),
+            .optionalTextArray(messages.map(\.imageURL)), .intArray(messages.map(\.createdAt)))
+        pending.writtenMessages = pending.messages.count
         pending.writtenBodies = pending.bodies.count
         pending.runsWritten = true
     }

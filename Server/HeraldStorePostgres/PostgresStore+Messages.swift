@@ -10,47 +10,56 @@ extension PostgresStore {
         guard let key = RecordID.parse(RecordID.conversation, conversation) else {
             throw StoreError(kind: .notFound, message: "unknown conversation \(conversation)")
         }
-        // One round trip: herald_insert_message (migration 5) does R4, the conversation lock (R2), R5, the insert and
-        // the counters (U1/S7), and returns the conversation with its participants for the fan-out that follows (unless
-        // this transaction has them already: a batch of sends to one group reads them once).
-        let known = conversationsInTransaction[key]
+        // R4 inside this batch, then in the database; R5 from the batch's copy of the conversation. The insert itself
+        // and the counters wait for COMMIT (one statement for the whole batch), under the nodes' write lock, so nothing
+        // else writes meanwhile and the ids taken now are above every id committed before (R2).
+        let pendingKey = PendingStreams.messageKey(sender: sender, clientMessageId: clientMessageId)
+        if let index = pending.messageIndex[pendingKey] { return (pending.messages[index], true) }
         return try transaction {
-            guard
-                let row = try connection.queryFirst(
-                    "SELECT * FROM herald_insert_message($1, $2, $3, $4, $5, $6, $7, $8)",
-                    .int(key), .text(sender), .text(clientMessageId), .int(kind.rawValue), .optionalText(text), .optionalText(imageURL), .int(now),
-                    .bool(known == nil),
-                    row: { row in
-                        (status: row.int(0), message: row.isNull(1) ? nil : Self.messageRecord(row, from: 1),
-                         kind: row.int(9), title: row.optionalText(10), createdAt: row.int(11), lastActivity: row.int(12),
-                         participants: row.textArray(13))
-                    })
-            else { throw StoreError(kind: .other, message: "herald_insert_message returned no row") }
-            switch row.status {
-            case 2: throw StoreError(kind: .notFound, message: "unknown conversation \(conversation)")
-            case 3: throw StoreError(kind: .constraint, message: "\(sender) is not a participant of \(conversation)")
-            default: break
+            if let original = try connection.queryFirst(
+                "SELECT \(Self.messageColumns) FROM messages WHERE sender_id = $1 AND client_message_id = $2", .text(sender), .text(clientMessageId),
+                row: { row in Self.messageRecord(row, from: 0) })
+            {
+                return (original, true)
             }
-            guard let message = row.message else { throw StoreError(kind: .other, message: "herald_insert_message returned no message") }
-            if row.status == 0, var known {
-                known.lastActivity = max(known.lastActivity, row.lastActivity)
-                conversationsInTransaction[key] = known
-            } else if row.status == 0 {
-                conversationsInTransaction[key] = ConversationRecord(
-                    id: conversation, kind: ConversationRecord.Kind(rawValue: row.kind) ?? .group, title: row.title,
-                    participants: row.participants, createdAt: row.createdAt, lastActivity: row.lastActivity)
+            guard var stored = try self.conversation(key: key) else {
+                throw StoreError(kind: .notFound, message: "unknown conversation \(conversation)")
             }
-            return (message, row.status == 1)
+            guard stored.participants.contains(sender) else {
+                throw StoreError(kind: .constraint, message: "\(sender) is not a participant of \(conversation)")
+            }
+            let messageKey = try nextMessageID()
+            let record = MessageRecord(
+                id: RecordID.format(RecordID.message, messageKey), conversation: conversation, sender: sender,
+                clientMessageId: clientMessageId, kind: kind, text: text, imageURL: imageURL, createdAt: now, order: messageKey)
+            pending.messageIndex[pendingKey] = pending.messages.count
+            pending.messages.append(record)
+            stored.lastActivity = max(stored.lastActivity, now)
+            conversationsInTransaction[key] = stored
+            return (record, false)
         }
+    }
+
+    /// The next message id, from a block taken in this transaction (after its write lock).
+    private func nextMessageID() throws(StoreError) -> Int64 {
+        if messageIDPool.isEmpty {
+            messageIDPool = try connection.query(
+                "SELECT nextval(pg_get_serial_sequence('messages', 'id')) FROM generate_series(1, $1) ORDER BY 1 DESC", .int(64)
+            ) { row in row.int(0) }
+        }
+        guard let id = messageIDPool.popLast() else { throw StoreError(kind: .other, message: "no message id was reserved") }
+        return id
     }
 
     public func message(id: String) throws -> MessageRecord? {
         guard let key = RecordID.parse(RecordID.message, id) else { return nil }
+        try writePending()
         return try message(key: key)
     }
 
     public func history(conversation: String, before: String?, limit: Int) throws -> [MessageRecord] {
         guard let key = RecordID.parse(RecordID.conversation, conversation), limit > 0 else { return [] }
+        try writePending()
         var cursor = Int64.max
         if let before {
             guard let messageKey = RecordID.parse(RecordID.message, before) else {

@@ -6,6 +6,7 @@ extension PostgresStore {
     public func markRead(user: String, messageIds: [String], now: Int64) throws -> [MessageRecord] {
         let keys = messageIds.compactMap { RecordID.parse(RecordID.message, $0) }
         return try transaction {
+            try writePending()
             // U7: lock the user's stream head until commit BEFORE reading anything. The caller counts unread next and
             // appends a read event carrying that count; without the lock another node could commit a read (or a new
             // message) for this user in between, and this later event would state an older count than the earlier one.
@@ -40,11 +41,13 @@ extension PostgresStore {
     }
 
     public func isRead(user: String, message: String) throws -> Bool {
+        try writePending()
         guard let key = RecordID.parse(RecordID.message, message) else { return false }
         return try connection.scalar("SELECT 1::bigint FROM receipts WHERE message_id = $1 AND user_id = $2", .int(key), .text(user)) != nil
     }
 
     public func unreadCount(user: String, conversation: String) throws -> Int {
+        try writePending()
         guard let key = RecordID.parse(RecordID.conversation, conversation) else { return 0 }
         return Int(try connection.scalar(
             """
@@ -54,6 +57,7 @@ extension PostgresStore {
     }
 
     public func unreadCounts(user: String) throws -> [String: Int] {
+        try writePending()
         let rows = try connection.query(
             """
             SELECT p.conversation_id, c.message_count - p.sent_count - p.read_count
@@ -64,6 +68,7 @@ extension PostgresStore {
     }
 
     public func readers(of message: String) throws -> [ReadReceipt] {
+        try writePending()
         guard let key = RecordID.parse(RecordID.message, message) else { return [] }
         return try connection.query(
             "SELECT user_id, read_at FROM receipts WHERE message_id = $1 ORDER BY read_at, user_id", .int(key)

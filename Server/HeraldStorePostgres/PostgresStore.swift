@@ -37,6 +37,9 @@ public final class PostgresStore: SyncStore, APIKeyStore, @unchecked Sendable {
     var conversationsInTransaction: [Int64: ConversationRecord] = [:]
     /// Event body ids reserved from the database and not used yet (``nextBodyID()``).
     var bodyIDPool: [Int64] = []
+    /// Message ids reserved in the open transaction and not used yet: dropped at its end, since ids must be taken under
+    /// the write lock of the transaction that uses them.
+    var messageIDPool: [Int64] = []
 
     /// The LISTEN/NOTIFY channel of wake-ups: "<id> <node>" names the `stream_wakeups` row a committed transaction
     /// of `node` wrote (its stream runs, push requests, withdrawals and sign-outs). One NOTIFY per transaction.
@@ -126,7 +129,7 @@ public final class PostgresStore: SyncStore, APIKeyStore, @unchecked Sendable {
         let depth = connection.transactionDepth
         let savepoint = "SAVEPOINT s\(depth)"
         if depth == 0 {
-            try connection.executeScript("BEGIN")
+            try connection.executeScript("BEGIN; SELECT pg_advisory_xact_lock(\(PostgresSchema.writeLock))")
         } else {
             connection.defer(savepoint)
             pendingAtSavepoint.append(pending)
@@ -224,6 +227,7 @@ public final class PostgresStore: SyncStore, APIKeyStore, @unchecked Sendable {
     /// Forgets the transaction's in-memory state: its head locks ended with it.
     private func endTransaction() {
         pending = PendingStreams()
+        messageIDPool.removeAll()
         conversationsInTransaction.removeAll()
         pendingAtSavepoint.removeAll()
     }
