@@ -63,6 +63,18 @@ final class PGConnection {
         return String(cString: PQcmdStatus(result))
     }
 
+    /// Runs a script whose last statement returns one integer (text format), e.g. `…; UPDATE … RETURNING n`.
+    func scriptInteger(_ sql: String) throws(StoreError) -> Int64? {
+        let connection = try open()
+        let deferred = takeDeferred()
+        let script = deferred.isEmpty ? sql : (deferred + [sql]).joined(separator: "; ")
+        guard let result = PQexec(connection, script) else { throw lostConnection(connection, sql: sql) }
+        defer { PQclear(result) }
+        try check(result, connection, sql: sql)
+        guard PQresultStatus(result) == PGRES_TUPLES_OK, PQntuples(result) > 0, PQgetisnull(result, 0, 0) == 0 else { return nil }
+        return Int64(String(cString: PQgetvalue(result, 0, 0)))
+    }
+
     /// Savepoint commands not sent yet (see ``defer(_:)``).
     private var deferredCommands: [String] = []
 

@@ -53,6 +53,7 @@ extension PostgresSchema {
             conversation_key := substr(conversation, 2)::bigint;
             -- The nodes' write lock (PostgresSchema.writeLock): taken before any row lock, as every writer does.
             PERFORM pg_advisory_xact_lock(\(writeLock));
+            UPDATE write_clock SET generation = generation + 1;
             SELECT * INTO stored FROM herald_insert_message(
                 conversation_key, sender, client_message_id, CASE WHEN image_url IS NULL THEN 0 ELSE 1 END, message_text, image_url, now_ms);
             IF stored.r_status = 2 THEN

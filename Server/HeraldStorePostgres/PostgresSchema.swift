@@ -220,6 +220,15 @@ enum PostgresSchema {
         -- (it died with its connections), long before the heartbeat window ends.
         ALTER TABLE cluster_nodes ADD COLUMN listener_pid integer;
 
+        -- Bumped by every writing transaction under the write lock: a node whose last commit left it at g and finds
+        -- g + 1 after its own bump knows nobody else wrote in between, so what it keeps in memory (stream heads,
+        -- conversations) is still the database's state.
+        CREATE TABLE write_clock (
+            id integer PRIMARY KEY CHECK (id = 1),
+            generation bigint NOT NULL
+        );
+        INSERT INTO write_clock (id, generation) VALUES (1, 0);
+
         -- status 0: stored; 1: a retry of (sender, client message id), the original returned (R4); 2: no such
         -- conversation; 3: the sender is not a participant (R5). The conversation row is locked first, so writers of
         -- one conversation on any node take message ids, stream seqs and commit in one order (R2).

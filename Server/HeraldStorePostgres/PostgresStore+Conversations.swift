@@ -100,6 +100,10 @@ extension PostgresStore {
     /// this thread, and a leave on another node is seen from the next batch on).
     func conversation(key: Int64) throws(StoreError) -> ConversationRecord? {
         if let cached = conversationsInTransaction[key] { return cached }
+        if connection.transactionDepth > 0, transactionGeneration != nil, let cached = committedConversations[key] {
+            conversationsInTransaction[key] = cached
+            return cached
+        }
         var record: ConversationRecord?
         for row in try connection.query(
             """
@@ -121,14 +125,22 @@ extension PostgresStore {
 
     public func removeParticipant(user: String, conversation: String) throws {
         guard let key = RecordID.parse(RecordID.conversation, conversation) else { return }
-        try writePending()
-        conversationsInTransaction[key] = nil
-        // The leaver's counters go with their row: their unread no longer counts (U1).
-        try connection.execute("DELETE FROM participants WHERE conversation_id = $1 AND user_id = $2", .int(key), .text(user))
+        // In a transaction of its own when called alone: it moves the write clock, so other nodes drop their copies.
+        try transaction {
+            try writePending()
+            conversationsInTransaction[key] = nil
+            committedConversations[key] = nil
+            // The leaver's counters go with their row: their unread no longer counts (U1).
+            try connection.execute("DELETE FROM participants WHERE conversation_id = $1 AND user_id = $2", .int(key), .text(user))
+        }
     }
 
     func isParticipant(user: String, key: Int64) throws(StoreError) -> Bool {
         if let cached = conversationsInTransaction[key] { return cached.participants.contains(user) }
+        if connection.transactionDepth > 0, transactionGeneration != nil, let cached = committedConversations[key] {
+            conversationsInTransaction[key] = cached
+            return cached.participants.contains(user)
+        }
         return try connection.scalar("SELECT 1::bigint FROM participants WHERE conversation_id = $1 AND user_id = $2", .int(key), .text(user)) != nil
     }
 

@@ -14,7 +14,7 @@ extension PostgresStore {
         guard !users.isEmpty else { return [] }
         return try transaction {
             let body = try nextBodyID()
-            try lockHeads(users)
+            try loadHeads(users)
             pending.bodies.append((body, now, payload))
             var seqs: [Int64] = []
             seqs.reserveCapacity(users.count)
@@ -106,22 +106,21 @@ extension PostgresStore {
         return id
     }
 
-    /// Locks the head rows of `users` this transaction has not locked yet (in user order, one statement), creating
-    /// missing ones, and remembers their values. A head's lock is what orders writers of one user across nodes.
-    func lockHeads(_ users: [String]) throws(StoreError) {
+    /// Loads the stream heads of `users` this transaction has not touched yet: from memory when nobody else wrote since
+    /// this store's last commit, else in one read. No row lock: every writer holds the write lock, so the heads cannot
+    /// move under this transaction (and U7's order of counts and seqs is the order of the writers).
+    func loadHeads(_ users: [String]) throws(StoreError) {
         var missing: [String] = []
-        for user in users where pending.heads[user] == nil { missing.append(user) }
-        guard !missing.isEmpty else { return }
-        let select = "SELECT user_id, last_seq FROM event_heads WHERE user_id = ANY ($1) ORDER BY user_id FOR UPDATE"
-        var found = try connection.query(select, .textArray(missing)) { row in (row.text(0), row.int(1)) }
-        if found.count < Set(missing).count {
-            let present = Set(found.map(\.0))
-            let absent = Array(Set(missing).subtracting(present)).sorted()
-            try connection.execute(
-                "INSERT INTO event_heads (user_id, last_seq) SELECT unnest($1::text[]), 0 ON CONFLICT (user_id) DO NOTHING", .textArray(absent))
-            found += try connection.query(select, .textArray(absent)) { row in (row.text(0), row.int(1)) }
+        for user in users where pending.heads[user] == nil {
+            if let head = committedHeads[user] { pending.heads[user] = head } else { missing.append(user) }
         }
-        for (user, head) in found where pending.heads[user] == nil { pending.heads[user] = head }
+        guard !missing.isEmpty else { return }
+        for (user, head) in try connection.query(
+            "SELECT user_id, last_seq FROM event_heads WHERE user_id = ANY ($1)", .textArray(missing), row: { row in (row.text(0), row.int(1)) })
+        {
+            pending.heads[user] = head
+        }
+        for user in missing where pending.heads[user] == nil { pending.heads[user] = 0 }
     }
 
     /// Writes what the transaction appended for `user` before a read of their stream inside it.
@@ -165,8 +164,8 @@ extension PostgresStore {
             ), bodies AS (
                 INSERT INTO event_bodies (id, created_at, payload) SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bytea[])
             ), heads AS (
-                UPDATE event_heads h SET last_seq = v.seq FROM unnest($4::text[], $5::bigint[]) AS v(user_id, seq)
-                WHERE h.user_id = v.user_id
+                INSERT INTO event_heads (user_id, last_seq) SELECT * FROM unnest($4::text[], $5::bigint[])
+                ON CONFLICT (user_id) DO UPDATE SET last_seq = excluded.last_seq
             ), runs AS (
                 INSERT INTO stream_runs (user_id, first_seq, first_body, count, created_at)
                 SELECT * FROM unnest($6::text[], $7::bigint[], $8::bigint[], $9::bigint[], $10::bigint[])

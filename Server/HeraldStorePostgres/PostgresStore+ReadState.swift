@@ -7,15 +7,8 @@ extension PostgresStore {
         let keys = messageIds.compactMap { RecordID.parse(RecordID.message, $0) }
         return try transaction {
             try writePending()
-            // U7: lock the user's stream head until commit BEFORE reading anything. The caller counts unread next and
-            // appends a read event carrying that count; without the lock another node could commit a read (or a new
-            // message) for this user in between, and this later event would state an older count than the earlier one.
-            // U6: the caller then appends receipts to the senders' streams. Their heads are locked here too, all in user-id
-            // order: two users acking each other's messages on two nodes would otherwise each hold the head the other
-            // waits for (a deadlock PostgreSQL breaks by aborting one of them).
-            let senders = keys.isEmpty ? [] : try connection.query(
-                "SELECT DISTINCT sender_id FROM messages WHERE id = ANY ($1)", .intArray(keys)) { row in row.text(0) }
-            try lockHeads(([user] + senders).sorted())
+            // U7 and U6 need no row locks here: every writer of every node holds the write lock until it commits, so the
+            // counts the caller reads next and the seqs its read event and receipts get are in one order across nodes.
             guard !keys.isEmpty else { return [] }
             // One statement: a receipt is inserted only for a participant other than the sender (R5/S7), and only by the
             // first read (U3), so the rows it returns are exactly the newly read ones; their conversations' read counters

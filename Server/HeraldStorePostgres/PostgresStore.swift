@@ -35,6 +35,15 @@ public final class PostgresStore: SyncStore, APIKeyStore, @unchecked Sendable {
     var pendingAtSavepoint: [PendingStreams] = []
     /// Conversations read in the open transaction (``conversation(key:)``).
     var conversationsInTransaction: [Int64: ConversationRecord] = [:]
+    /// Committed state kept between transactions, valid while nobody else writes (``writeGeneration``): the last seq of
+    /// each user's stream, and conversations with their participants.
+    var committedHeads: [String: Int64] = [:]
+    var committedConversations: [Int64: ConversationRecord] = [:]
+    /// The write clock as this store's last commit left it; nil when unknown.
+    var cacheGeneration: Int64?
+    /// The write clock of the open transaction.
+    var transactionGeneration: Int64?
+    private let isReadOnly: Bool
     /// Event body ids reserved from the database and not used yet (``nextBodyID()``).
     var bodyIDPool: [Int64] = []
     /// Message ids reserved in the open transaction and not used yet: dropped at its end, since ids must be taken under
@@ -62,6 +71,7 @@ public final class PostgresStore: SyncStore, APIKeyStore, @unchecked Sendable {
     public init(url: String, readOnly: Bool = false, lockTimeoutMilliseconds: Int32 = 5_000) throws {
         var setup = ["SET client_min_messages = error", "SET lock_timeout = \(max(lockTimeoutMilliseconds, 1))"]
         if readOnly { setup.append("SET default_transaction_read_only = on") }
+        isReadOnly = readOnly
         connection = try PGConnection(conninfo: url, sessionSetup: setup.joined(separator: "; "))
         do {
             try migrate(readOnly: readOnly)
@@ -129,7 +139,7 @@ public final class PostgresStore: SyncStore, APIKeyStore, @unchecked Sendable {
         let depth = connection.transactionDepth
         let savepoint = "SAVEPOINT s\(depth)"
         if depth == 0 {
-            try connection.executeScript("BEGIN; SELECT pg_advisory_xact_lock(\(PostgresSchema.writeLock))")
+            try begin()
         } else {
             connection.defer(savepoint)
             pendingAtSavepoint.append(pending)
@@ -182,6 +192,21 @@ public final class PostgresStore: SyncStore, APIKeyStore, @unchecked Sendable {
         connection.close()
     }
 
+    /// Opens a writing transaction: the nodes' write lock first, then the write clock, which says whether what this store
+    /// keeps in memory is still current (nobody else committed since its own last commit).
+    private func begin() throws(StoreError) {
+        guard !isReadOnly else {
+            try connection.executeScript("BEGIN")
+            return
+        }
+        let generation = try connection.scriptInteger(
+            "BEGIN; SELECT pg_advisory_xact_lock(\(PostgresSchema.writeLock)); UPDATE write_clock SET generation = generation + 1 RETURNING generation")
+        transactionGeneration = generation
+        if let generation, let cached = cacheGeneration, cached == generation - 1 { return }
+        committedHeads.removeAll(keepingCapacity: true)
+        committedConversations.removeAll(keepingCapacity: true)
+    }
+
     /// Writes the transaction's streams and wake-up, then commits; throws when PostgreSQL did not commit.
     private func commit() throws(StoreError) {
         connection.discardDeferred()  // COMMIT releases every savepoint
@@ -206,6 +231,11 @@ public final class PostgresStore: SyncStore, APIKeyStore, @unchecked Sendable {
         guard tag == "COMMIT" else {
             throw StoreError(kind: .other, message: "the transaction was rolled back because a statement inside it failed")
         }
+        // Committed: this transaction's state is the database's, up to its generation.
+        cacheGeneration = transactionGeneration
+        for (user, head) in pending.heads { committedHeads[user] = head }
+        if committedConversations.count > 10_000 { committedConversations.removeAll(keepingCapacity: true) }
+        for (key, record) in conversationsInTransaction { committedConversations[key] = record }
     }
 
     /// Undoes the transaction (`depth` 0) or the savepoint opened at `depth`, in the database and in memory.
@@ -226,6 +256,7 @@ public final class PostgresStore: SyncStore, APIKeyStore, @unchecked Sendable {
 
     /// Forgets the transaction's in-memory state: its head locks ended with it.
     private func endTransaction() {
+        transactionGeneration = nil
         pending = PendingStreams()
         messageIDPool.removeAll()
         conversationsInTransaction.removeAll()
