@@ -18,16 +18,25 @@ public enum PushRules {
     /// - Parameters:
     ///   - conversation: the message's conversation.
     ///   - devices: what is known of the recipient's devices, wherever they are connected.
+    ///
+    /// Called for every recipient of every message on a node of a cluster, so it is one loop over plain fields (no key
+    /// paths or closures, which generic code resolves at run time) and inlinable into the caller's specialisation.
+    @inlinable
     public static func decide<Device>(in conversation: String, devices: [PushCandidate<Device>]) -> PushDecision<Device> {
-        if isViewed(conversation, onAnyOf: devices) { return .none }
-        let background = devices.filter { $0.isLive && !$0.isForeground }.map(\.device)  // P3
+        var background: [Device] = []
+        for candidate in devices {
+            if candidate.viewing == conversation { return .none }  // P1
+            if candidate.isLive && !candidate.isForeground { background.append(candidate.device) }  // P3
+        }
         return background.isEmpty ? .none : .unlessRead(background)
     }
 
     /// P1: a device of the recipient is viewing `conversation`, so nobody is alerted. Also a cheap first check for a
     /// caller that learns of the recipient's devices in two steps (its own, then other nodes').
+    @inlinable
     public static func isViewed<Device>(_ conversation: String, onAnyOf devices: [PushCandidate<Device>]) -> Bool {
-        devices.contains { $0.viewing == conversation }
+        for candidate in devices where candidate.viewing == conversation { return true }
+        return false
     }
 }
 
