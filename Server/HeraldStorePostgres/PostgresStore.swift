@@ -12,19 +12,17 @@ import HeraldStore
 /// - **Migrations on open**, all pending ones in one transaction under an advisory lock.
 /// - **Prepared statements**, prepared on first use per connection, parameters and results in binary.
 /// - **Transactions with the SQLite store's guarantees**: ``transaction(_:)`` is `BEGIN … COMMIT` with
-///   savepoints for nested calls; a commit that PostgreSQL turned into a rollback throws, so nothing is
-///   acknowledged that was not committed. Sends are idempotent by (sender, client message id) through a
-///   unique constraint and `ON CONFLICT DO NOTHING`, also when two nodes race with the same retry. The
-///   per-user stream counter row is bumped with `INSERT … ON CONFLICT DO UPDATE … RETURNING`, whose row
-///   lock is held to commit: writers of one user are serialised across nodes, so sequences are 1, 2, 3, …
-///   with no gap or duplicate. A message first locks its conversation row, so message ids, commit order
-///   and stream order agree within a conversation (R2) even with writers on several nodes.
-/// - **Stream notifications**: every appended event also runs `pg_notify(streamChannel, "<seq> <user>")`
-///   in the same transaction. PostgreSQL delivers it only if that transaction commits, to every node
-///   listening (``PostgresStreamListener``), which then reads the events from the store.
+///   savepoints for nested calls (sent with the next statement, see ``PGConnection/defer(_:)``); a commit that
+///   PostgreSQL turned into a rollback throws, so nothing is acknowledged that was not committed.
+/// - **One writer at a time across nodes**: every writing transaction takes the nodes' write lock first
+///   (``PostgresSchema/writeLock``), so batches never deadlock, message ids follow commit order (R2), stream
+///   seqs are 1, 2, 3, … with no gap or duplicate (R3) and counts and seqs agree in one order (U7). It also bumps
+///   the write clock, which tells this store whether its in-memory heads and conversations are still current.
+/// - **Nothing per recipient per message**: sends, bodies, heads and stream runs of a batch are written by one
+///   statement before COMMIT (``PendingStreams``), together with one wake-up row and its one NOTIFY, which
+///   PostgreSQL delivers only if the transaction commits, to every node listening (``PostgresStreamListener``).
 ///
-/// Under READ COMMITTED two batches on different nodes can still deadlock (each holds a row the other
-/// wants); PostgreSQL aborts one, which surfaces as `.busy`, and the caller redoes its requests one by one.
+/// The design and what each step costs: `Server/HeraldStorePostgres/README.md`.
 public final class PostgresStore: SyncStore, APIKeyStore, @unchecked Sendable {
     let connection: PGConnection
     /// This node's id once it joined the cluster (``joinCluster(node:)``): written into its push outbox rows.
