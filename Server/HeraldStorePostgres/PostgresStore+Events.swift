@@ -12,17 +12,18 @@ extension PostgresStore {
     /// batch for a group, another one costs no round trip at all.
     public func appendEvent(users: [String], payload: [UInt8], now: Int64) throws -> [Int64] {
         guard !users.isEmpty else { return [] }
-        return try transaction {
+        return try joiningTransaction {
             let body = try nextBodyID()
             try loadHeads(users)
+            // Checked before anything changes: there is no savepoint of our own to undo a half-done append.
+            for user in users where (pending.heads[user] ?? .max) >= .max - Int64(users.count) {
+                throw StoreError(kind: .other, message: "\(user)'s stream is at its end")
+            }
             pending.bodies.append((body, now, payload))
             var seqs: [Int64] = []
             seqs.reserveCapacity(users.count)
             for user in users {
-                guard let seq = pending.append(user, body: body, at: now) else {
-                    throw StoreError(kind: .other, message: "\(user)'s stream head is not locked or is at its end")
-                }
-                seqs.append(seq)
+                seqs.append(pending.append(user, body: body, at: now) ?? 0)
             }
             return seqs
         }

@@ -15,7 +15,7 @@ extension PostgresStore {
         // else writes meanwhile and the ids taken now are above every id committed before (R2).
         let pendingKey = PendingStreams.messageKey(sender: sender, clientMessageId: clientMessageId)
         if let index = pending.messageIndex[pendingKey] { return (pending.messages[index], true) }
-        return try transaction {
+        return try joiningTransaction {
             if let original = try connection.queryFirst(
                 "SELECT \(Self.messageColumns) FROM messages WHERE sender_id = $1 AND client_message_id = $2", .text(sender), .text(clientMessageId),
                 row: { row in Self.messageRecord(row, from: 0) })

@@ -167,6 +167,13 @@ public final class PostgresStore: SyncStore, APIKeyStore, @unchecked Sendable {
         return result
     }
 
+    /// Runs `body` in the open transaction without a savepoint of its own, or in a new transaction when none is open:
+    /// for operations whose only database work is reads and whose writes wait in ``pending`` until COMMIT (the
+    /// caller's savepoint, if any, restores ``pending`` when it rolls back).
+    func joiningTransaction<T>(_ body: () throws -> T) throws -> T {
+        connection.transactionDepth > 0 ? try body() : try transaction(body)
+    }
+
     /// Runs reads as one consistent snapshot (REPEATABLE READ, READ ONLY): takes no row locks, works on a
     /// read-only store. Inside a ``transaction(_:)`` it simply joins it.
     public func snapshot<T>(_ body: () throws -> T) throws -> T {

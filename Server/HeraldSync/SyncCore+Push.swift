@@ -39,8 +39,7 @@ extension SyncCore {
     /// when a device of theirs, on any node, is viewing the conversation, or when they read the message meanwhile;
     /// otherwise their background devices are. This node's get the `push` event here (it reads the same for everyone,
     /// so it is encoded once); with several nodes, every other node holding a background device of the recipient is
-    /// asked (on commit) to push it there. The caller runs this inside one transaction and drops the deliveries when
-    /// it does not commit (a push without its outbox row could never be withdrawn, P5).
+    /// asked (on commit) to push it there.
     ///
     /// Costs no store read per recipient: the remote devices of every recipient of every due push are one read, and
     /// a message's readers one more, only when someone is left to alert.
@@ -75,6 +74,8 @@ extension SyncCore {
                 return
             }
         }
+        // Who gets what, decided from reads alone; a transaction only when someone is to be alerted.
+        var alerts: [(push: PushInfo, user: String, targets: [PushTarget])] = []
         for (push, undecided) in work {
             var decided: [(user: String, targets: [PushTarget])] = []
             for (user, here) in undecided {
@@ -87,33 +88,45 @@ extension SyncCore {
                 logger.debug("push not delivered: read state failed", metadata: ["message": "\(push.message)", "error": "\(error)"])
                 continue
             }
-            var payload: [UInt8]?
-            for (user, targets) in decided where !readers.contains(user) {
-                var local: [Device] = []
-                do {
-                    try store.transaction {
-                        for target in targets {
-                            switch target {
-                            case .local(let device):
-                                guard let name = devices[device]?.name else { continue }
-                                try enqueuePush(push, user: user, device: device, name: name, now: now)
-                                local.append(device)
-                            case .remote(let presence):
-                                try cluster?.store.requestPush(node: presence.node, deviceKey: presence.deviceKey, message: push.message)
+            for (user, targets) in decided where !readers.contains(user) { alerts.append((push, user, targets)) }
+        }
+        guard !alerts.isEmpty else { return }
+        // One transaction for every outbox row and request; nothing goes out unless it commits (a push without its
+        // outbox row could never be withdrawn, P5).
+        var pushed: [SyncDelivery<Device>] = []
+        do {
+            try store.transaction {
+                var payloads: [String: [UInt8]] = [:]
+                for (push, user, targets) in alerts {
+                    var local: [Device] = []
+                    do {
+                        try store.transaction {
+                            for target in targets {
+                                switch target {
+                                case .local(let device):
+                                    guard let name = devices[device]?.name else { continue }
+                                    try enqueuePush(push, user: user, device: device, name: name, now: now)
+                                    local.append(device)
+                                case .remote(let presence):
+                                    try cluster?.store.requestPush(node: presence.node, deviceKey: presence.deviceKey, message: push.message)
+                                }
                             }
                         }
+                    } catch {
+                        logger.debug("push not delivered: outbox failed", metadata: ["user": "\(user)", "error": "\(error)"])
+                        continue
                     }
-                } catch {
-                    // Without its outbox row a push could never be withdrawn (P5): better not to send it.
-                    logger.debug("push not delivered: outbox failed", metadata: ["user": "\(user)", "error": "\(error)"])
-                    continue
+                    guard !local.isEmpty else { continue }
+                    let body = payloads[push.message] ?? PushEvents.push(push)
+                    payloads[push.message] = body
+                    pushed.append(SyncDelivery(payload: body, devices: local))
                 }
-                guard !local.isEmpty else { continue }
-                let body = payload ?? PushEvents.push(push)
-                payload = body
-                deliveries.append(SyncDelivery(payload: body, devices: local))
             }
+        } catch {
+            logger.debug("due pushes not delivered: their transaction failed", metadata: ["error": "\(error)"])
+            return
         }
+        deliveries += pushed
     }
 
     /// Writes the outbox row of one of this node's devices (keyed so other nodes can withdraw it, when there are any).

@@ -87,14 +87,7 @@ public final class SyncCore<Device: Hashable> {
         let due = pendingPushes.takeDue(now: now)
         guard !due.isEmpty else { return [] }
         var deliveries: [SyncDelivery<Device>] = []
-        // Every due push in one transaction (one commit, however many recipients); if it does not commit, none of
-        // its pushes goes out, since their outbox rows are gone.
-        do {
-            try store.transaction { deliver(due, now: now, into: &deliveries) }
-        } catch {
-            logger.debug("due pushes not delivered: their transaction failed", metadata: ["error": "\(error)"])
-            return []
-        }
+        deliver(due, now: now, into: &deliveries)
         return deliveries
     }
 
