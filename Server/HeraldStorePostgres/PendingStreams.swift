@@ -20,12 +20,12 @@ struct PostgresStreamRun: Equatable, Sendable {
 /// wake-up row with one NOTIFY for the other nodes. A group of 1,000 receiving 32 messages in one batch costs 1,000
 /// run rows and 1,000 head updates, not 32,000 of each.
 ///
-/// Heads are locked (`FOR UPDATE`) the first time the transaction touches a user, so writers of one user are
-/// serialised across nodes exactly as before; the row keeps its old value until COMMIT, which only this transaction
-/// can reach first. A savepoint copies the whole value and a rollback to it restores the copy (copy-on-write: the
-/// copy costs nothing until the nested body changes something).
+/// A head is read the first time the transaction touches a user (from memory when nobody else wrote since this
+/// store's last commit); the nodes' write lock, held until COMMIT, keeps every other writer out meanwhile. A savepoint
+/// copies the whole value and a rollback to it restores the copy (copy-on-write: the copy costs nothing until the
+/// nested body changes something).
 struct PendingStreams {
-    /// Users whose head row this transaction locked, with the last seq handed out.
+    /// Users whose stream this transaction touched, with the last seq handed out.
     var heads: [String: Int64] = [:]
     /// Users whose head moved, in the order they first did.
     var movedHeads: [String] = []
@@ -36,8 +36,11 @@ struct PendingStreams {
     /// How many of ``bodies`` (and whether every run) are in the database already (written early so a read inside
     /// the transaction sees them); the rest go at COMMIT.
     var writtenBodies = 0
-    /// Whether every run, as it is now, is in the database (written early for a read inside the transaction).
-    var runsWritten = true
+    /// Users whose head or runs changed since they were last written (early, for a read inside the transaction), in
+    /// the order they changed: a write inside the transaction writes only these, so each row is written once per
+    /// write, not once per write for every user the transaction touched so far.
+    var unwrittenUsers: [String] = []
+    private var unwritten: Set<String> = []
     /// Requests for other nodes (push, clear, sign-out), delivered with the wake-up after COMMIT.
     var signals: [String] = []
 
@@ -52,17 +55,24 @@ struct PendingStreams {
     var isEmpty: Bool { bodies.isEmpty && movedHeads.isEmpty && signals.isEmpty && messages.isEmpty }
 
     /// Whether something is not in the database yet (what a read inside the transaction must see first).
-    var hasUnwritten: Bool { writtenBodies < bodies.count || !runsWritten || writtenMessages < messages.count }
+    var hasUnwritten: Bool { writtenBodies < bodies.count || !unwrittenUsers.isEmpty || writtenMessages < messages.count }
+
+    /// Marks every head and run as written.
+    mutating func markStreamsWritten() {
+        unwrittenUsers.removeAll(keepingCapacity: true)
+        unwritten.removeAll(keepingCapacity: true)
+        writtenBodies = bodies.count
+    }
 
     /// The R4 key of a message.
     static func messageKey(sender: String, clientMessageId: String) -> String { sender + "\u{0}" + clientMessageId }
 
-    /// Hands `user` the next seq for body `body`; the head must be locked.
+    /// Hands `user` the next seq for body `body`; the head must be loaded.
     mutating func append(_ user: String, body: Int64, at now: Int64) -> Int64? {
         guard let head = heads[user], head < .max else { return nil }
         let seq = head + 1
         heads[user] = seq
-        runsWritten = false
+        if unwritten.insert(user).inserted { unwrittenUsers.append(user) }
         if runs[user] == nil {
             movedHeads.append(user)
             runs[user] = [PostgresStreamRun(firstSeq: seq, firstBody: body, count: 1, createdAt: now)]
@@ -75,10 +85,10 @@ struct PendingStreams {
         return seq
     }
 
-    /// Every run of the transaction as parallel arrays (the statement's `unnest` parameters), users in first-append order.
-    func runColumns() -> (users: [String], firstSeqs: [Int64], firstBodies: [Int64], counts: [Int64], createdAt: [Int64]) {
+    /// The runs of `users` as parallel arrays (the statement's `unnest` parameters).
+    func runColumns(of users: [String]) -> (users: [String], firstSeqs: [Int64], firstBodies: [Int64], counts: [Int64], createdAt: [Int64]) {
         var columns: (users: [String], firstSeqs: [Int64], firstBodies: [Int64], counts: [Int64], createdAt: [Int64]) = ([], [], [], [], [])
-        for user in movedHeads {
+        for user in users {
             for run in runs[user] ?? [] {
                 columns.users.append(user)
                 columns.firstSeqs.append(run.firstSeq)

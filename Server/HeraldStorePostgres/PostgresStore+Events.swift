@@ -7,7 +7,7 @@ extension PostgresStore {
         try appendEvent(users: [user], payload: payload, now: now).first ?? 0
     }
 
-    /// Hands each user the next seq of their stream from the transaction's locked heads (``PendingStreams``); the
+    /// Hands each user the next seq of their stream from the transaction's heads (``PendingStreams``); the
     /// body, the heads and the runs are written once per transaction, just before COMMIT. After the first event of a
     /// batch for a group, another one costs no round trip at all.
     public func appendEvent(users: [String], payload: [UInt8], now: Int64) throws -> [Int64] {
@@ -124,29 +124,34 @@ extension PostgresStore {
         for user in missing where pending.heads[user] == nil { pending.heads[user] = 0 }
     }
 
-    /// Writes what the transaction appended for `user` before a read of their stream inside it.
+    /// Writes what the transaction appended to streams (and its messages) before a read of `user`'s stream inside it.
     private func writePendingStreams(of user: String) throws(StoreError) {
         guard pending.runs[user] != nil || pending.writtenMessages < pending.messages.count else { return }
-        try writePending()
+        try writePending(streams: true)
     }
 
-    /// Writes everything the open transaction holds in memory, before a read that must see it.
-    func writePending() throws(StoreError) {
-        guard pending.hasUnwritten else { return }
-        try writePendingStreams(wakeUp: false)
+    /// Writes the transaction's messages and their counters before a read that must count or list them; with
+    /// `streams`, also the bodies, heads and runs not written yet.
+    func writePending(streams: Bool = false) throws(StoreError) {
+        let messagesUnwritten = pending.writtenMessages < pending.messages.count
+        guard messagesUnwritten || (streams && pending.hasUnwritten) else { return }
+        try writePendingStreams(wakeUp: false, streams: streams)
     }
 
-    /// Writes the transaction's messages (with their counters), bodies, heads and runs in one statement. With `wakeUp`
-    /// (just before COMMIT) it also stores the wake-up row (every run of the transaction and every signal for other
-    /// nodes) and sends its one NOTIFY, which PostgreSQL delivers to the listening nodes only if the transaction commits.
-    func writePendingStreams(wakeUp: Bool) throws(StoreError) {
+    /// Writes the transaction's messages (with their counters) and, with `streams`, the bodies, heads and runs not
+    /// written yet, in one statement. With `wakeUp` (just before COMMIT) it also stores the wake-up row (every run of
+    /// the transaction and every signal for other nodes) and sends its one NOTIFY, which PostgreSQL delivers to the
+    /// listening nodes only if the transaction commits.
+    func writePendingStreams(wakeUp: Bool, streams: Bool = true) throws(StoreError) {
         guard !pending.isEmpty else { return }
-        let fresh = pending.bodies[pending.writtenBodies...]
+        let fresh = streams ? pending.bodies[pending.writtenBodies...] : []
         let messages = pending.messages[pending.writtenMessages...]
         let conversations = messages.map { RecordID.parse(RecordID.conversation, $0.conversation) ?? 0 }
-        let runs = pending.runColumns()
-        let heads = pending.movedHeads.map { pending.heads[$0] ?? 0 }
-        let wake = wakeUp && (!runs.users.isEmpty || !pending.signals.isEmpty)
+        let changedUsers = streams ? pending.unwrittenUsers : []
+        let runs = pending.runColumns(of: changedUsers)
+        let heads = changedUsers.map { pending.heads[$0] ?? 0 }
+        let all = wakeUp ? pending.runColumns(of: pending.movedHeads) : runs
+        let wake = wakeUp && (!all.users.isEmpty || !pending.signals.isEmpty)
         try connection.execute(
             """
             WITH stored AS (
@@ -174,20 +179,20 @@ extension PostgresStore {
                 SET first_body = excluded.first_body, count = excluded.count, created_at = excluded.created_at
             ), wake AS (
                 INSERT INTO stream_wakeups (node_id, created_at, users, first_seqs, first_bodies, counts, signals)
-                SELECT $11, \(Self.databaseNow), $6, $7, $8, $9, $12 WHERE $13
+                SELECT $11, \(Self.databaseNow), $22, $23, $24, $25, $12 WHERE $13
                 RETURNING id
             )
             SELECT pg_notify('\(Self.wakeChannel)', id::text || ' ' || $11) FROM wake
             """,
             .intArray(fresh.map(\.id)), .intArray(fresh.map(\.createdAt)), .blobArray(fresh.map(\.payload)),
-            .textArray(pending.movedHeads), .intArray(heads),
+            .textArray(changedUsers), .intArray(heads),
             .textArray(runs.users), .intArray(runs.firstSeqs), .intArray(runs.firstBodies), .intArray(runs.counts), .intArray(runs.createdAt),
             .text(clusterNode ?? ""), .textArray(pending.signals), .bool(wake),
             .intArray(messages.map(\.order)), .intArray(conversations), .textArray(messages.map(\.sender)),
             .textArray(messages.map(\.clientMessageId)), .intArray(messages.map(\.kind.rawValue)), .optionalTextArray(messages.map(\.text)),
-            .optionalTextArray(messages.map(\.imageURL)), .intArray(messages.map(\.createdAt)))
+            .optionalTextArray(messages.map(\.imageURL)), .intArray(messages.map(\.createdAt)),
+            .textArray(all.users), .intArray(all.firstSeqs), .intArray(all.firstBodies), .intArray(all.counts))
         pending.writtenMessages = pending.messages.count
-        pending.writtenBodies = pending.bodies.count
-        pending.runsWritten = true
+        if streams { pending.markStreamsWritten() }
     }
 }

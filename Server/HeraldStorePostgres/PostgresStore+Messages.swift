@@ -13,10 +13,16 @@ extension PostgresStore {
         // R4 inside this batch, then in the database; R5 from the batch's copy of the conversation. The insert itself
         // and the counters wait for COMMIT (one statement for the whole batch), under the nodes' write lock, so nothing
         // else writes meanwhile and the ids taken now are above every id committed before (R2).
+        //
+        // Inside a batch (a request's savepoint within the batch's transaction) R4 against the database is left to
+        // the unique key: a retry of a message stored before makes the batch's COMMIT fail, and the sync core redoes
+        // the batch request by request, each in a transaction of its own, where the read below answers it. Retries are
+        // rare; a round trip per send is not.
         let pendingKey = PendingStreams.messageKey(sender: sender, clientMessageId: clientMessageId)
         if let index = pending.messageIndex[pendingKey] { return (pending.messages[index], true) }
+        let inBatch = connection.transactionDepth >= 2
         return try joiningTransaction {
-            if let original = try connection.queryFirst(
+            if !inBatch, let original = try connection.queryFirst(
                 "SELECT \(Self.messageColumns) FROM messages WHERE sender_id = $1 AND client_message_id = $2", .text(sender), .text(clientMessageId),
                 row: { row in Self.messageRecord(row, from: 0) })
             {

@@ -33,7 +33,7 @@ public final class PostgresStore: SyncStore, APIKeyStore, @unchecked Sendable {
     var pendingAtSavepoint: [PendingStreams] = []
     /// Conversations read in the open transaction (``conversation(key:)``).
     var conversationsInTransaction: [Int64: ConversationRecord] = [:]
-    /// Committed state kept between transactions, valid while nobody else writes (``writeGeneration``): the last seq of
+    /// Committed state kept between transactions, valid while nobody else writes (``cacheGeneration``): the last seq of
     /// each user's stream, and conversations with their participants.
     var committedHeads: [String: Int64] = [:]
     var committedConversations: [Int64: ConversationRecord] = [:]
