@@ -53,26 +53,27 @@ final class PGConnection {
     /// command tag of the last one ("COMMIT", "ROLLBACK", "SELECT 1", …).
     @discardableResult
     func executeScript(_ sql: String) throws(StoreError) -> String {
-        let connection = try open()
-        // Queued savepoint commands go first, in the same round trip (the simple protocol takes several statements).
-        let deferred = takeDeferred()
-        let script = deferred.isEmpty ? sql : (deferred + [sql]).joined(separator: "; ")
-        guard let result = PQexec(connection, script) else { throw lostConnection(connection, sql: sql) }
-        defer { PQclear(result) }
-        try check(result, connection, sql: sql)
-        return String(cString: PQcmdStatus(result))
+        try script(sql) { result in String(cString: PQcmdStatus(result)) }
     }
 
     /// Runs a script whose last statement returns one integer (text format), e.g. `…; UPDATE … RETURNING n`.
     func scriptInteger(_ sql: String) throws(StoreError) -> Int64? {
+        try script(sql) { result in
+            guard PQresultStatus(result) == PGRES_TUPLES_OK, PQntuples(result) > 0, PQgetisnull(result, 0, 0) == 0 else { return nil }
+            return Int64(String(cString: PQgetvalue(result, 0, 0)))
+        }
+    }
+
+    /// Runs `sql` with the simple protocol and reads the last statement's result. Queued savepoint commands go first,
+    /// in the same round trip (the simple protocol takes several statements).
+    private func script<T>(_ sql: String, read: (OpaquePointer) -> T) throws(StoreError) -> T {
         let connection = try open()
         let deferred = takeDeferred()
-        let script = deferred.isEmpty ? sql : (deferred + [sql]).joined(separator: "; ")
-        guard let result = PQexec(connection, script) else { throw lostConnection(connection, sql: sql) }
+        let text = deferred.isEmpty ? sql : (deferred + [sql]).joined(separator: "; ")
+        guard let result = PQexec(connection, text) else { throw lostConnection(connection, sql: sql) }
         defer { PQclear(result) }
         try check(result, connection, sql: sql)
-        guard PQresultStatus(result) == PGRES_TUPLES_OK, PQntuples(result) > 0, PQgetisnull(result, 0, 0) == 0 else { return nil }
-        return Int64(String(cString: PQgetvalue(result, 0, 0)))
+        return read(result)
     }
 
     /// Savepoint commands not sent yet (see ``defer(_:)``).

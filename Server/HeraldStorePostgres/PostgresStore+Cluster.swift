@@ -106,9 +106,9 @@ extension PostgresStore: ClusterPresenceStore {
     /// Adds a request for other nodes to the open transaction's wake-up (or to a transaction of its own).
     func signal(_ text: String) throws {
         if connection.transactionDepth > 0 {
-            pending.signals.append(text)
+            pending.addSignal(text)
         } else {
-            try transaction { pending.signals.append(text) }
+            try transaction { pending.addSignal(text) }
         }
     }
 }

@@ -19,7 +19,7 @@ extension PostgresStore {
             for user in users where (pending.heads[user] ?? .max) >= .max - Int64(users.count) {
                 throw StoreError(kind: .other, message: "\(user)'s stream is at its end")
             }
-            pending.bodies.append((body, now, payload))
+            pending.addBody(id: body, createdAt: now, payload: payload)
             var seqs: [Int64] = []
             seqs.reserveCapacity(users.count)
             for user in users {
@@ -113,15 +113,15 @@ extension PostgresStore {
     func loadHeads(_ users: [String]) throws(StoreError) {
         var missing: [String] = []
         for user in users where pending.heads[user] == nil {
-            if let head = committedHeads[user] { pending.heads[user] = head } else { missing.append(user) }
+            if let head = committedHeads[user] { pending.load(user, head: head) } else { missing.append(user) }
         }
         guard !missing.isEmpty else { return }
         for (user, head) in try connection.query(
             "SELECT user_id, last_seq FROM event_heads WHERE user_id = ANY ($1)", .textArray(missing), row: { row in (row.text(0), row.int(1)) })
         {
-            pending.heads[user] = head
+            pending.load(user, head: head)
         }
-        for user in missing where pending.heads[user] == nil { pending.heads[user] = 0 }
+        for user in missing { pending.load(user, head: 0) }
     }
 
     /// Writes what the transaction appended to streams (and its messages) before a read of `user`'s stream inside it.
@@ -192,7 +192,6 @@ extension PostgresStore {
             .textArray(messages.map(\.clientMessageId)), .intArray(messages.map(\.kind.rawValue)), .optionalTextArray(messages.map(\.text)),
             .optionalTextArray(messages.map(\.imageURL)), .intArray(messages.map(\.createdAt)),
             .textArray(all.users), .intArray(all.firstSeqs), .intArray(all.firstBodies), .intArray(all.counts))
-        pending.writtenMessages = pending.messages.count
-        if streams { pending.markStreamsWritten() }
+        pending.markWritten(streams: streams)
     }
 }

@@ -38,8 +38,7 @@ extension PostgresStore {
             let record = MessageRecord(
                 id: RecordID.format(RecordID.message, messageKey), conversation: conversation, sender: sender,
                 clientMessageId: clientMessageId, kind: kind, text: text, imageURL: imageURL, createdAt: now, order: messageKey)
-            pending.messageIndex[pendingKey] = pending.messages.count
-            pending.messages.append(record)
+            pending.addMessage(record, key: pendingKey)
             stored.lastActivity = max(stored.lastActivity, now)
             conversationsInTransaction[key] = stored
             return (record, false)

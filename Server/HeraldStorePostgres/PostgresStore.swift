@@ -29,8 +29,8 @@ public final class PostgresStore: SyncStore, APIKeyStore, @unchecked Sendable {
     var clusterNode: String?
     /// What the open transaction appended to streams, written just before COMMIT.
     var pending = PendingStreams()
-    /// ``pending`` as it was when each open savepoint began (restored by a rollback to it).
-    var pendingAtSavepoint: [PendingStreams] = []
+    /// Where in ``pending``'s journal each open savepoint began (a rollback to it undoes what came after).
+    var pendingAtSavepoint: [Int] = []
     /// Conversations read in the open transaction (``conversation(key:)``).
     var conversationsInTransaction: [Int64: ConversationRecord] = [:]
     /// Committed state kept between transactions, valid while nobody else writes (``cacheGeneration``): the last seq of
@@ -140,7 +140,7 @@ public final class PostgresStore: SyncStore, APIKeyStore, @unchecked Sendable {
             try begin()
         } else {
             connection.defer(savepoint)
-            pendingAtSavepoint.append(pending)
+            pendingAtSavepoint.append(pending.mark)
         }
         connection.transactionDepth = depth + 1
         let result: T
@@ -251,7 +251,7 @@ public final class PostgresStore: SyncStore, APIKeyStore, @unchecked Sendable {
             endTransaction()
             return
         }
-        if let saved = pendingAtSavepoint.popLast() { pending = saved }
+        if let mark = pendingAtSavepoint.popLast() { pending.rollback(to: mark) }
         conversationsInTransaction.removeAll()
         // Never sent: nothing ran inside it, so there is nothing to undo in the database.
         if connection.cancelDeferred("SAVEPOINT s\(depth)") { return }

@@ -10,12 +10,6 @@ import Testing
 @Suite("Multi-node: a node's LISTEN connection cut under load", .serialized,
        .enabled(if: PostgresCluster.binariesAvailable, PostgresCluster.skipReason))
 struct MultiNodeListenCutTests {
-    private func device(_ port: Int, _ token: String, _ name: String, scene: String) throws -> SyncTestClient {
-        let client = try SyncTestClient(port: port, token: token, device: name)
-        try client.request(#"{"type":"sync"}"#)
-        try client.request(#"{"type":"scene",\#(scene)}"#)
-        return client
-    }
 
     @Test("R1, R3, P1, P5: node B's LISTEN session is cut while alice sends on A; bob's laptop on B gets every message once in order, his background phone one push per message, and the pushes read on A meanwhile are withdrawn on B once")
     func listenCutUnderLoad() throws {
@@ -25,11 +19,11 @@ struct MultiNodeListenCutTests {
         let (a, b) = (servers[0], servers[1])
         let aliceToken = try ServerHarness.token("alice", store: url)
         let bobToken = try ServerHarness.token("bob", store: url)
-        let alice = try device(a.port, aliceToken, "alice-laptop", scene: #""scene":"list""#)
+        let alice = try SyncTestClient.synced(port: a.port, token: aliceToken, device: "alice-laptop", scene: #""scene":"list""#)
         let c = try #require(try alice.request(#"{"type":"dm","user":"bob"}"#).conversation?.id)
-        let laptop = try device(b.port, bobToken, "laptop", scene: #""scene":"list""#)
-        let phone = try device(b.port, bobToken, "phone", scene: #""scene":"background""#)
-        let tablet = try device(a.port, bobToken, "tablet", scene: #""scene":"list""#)
+        let laptop = try SyncTestClient.synced(port: b.port, token: bobToken, device: "laptop", scene: #""scene":"list""#)
+        let phone = try SyncTestClient.synced(port: b.port, token: bobToken, device: "phone", scene: #""scene":"background""#)
+        let tablet = try SyncTestClient.synced(port: a.port, token: bobToken, device: "tablet", scene: #""scene":"list""#)
 
         var sent: [String] = []
         func send(_ n: Int) throws {

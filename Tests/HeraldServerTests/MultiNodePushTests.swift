@@ -30,14 +30,6 @@ struct MultiNodePushTests {
             alice: try ServerHarness.token("alice", store: url), bob: try ServerHarness.token("bob", store: url))
     }
 
-    /// A synced client in `scene` (a JSON scene request body without type).
-    private func device(_ port: Int, _ token: String, _ name: String, scene: String) throws -> SyncTestClient {
-        let client = try SyncTestClient(port: port, token: token, device: name)
-        try client.request(#"{"type":"sync"}"#)
-        try client.request(#"{"type":"scene",\#(scene)}"#)
-        return client
-    }
-
     private func send(_ client: SyncTestClient, _ conversation: String, _ key: String, _ text: String) throws -> String {
         try #require(try client.request(#"{"type":"send","conversation":"\#(conversation)","clientMessageId":"\#(key)","text":"\#(text)"}"#).message?.id)
     }
@@ -50,10 +42,10 @@ struct MultiNodePushTests {
     func pushReachesAnotherNode() throws {
         let nodes = try twoNodes(grace: "0.3")
         defer { nodes.stop() }
-        let alice = try device(nodes.a.port, nodes.alice, "alice-laptop", scene: Self.list)
+        let alice = try SyncTestClient.synced(port: nodes.a.port, token: nodes.alice, device: "alice-laptop", scene: Self.list)
         let c = try #require(try alice.request(#"{"type":"dm","user":"bob"}"#).conversation?.id)
-        let phone = try device(nodes.b.port, nodes.bob, "phone", scene: Self.background)
-        let laptop = try device(nodes.a.port, nodes.bob, "laptop", scene: Self.list)
+        let phone = try SyncTestClient.synced(port: nodes.b.port, token: nodes.bob, device: "phone", scene: Self.background)
+        let laptop = try SyncTestClient.synced(port: nodes.a.port, token: nodes.bob, device: "laptop", scene: Self.list)
 
         let m = try send(alice, c, "p1", "ping across nodes")
         let push = try #require(try phone.event(timeoutMilliseconds: 5_000) { $0.event == .push }.push)
@@ -77,12 +69,12 @@ struct MultiNodePushTests {
     func viewingOnAnyNodeSuppresses() throws {
         let nodes = try twoNodes(grace: "0.3")
         defer { nodes.stop() }
-        let alice = try device(nodes.a.port, nodes.alice, "alice-laptop", scene: Self.list)
+        let alice = try SyncTestClient.synced(port: nodes.a.port, token: nodes.alice, device: "alice-laptop", scene: Self.list)
         let c = try #require(try alice.request(#"{"type":"dm","user":"bob"}"#).conversation?.id)
         // Phone on B, laptop viewing on A (the sender's node); then phone on A, laptop viewing on B.
         for (round, (phonePort, laptopPort)) in [(nodes.b.port, nodes.a.port), (nodes.a.port, nodes.b.port)].enumerated() {
-            let phone = try device(phonePort, nodes.bob, "phone", scene: Self.background)
-            let laptop = try device(laptopPort, nodes.bob, "laptop", scene: Self.viewing(c))
+            let phone = try SyncTestClient.synced(port: phonePort, token: nodes.bob, device: "phone", scene: Self.background)
+            let laptop = try SyncTestClient.synced(port: laptopPort, token: nodes.bob, device: "laptop", scene: Self.viewing(c))
             _ = try send(alice, c, "v\(round)", "while viewing")
             #expect(phone.settle(milliseconds: 1_200).allSatisfy { $0.event != .push }, "round \(round): viewing c on any node suppresses")
 
@@ -99,10 +91,10 @@ struct MultiNodePushTests {
     func readWithinGraceOnAnotherNode() throws {
         let nodes = try twoNodes(grace: "1")
         defer { nodes.stop() }
-        let alice = try device(nodes.a.port, nodes.alice, "alice-laptop", scene: Self.list)
+        let alice = try SyncTestClient.synced(port: nodes.a.port, token: nodes.alice, device: "alice-laptop", scene: Self.list)
         let c = try #require(try alice.request(#"{"type":"dm","user":"bob"}"#).conversation?.id)
-        let phone = try device(nodes.b.port, nodes.bob, "phone", scene: Self.background)
-        let laptop = try device(nodes.a.port, nodes.bob, "laptop", scene: Self.list)
+        let phone = try SyncTestClient.synced(port: nodes.b.port, token: nodes.bob, device: "phone", scene: Self.background)
+        let laptop = try SyncTestClient.synced(port: nodes.a.port, token: nodes.bob, device: "laptop", scene: Self.list)
 
         let read = try send(alice, c, "g1", "read at once")
         #expect(try laptop.request(#"{"type":"ack","messages":["\#(read)"]}"#).read == [read])
@@ -117,10 +109,10 @@ struct MultiNodePushTests {
     func readOnAnotherNodeWithdraws() throws {
         let nodes = try twoNodes(grace: "0.3")
         defer { nodes.stop() }
-        let alice = try device(nodes.a.port, nodes.alice, "alice-laptop", scene: Self.list)
+        let alice = try SyncTestClient.synced(port: nodes.a.port, token: nodes.alice, device: "alice-laptop", scene: Self.list)
         let c = try #require(try alice.request(#"{"type":"dm","user":"bob"}"#).conversation?.id)
-        let phone = try device(nodes.b.port, nodes.bob, "phone", scene: Self.background)
-        let laptop = try device(nodes.a.port, nodes.bob, "laptop", scene: Self.list)
+        let phone = try SyncTestClient.synced(port: nodes.b.port, token: nodes.bob, device: "phone", scene: Self.background)
+        let laptop = try SyncTestClient.synced(port: nodes.a.port, token: nodes.bob, device: "laptop", scene: Self.list)
 
         let m = try send(alice, c, "c1", "to be read")
         #expect(try phone.event(timeoutMilliseconds: 5_000) { $0.event == .push }.push?.message == m)

@@ -11,12 +11,6 @@ import Testing
 @Suite("Multi-node: herald_send_message inside an application's transaction", .serialized,
        .enabled(if: PostgresCluster.binariesAvailable, PostgresCluster.skipReason))
 struct MultiNodeSQLPublishTests {
-    private func device(_ port: Int, _ token: String, _ name: String, scene: String) throws -> SyncTestClient {
-        let client = try SyncTestClient(port: port, token: token, device: name)
-        try client.request(#"{"type":"sync"}"#)
-        try client.request(#"{"type":"scene",\#(scene)}"#)
-        return client
-    }
 
     @Test("R1, R3, U1, P1: a message published in a transaction that commits reaches bob's devices on both nodes once, counts unread and pushes his background phone; one that rolls back is never seen; a retry is a duplicate (R4)")
     func publishInsideTransaction() throws {
@@ -25,10 +19,10 @@ struct MultiNodeSQLPublishTests {
         defer { servers.forEach { $0.stop() } }
         let alice = try ServerHarness.token("alice", store: url)
         let bob = try ServerHarness.token("bob", store: url)
-        let aliceLaptop = try device(servers[0].port, alice, "alice-laptop", scene: #""scene":"list""#)
+        let aliceLaptop = try SyncTestClient.synced(port: servers[0].port, token: alice, device: "alice-laptop", scene: #""scene":"list""#)
         let c = try #require(try aliceLaptop.request(#"{"type":"dm","user":"bob"}"#).conversation?.id)
-        let laptop = try device(servers[0].port, bob, "laptop", scene: #""scene":"list""#)
-        let phone = try device(servers[1].port, bob, "phone", scene: #""scene":"background""#)
+        let laptop = try SyncTestClient.synced(port: servers[0].port, token: bob, device: "laptop", scene: #""scene":"list""#)
+        let phone = try SyncTestClient.synced(port: servers[1].port, token: bob, device: "phone", scene: #""scene":"background""#)
         _ = try PostgresCluster.run("CREATE TABLE app_orders (id int PRIMARY KEY)", database: url)
 
         let published = try PostgresCluster.run(
