@@ -40,6 +40,7 @@ extension PostgresSchema {
             receivers text[];
             seqs bigint[];
             wake_id bigint;
+            clock bigint;
         BEGIN
             IF conversation IS NULL OR conversation !~ '^c[1-9][0-9]{0,17}$' THEN
                 RAISE EXCEPTION 'unknown conversation %', conversation USING ERRCODE = 'no_data_found';
@@ -53,7 +54,7 @@ extension PostgresSchema {
             conversation_key := substr(conversation, 2)::bigint;
             -- The nodes' write lock (PostgresSchema.writeLock): taken before any row lock, as every writer does.
             PERFORM pg_advisory_xact_lock(\(writeLock));
-            UPDATE write_clock SET generation = generation + 1;
+            UPDATE write_clock SET generation = generation + 1 RETURNING generation INTO clock;
             SELECT * INTO stored FROM herald_insert_message(
                 conversation_key, sender, client_message_id, CASE WHEN image_url IS NULL THEN 0 ELSE 1 END, message_text, image_url, now_ms);
             IF stored.r_status = 2 THEN
@@ -88,9 +89,9 @@ extension PostgresSchema {
             SELECT array_agg(m.user_id ORDER BY m.user_id), array_agg(m.last_seq ORDER BY m.user_id) INTO receivers, seqs FROM moved m;
             INSERT INTO stream_runs (user_id, first_seq, first_body, count, created_at)
                 SELECT r.user_id, r.seq, body_id, 1, now_ms FROM unnest(receivers, seqs) AS r(user_id, seq);
-            INSERT INTO stream_wakeups (node_id, created_at, users, first_seqs, first_bodies, counts, signals)
+            INSERT INTO stream_wakeups (node_id, created_at, users, first_seqs, first_bodies, counts, signals, generation)
                 VALUES ('', now_ms, receivers, seqs, array_fill(body_id, ARRAY[cardinality(receivers)]),
-                        array_fill(1::bigint, ARRAY[cardinality(receivers)]), ARRAY['published ' || stored.r_id])
+                        array_fill(1::bigint, ARRAY[cardinality(receivers)]), ARRAY['published ' || stored.r_id], clock)
                 RETURNING id INTO wake_id;
             PERFORM pg_notify('herald_wake', wake_id || ' ');
             RETURN QUERY SELECT 'm' || stored.r_id, false;

@@ -213,9 +213,12 @@ enum PostgresSchema {
             first_seqs bigint[] NOT NULL,
             first_bodies bigint[] NOT NULL,
             counts bigint[] NOT NULL,
-            signals text[] NOT NULL
+            signals text[] NOT NULL,
+            -- The write clock of the transaction that wrote it: a node catches its memory up from these rows.
+            generation bigint NOT NULL
         );
         CREATE INDEX stream_wakeups_by_time ON stream_wakeups (created_at);
+        CREATE INDEX stream_wakeups_by_generation ON stream_wakeups (generation);
         -- The backend pid of each node's LISTEN session: when it is gone and the heartbeat is a little late, the node is
         -- (it died with its connections), long before the heartbeat window ends.
         ALTER TABLE cluster_nodes ADD COLUMN listener_pid integer;

@@ -132,6 +132,8 @@ extension PostgresStore {
             committedConversations[key] = nil
             // The leaver's counters go with their row: their unread no longer counts (U1).
             try connection.execute("DELETE FROM participants WHERE conversation_id = $1 AND user_id = $2", .int(key), .text(user))
+            // Other nodes keep this conversation in memory: the wake-up tells them to forget it.
+            pending.addSignal("left \(key)")
         }
     }
 

@@ -152,7 +152,7 @@ extension PostgresStore {
         let heads = changedUsers.map { pending.heads[$0] ?? 0 }
         let all = wakeUp ? pending.runColumns(of: pending.movedHeads) : runs
         let wake = wakeUp && (!all.users.isEmpty || !pending.signals.isEmpty)
-        try connection.execute(
+        let runsWritten = try connection.scalar(
             """
             WITH stored AS (
                 INSERT INTO messages (id, conversation_id, sender_id, client_message_id, kind, text, image_url, created_at)
@@ -175,14 +175,15 @@ extension PostgresStore {
             ), runs AS (
                 INSERT INTO stream_runs (user_id, first_seq, first_body, count, created_at)
                 SELECT * FROM unnest($6::text[], $7::bigint[], $8::bigint[], $9::bigint[], $10::bigint[])
-                ON CONFLICT (user_id, first_seq) DO UPDATE
-                SET first_body = excluded.first_body, count = excluded.count, created_at = excluded.created_at
+                ON CONFLICT (user_id, first_seq) DO UPDATE SET count = excluded.count, created_at = excluded.created_at
+                WHERE stream_runs.first_body = excluded.first_body
+                RETURNING 1
             ), wake AS (
-                INSERT INTO stream_wakeups (node_id, created_at, users, first_seqs, first_bodies, counts, signals)
-                SELECT $11, \(Self.databaseNow), $22, $23, $24, $25, $12 WHERE $13
+                INSERT INTO stream_wakeups (node_id, created_at, users, first_seqs, first_bodies, counts, signals, generation)
+                SELECT $11, \(Self.databaseNow), $22, $23, $24, $25, $12, $26 WHERE $13
                 RETURNING id
             )
-            SELECT pg_notify('\(Self.wakeChannel)', id::text || ' ' || $11) FROM wake
+            SELECT (SELECT count(*) FROM runs), (SELECT pg_notify('\(Self.wakeChannel)', id::text || ' ' || $11) FROM wake)
             """,
             .intArray(fresh.map(\.id)), .intArray(fresh.map(\.createdAt)), .blobArray(fresh.map(\.payload)),
             .textArray(changedUsers), .intArray(heads),
@@ -191,7 +192,14 @@ extension PostgresStore {
             .intArray(messages.map(\.order)), .intArray(conversations), .textArray(messages.map(\.sender)),
             .textArray(messages.map(\.clientMessageId)), .intArray(messages.map(\.kind.rawValue)), .optionalTextArray(messages.map(\.text)),
             .optionalTextArray(messages.map(\.imageURL)), .intArray(messages.map(\.createdAt)),
-            .textArray(all.users), .intArray(all.firstSeqs), .intArray(all.firstBodies), .intArray(all.counts))
+            .textArray(all.users), .intArray(all.firstSeqs), .intArray(all.firstBodies), .intArray(all.counts),
+            .int(transactionGeneration ?? 0))
+        // A run is only ever rewritten by the transaction that began it (its first body is this transaction's): a
+        // run another writer stored under the same seq means this node's idea of a head was wrong. Then nothing may be
+        // committed; the caller's transaction fails and the next one starts from the database.
+        guard runsWritten == Int64(runs.users.count) else {
+            throw StoreError(kind: .busy, message: "a stream head moved under this node (\(runsWritten ?? 0) of \(runs.users.count) runs written)")
+        }
         pending.markWritten(streams: streams)
     }
 }

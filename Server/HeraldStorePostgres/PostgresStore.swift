@@ -1,3 +1,4 @@
+import Foundation
 import HeraldStore
 
 /// The PostgreSQL backend of ``SyncStore`` (through libpq): what lets several `herald-server` nodes share
@@ -41,6 +42,8 @@ public final class PostgresStore: SyncStore, APIKeyStore, @unchecked Sendable {
     var cacheGeneration: Int64?
     /// The write clock of the open transaction.
     var transactionGeneration: Int64?
+    /// When this store last committed (monotonic ms).
+    var lastCommitAt: Int64?
     private let isReadOnly: Bool
     /// Event body ids reserved from the database and not used yet (``nextBodyID()``).
     var bodyIDPool: [Int64] = []
@@ -208,8 +211,44 @@ public final class PostgresStore: SyncStore, APIKeyStore, @unchecked Sendable {
             "BEGIN; SELECT pg_advisory_xact_lock(\(PostgresSchema.writeLock)); UPDATE write_clock SET generation = generation + 1 RETURNING generation")
         transactionGeneration = generation
         if let generation, let cached = cacheGeneration, cached == generation - 1 { return }
+        if let generation, let cached = cacheGeneration, let since = lastCommitAt,
+            Self.uptimeMilliseconds() - since < Self.catchUpWindowMilliseconds, (try? catchUp(from: cached, to: generation)) == true
+        {
+            return
+        }
         committedHeads.removeAll(keepingCapacity: true)
         committedConversations.removeAll(keepingCapacity: true)
+    }
+
+    private static func uptimeMilliseconds() -> Int64 {
+        Int64(DispatchTime.now().uptimeNanoseconds / 1_000_000)
+    }
+
+    /// How long after this store's last commit its memory can still be caught up from wake-up rows (they are kept 10
+    /// minutes); after that it starts empty.
+    static let catchUpWindowMilliseconds: Int64 = 300_000
+
+    /// Brings the in-memory heads and conversations from write clock `cached` to `current` by the wake-up rows the
+    /// writers in between left: every head they moved is in one, and so is every conversation someone left. Writers
+    /// that left no row changed neither. False when a read fails (the caller then forgets everything).
+    private func catchUp(from cached: Int64, to current: Int64) throws -> Bool {
+        let rows = try connection.query(
+            """
+            SELECT x.u, max(x.s + x.n - 1), NULL::text FROM stream_wakeups w, unnest(w.users, w.first_seqs, w.counts) AS x(u, s, n)
+            WHERE w.generation > $1 AND w.generation < $2 GROUP BY x.u
+            UNION ALL
+            SELECT NULL, 0, x.signal FROM stream_wakeups w, unnest(w.signals) AS x(signal)
+            WHERE w.generation > $1 AND w.generation < $2 AND x.signal LIKE 'left %'
+            """, .int(cached), .int(current)
+        ) { row in (user: row.optionalText(0), head: row.int(1), signal: row.optionalText(2)) }
+        for row in rows {
+            if let user = row.user, let head = committedHeads[user] {
+                committedHeads[user] = max(head, row.head)
+            } else if let signal = row.signal, let key = Int64(signal.dropFirst("left ".count)) {
+                committedConversations[key] = nil
+            }
+        }
+        return true
     }
 
     /// Writes the transaction's streams and wake-up, then commits; throws when PostgreSQL did not commit.
@@ -220,6 +259,7 @@ public final class PostgresStore: SyncStore, APIKeyStore, @unchecked Sendable {
             try writePendingStreams(wakeUp: true)
         } catch {
             _ = try? connection.executeScript("ROLLBACK")
+            forgetCommittedState()
             throw error
         }
         let tag: String
@@ -229,15 +269,18 @@ public final class PostgresStore: SyncStore, APIKeyStore, @unchecked Sendable {
             // A lost connection leaves the outcome unknown; the caller reports failure and the client's
             // retry is idempotent (R4). Any other failure ended the transaction already.
             _ = try? connection.executeScript("ROLLBACK")
+            forgetCommittedState()
             throw error
         }
         // PostgreSQL answers COMMIT of a failed transaction (a statement errored outside any savepoint)
         // with ROLLBACK and no error: never report that as committed.
         guard tag == "COMMIT" else {
+            forgetCommittedState()
             throw StoreError(kind: .other, message: "the transaction was rolled back because a statement inside it failed")
         }
         // Committed: this transaction's state is the database's, up to its generation.
         cacheGeneration = transactionGeneration
+        lastCommitAt = Self.uptimeMilliseconds()
         for (user, head) in pending.heads { committedHeads[user] = head }
         if committedConversations.count > 10_000 { committedConversations.removeAll(keepingCapacity: true) }
         for (key, record) in conversationsInTransaction { committedConversations[key] = record }
@@ -257,6 +300,13 @@ public final class PostgresStore: SyncStore, APIKeyStore, @unchecked Sendable {
         if connection.cancelDeferred("SAVEPOINT s\(depth)") { return }
         connection.discardDeferred()  // inner savepoints end with this one
         _ = try? connection.executeScript("ROLLBACK TO SAVEPOINT s\(depth); RELEASE SAVEPOINT s\(depth)")
+    }
+
+    /// Forgets what this store keeps between transactions: after a failed commit it may not be the database's.
+    private func forgetCommittedState() {
+        cacheGeneration = nil
+        committedHeads.removeAll(keepingCapacity: true)
+        committedConversations.removeAll(keepingCapacity: true)
     }
 
     /// Forgets the transaction's in-memory state: its head locks ended with it.
