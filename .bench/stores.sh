@@ -36,7 +36,8 @@
 #    would count). The window runs from the progress line WARMUP s into the load (work a node defers, such as the
 #    push grace period's check of each message after --push-grace 2 s, has begun by then) to the last load line.
 #    Per acked send in the window:
-#    - statements: pg_stat_statements calls, i.e. round trips (BEGIN, COMMIT and SAVEPOINT count);
+#    - statements: pg_stat_statements calls (BEGIN, COMMIT and SAVEPOINT count; a SAVEPOINT or RELEASE that the
+#      store pipelines with the next statement counts apart but shares its round trip);
 #    - commits: xact_commit, every transaction, read-only ones too. A backend publishes it at most once a second,
 #      so it is taken as the window's COMMIT statements times the whole run's xact_commit per COMMIT statement,
 #      read once every backend of the database has exited; and the WAL's Transaction/COMMIT records in the window
@@ -53,7 +54,7 @@
 # OUTDIR/statements/RUN.txt and the samples in OUTDIR/samples/RUN.tsv; medians per (load, setup) and every run in
 # OUTDIR/summary.md. A round took 3.6 minutes on 2 cores (a PostgreSQL run: setup + DURATION + up to DRAIN + up to STOP_TIMEOUT).
 # Env: DURATION (10) WARMUP (3) DRAIN (10) SETUP_TIMEOUT (120) STOP_TIMEOUT (5) LOADS SETUPS PG2_LOADS INSERT_ARGS
-# FANOUT200_ARGS FANOUT1000_ARGS CHAT_ARGS LISTEN_CHANNELS ("herald_stream herald_push herald_wake") HERALD_PG_BIN
+# FANOUT200_ARGS FANOUT1000_ARGS CHAT_ARGS LISTEN_CHANNELS ("herald_wake": the one channel the store notifies on) HERALD_PG_BIN
 # HERALD_BIN_DIR.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -74,7 +75,7 @@ declare -A ARGS=(
   [fanout1000]=${FANOUT1000_ARGS:-"fanout -n 1000 --devices 1 -s 1 --inflight 32"}
   [chat5000]=${CHAT_ARGS:-"chat -u 5000 --per-user 1"}
 )
-LISTEN_CHANNELS=${LISTEN_CHANNELS:-"herald_stream herald_push herald_wake"}
+LISTEN_CHANNELS=${LISTEN_CHANNELS:-"herald_wake"}
 FLAGS="--sync-send-rate 0 --handshake-rate-per-ip 0 --max-connections-per-ip 0"
 PGBIN=${HERALD_PG_BIN:-/usr/lib/postgresql/15/bin}
 while getopts "r:o:" o; do
