@@ -5,7 +5,7 @@
 #   .bench/stores.sh [-r ROUNDS] [-o OUTDIR]        (run as root or as a normal user; from anywhere)
 #
 # 1. swift build -c release (herald-server, herald-bench), unless HERALD_BIN_DIR points at prebuilt ones.
-# 2. A throwaway PostgreSQL 15 cluster, made as nodes.sh makes it (initdb in a temp dir, as the postgres user when
+# 2. A throwaway PostgreSQL 15 cluster, made as the test fixture makes it (initdb in a temp dir, as the postgres user when
 #    root; 127.0.0.1 on a free port; max_connections=200), but durable: fsync=on, synchronous_commit and
 #    full_page_writes at their defaults (on). shared_preload_libraries=pg_stat_statements (track=top,
 #    track_utility=on: BEGIN, COMMIT and SAVEPOINT count as statements); the extension is created in the

@@ -34,7 +34,6 @@ extension PostgresStore {
     }
 
     public func isRead(user: String, message: String) throws -> Bool {
-        try writePending()
         guard let key = RecordID.parse(RecordID.message, message) else { return false }
         return try connection.scalar("SELECT 1::bigint FROM receipts WHERE message_id = $1 AND user_id = $2", .int(key), .text(user)) != nil
     }
@@ -61,7 +60,6 @@ extension PostgresStore {
     }
 
     public func readers(of message: String) throws -> [ReadReceipt] {
-        try writePending()
         guard let key = RecordID.parse(RecordID.message, message) else { return [] }
         return try connection.query(
             "SELECT user_id, read_at FROM receipts WHERE message_id = $1 ORDER BY read_at, user_id", .int(key)

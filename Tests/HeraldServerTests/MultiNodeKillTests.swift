@@ -15,8 +15,7 @@ struct MultiNodeKillTests {
 
     @Test("R3, R4, P1: node B is killed while alice (A) and dave (B) send pipelined; every acknowledged message reaches bob once, in order, after he resumes on A; dave's retries on A store nothing twice; after 2.5 s no push is routed to B")
     func nodeKilledUnderLoad() throws {
-        let url = try PostgresCluster.newDatabase()
-        let servers = try (0..<2).map { _ in try ServerHarness.start(["--store", url, "--push-grace", "0", "--sync-send-rate", "0"]) }
+        let (url, servers) = try startNodes(2)
         defer { servers.forEach { $0.stop() } }
         let (a, b) = (servers[0], servers[1])
         let tokens = try ["alice", "bob", "dave"].map { try ServerHarness.token($0, store: url) }

@@ -13,8 +13,7 @@ struct MultiNodeListenCutTests {
 
     @Test("R1, R3, P1, P5: node B's LISTEN session is cut while alice sends on A; bob's laptop on B gets every message once in order, his background phone one push per message, and the pushes read on A meanwhile are withdrawn on B once")
     func listenCutUnderLoad() throws {
-        let url = try PostgresCluster.newDatabase()
-        let servers = try (0..<2).map { _ in try ServerHarness.start(["--store", url, "--push-grace", "0", "--sync-send-rate", "0"]) }
+        let (url, servers) = try startNodes(2)
         defer { servers.forEach { $0.stop() } }
         let (a, b) = (servers[0], servers[1])
         let aliceToken = try ServerHarness.token("alice", store: url)

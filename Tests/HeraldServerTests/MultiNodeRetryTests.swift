@@ -11,8 +11,8 @@ import Testing
 struct MultiNodeRetryTests {
     @Test("R4: a retry pipelined between new sends is answered duplicate with the original; the new ones are stored once, in order")
     func retryInsideBatch() throws {
-        let url = try PostgresCluster.newDatabase()
-        let server = try ServerHarness.start(["--store", url, "--push-grace", "0", "--sync-send-rate", "0"])
+        let (url, servers) = try startNodes(1)
+        let server = servers[0]
         defer { server.stop() }
         let alice = try SyncTestClient(port: server.port, token: try ServerHarness.token("alice", store: url))
         let bob = try SyncTestClient(port: server.port, token: try ServerHarness.token("bob", store: url))

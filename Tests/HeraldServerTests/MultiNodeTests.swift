@@ -12,9 +12,7 @@ import Testing
 struct MultiNodeTests {
     /// Starts `count` nodes on a fresh database and returns them with its URL.
     private func nodes(_ count: Int) throws -> (url: String, nodes: [ServerHarness]) {
-        let url = try PostgresCluster.newDatabase()
-        let started = try (0..<count).map { _ in try ServerHarness.start(["--store", url, "--push-grace", "0"]) }
-        return (url, started)
+        try startNodes(count, ["--push-grace", "0"])
     }
 
     /// Message events received until `count` arrived (or a timeout), then anything else within a short settle.
