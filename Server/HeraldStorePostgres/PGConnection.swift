@@ -331,30 +331,6 @@ struct PGRow {
         isNull(column) ? nil : int(column)
     }
 
-    /// A one-dimensional text[] column (binary array layout, see ``PGValue``); NULL elements are skipped.
-    func textArray(_ column: Int32) -> [String] {
-        let raw = bytes(column)
-        var offset = 0
-        func int32() -> Int32? {
-            guard offset + 4 <= raw.count else { return nil }
-            var value: Int32 = 0
-            for byte in raw[offset..<offset + 4] { value = value << 8 | Int32(byte) }
-            offset += 4
-            return value
-        }
-        guard let dimensions = int32(), dimensions == 1, int32() != nil, int32() != nil, let count = int32(), int32() != nil else { return [] }
-        var strings: [String] = []
-        strings.reserveCapacity(Int(max(count, 0)))
-        for _ in 0..<max(count, 0) {
-            guard let length = int32() else { break }
-            guard length >= 0 else { continue }
-            guard offset + Int(length) <= raw.count else { break }
-            strings.append(String(decoding: UnsafeRawBufferPointer(rebasing: raw[offset..<offset + Int(length)]), as: UTF8.self))
-            offset += Int(length)
-        }
-        return strings
-    }
-
     func blob(_ column: Int32) -> [UInt8] {
         Array(bytes(column))
     }

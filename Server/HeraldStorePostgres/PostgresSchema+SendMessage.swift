@@ -1,7 +1,7 @@
 extension PostgresSchema {
     /// Migration 6: `herald_send_message`, the documented way for an application's backend to publish a message inside
     /// its own PostgreSQL transaction. It stores the message exactly as a send over /sync does (R4 idempotent by the
-    /// sender's client message id, R2 order through the conversation lock, R5, the U1 counters), appends the message
+    /// sender's client message id, R2 order through the nodes' write lock, R5, the U1 counters), appends the message
     /// event to every participant's stream (R3, one body for all), and writes a wake-up with one NOTIFY: when the
     /// caller's transaction commits, every node delivers it to its live devices, and one node (the first to claim it in
     /// `published_claims`) schedules its pushes (P1-P4). When the transaction rolls back, nothing of it ever existed.
@@ -33,7 +33,10 @@ extension PostgresSchema {
         DECLARE
             now_ms bigint := (extract(epoch FROM clock_timestamp()) * 1000)::bigint;
             conversation_key bigint;
-            stored record;
+            original_id bigint;
+            original_conversation bigint;
+            stored_id bigint;
+            members text[];
             sender_name text;
             payload bytea;
             body_id bigint;
@@ -55,35 +58,46 @@ extension PostgresSchema {
             -- The nodes' write lock (PostgresSchema.writeLock): taken before any row lock, as every writer does.
             PERFORM pg_advisory_xact_lock(\(writeLock));
             UPDATE write_clock SET generation = generation + 1 RETURNING generation INTO clock;
-            SELECT * INTO stored FROM herald_insert_message(
-                conversation_key, sender, client_message_id, CASE WHEN image_url IS NULL THEN 0 ELSE 1 END, message_text, image_url, now_ms);
-            IF stored.r_status = 2 THEN
-                RAISE EXCEPTION 'unknown conversation %', conversation USING ERRCODE = 'no_data_found';
-            ELSIF stored.r_status = 3 THEN
-                RAISE EXCEPTION '% is not a participant of %', sender, conversation USING ERRCODE = 'insufficient_privilege';
-            ELSIF stored.r_status = 1 THEN
-                IF stored.r_conversation <> conversation_key THEN
+            -- R4: a retry returns the original and stores nothing.
+            SELECT m.id, m.conversation_id INTO original_id, original_conversation
+            FROM messages m WHERE m.sender_id = sender AND m.client_message_id = client_message_id;
+            IF FOUND THEN
+                IF original_conversation <> conversation_key THEN
                     RAISE EXCEPTION 'client message id % was already used in another conversation', client_message_id
                         USING ERRCODE = 'unique_violation';
                 END IF;
-                RETURN QUERY SELECT 'm' || stored.r_id, true;
+                RETURN QUERY SELECT 'm' || original_id, true;
                 RETURN;
             END IF;
+            IF NOT EXISTS (SELECT 1 FROM conversations c WHERE c.id = conversation_key) THEN
+                RAISE EXCEPTION 'unknown conversation %', conversation USING ERRCODE = 'no_data_found';
+            END IF;
+            SELECT array_agg(p.user_id ORDER BY p.user_id) INTO members FROM participants p WHERE p.conversation_id = conversation_key;
+            IF members IS NULL OR NOT (sender = ANY (members)) THEN
+                RAISE EXCEPTION '% is not a participant of %', sender, conversation USING ERRCODE = 'insufficient_privilege';
+            END IF;
+            -- The message and the U1 counters, as a send over /sync stores them (PostgresStore+Events.swift).
+            INSERT INTO messages (conversation_id, sender_id, client_message_id, kind, text, image_url, created_at)
+            VALUES (conversation_key, sender, client_message_id, CASE WHEN image_url IS NULL THEN 0 ELSE 1 END, message_text, image_url, now_ms)
+            RETURNING id INTO stored_id;
+            UPDATE conversations c SET last_activity = greatest(c.last_activity, now_ms), message_count = c.message_count + 1
+            WHERE c.id = conversation_key;
+            UPDATE participants p SET sent_count = p.sent_count + 1 WHERE p.conversation_id = conversation_key AND p.user_id = sender;
 
             SELECT u.name INTO sender_name FROM users u WHERE u.id = sender;
             payload := convert_to(jsonb_strip_nulls(jsonb_build_object(
                 'type', 'event', 'event', 'message', 'message', jsonb_build_object(
-                    'id', 'm' || stored.r_id, 'conversation', conversation, 'sender', sender, 'senderName', coalesce(sender_name, sender),
+                    'id', 'm' || stored_id, 'conversation', conversation, 'sender', sender, 'senderName', coalesce(sender_name, sender),
                     'kind', CASE WHEN image_url IS NULL THEN 'text' ELSE 'image' END, 'text', message_text, 'imageURL', image_url,
                     'clientMessageId', client_message_id, 'createdAt', now_ms)))::text, 'UTF8');
 
             -- Heads in user order, like every writer, so two writers of the same users never deadlock.
-            INSERT INTO event_heads (user_id, last_seq) SELECT unnest(stored.r_participants), 0 ON CONFLICT (user_id) DO NOTHING;
-            PERFORM 1 FROM event_heads h WHERE h.user_id = ANY (stored.r_participants) ORDER BY h.user_id FOR UPDATE;
+            INSERT INTO event_heads (user_id, last_seq) SELECT unnest(members), 0 ON CONFLICT (user_id) DO NOTHING;
+            PERFORM 1 FROM event_heads h WHERE h.user_id = ANY (members) ORDER BY h.user_id FOR UPDATE;
             body_id := nextval(pg_get_serial_sequence('event_bodies', 'id'));
             INSERT INTO event_bodies (id, created_at, payload) VALUES (body_id, now_ms, payload);
             WITH moved AS (
-                UPDATE event_heads h SET last_seq = h.last_seq + 1 WHERE h.user_id = ANY (stored.r_participants)
+                UPDATE event_heads h SET last_seq = h.last_seq + 1 WHERE h.user_id = ANY (members)
                 RETURNING h.user_id, h.last_seq
             )
             SELECT array_agg(m.user_id ORDER BY m.user_id), array_agg(m.last_seq ORDER BY m.user_id) INTO receivers, seqs FROM moved m;
@@ -91,10 +105,10 @@ extension PostgresSchema {
                 SELECT r.user_id, r.seq, body_id, 1, now_ms FROM unnest(receivers, seqs) AS r(user_id, seq);
             INSERT INTO stream_wakeups (node_id, created_at, users, first_seqs, first_bodies, counts, signals, generation)
                 VALUES ('', now_ms, receivers, seqs, array_fill(body_id, ARRAY[cardinality(receivers)]),
-                        array_fill(1::bigint, ARRAY[cardinality(receivers)]), ARRAY['published ' || stored.r_id], clock)
+                        array_fill(1::bigint, ARRAY[cardinality(receivers)]), ARRAY['published ' || stored_id], clock)
                 RETURNING id INTO wake_id;
             PERFORM pg_notify('herald_wake', wake_id || ' ');
-            RETURN QUERY SELECT 'm' || stored.r_id, false;
+            RETURN QUERY SELECT 'm' || stored_id, false;
         END
         $$;
         """

@@ -172,7 +172,7 @@ enum PostgresSchema {
         // transaction (`stream_runs`); unread counts are counters: unread(u, c) = c.message_count - p.sent_count -
         // p.read_count (a first read is exact through its receipt row, U3). Existing rows move over exactly. Each
         // committing transaction that appended events or asks other nodes for something writes one `stream_wakeups`
-        // row and sends one NOTIFY naming it. `herald_insert_message` is a send in one round trip; `herald_send_message`
+        // row and sends one NOTIFY naming it. `herald_send_message` (migration 6)
         // is the documented way for an application to publish a message inside its own transaction.
         """
         CREATE TABLE event_bodies (
@@ -231,66 +231,6 @@ enum PostgresSchema {
             generation bigint NOT NULL
         );
         INSERT INTO write_clock (id, generation) VALUES (1, 0);
-
-        -- status 0: stored; 1: a retry of (sender, client message id), the original returned (R4); 2: no such
-        -- conversation; 3: the sender is not a participant (R5). The conversation row is locked first, so writers of
-        -- one conversation on any node take message ids, stream seqs and commit in one order (R2).
-        -- With p_members false the participants are not returned (the caller has them), only checked.
-        CREATE FUNCTION herald_insert_message(
-            p_conversation bigint, p_sender text, p_client_message_id text, p_kind bigint, p_text text, p_image_url text, p_now bigint,
-            p_members boolean DEFAULT true
-        ) RETURNS TABLE (
-            r_status bigint, r_id bigint, r_conversation bigint, r_sender text, r_client_message_id text, r_kind bigint, r_text text,
-            r_image_url text, r_created_at bigint, r_conversation_kind bigint, r_title text, r_conversation_created_at bigint,
-            r_last_activity bigint, r_participants text[]
-        ) LANGUAGE plpgsql AS $$
-        DECLARE
-            original messages%ROWTYPE;
-            stored bigint;
-            members text[];
-            conv conversations%ROWTYPE;
-        BEGIN
-            SELECT * INTO original FROM messages m WHERE m.sender_id = p_sender AND m.client_message_id = p_client_message_id;
-            IF FOUND THEN
-                RETURN QUERY SELECT 1::bigint, original.id, original.conversation_id, original.sender_id, original.client_message_id,
-                    original.kind, original.text, original.image_url, original.created_at, NULL::bigint, NULL::text, NULL::bigint,
-                    NULL::bigint, NULL::text[];
-                RETURN;
-            END IF;
-            SELECT * INTO conv FROM conversations c WHERE c.id = p_conversation FOR NO KEY UPDATE;
-            IF NOT FOUND THEN
-                RETURN QUERY SELECT 2::bigint, NULL::bigint, NULL::bigint, NULL::text, NULL::text, NULL::bigint, NULL::text, NULL::text,
-                    NULL::bigint, NULL::bigint, NULL::text, NULL::bigint, NULL::bigint, NULL::text[];
-                RETURN;
-            END IF;
-            IF p_members THEN
-                SELECT array_agg(p.user_id ORDER BY p.user_id) INTO members FROM participants p WHERE p.conversation_id = p_conversation;
-            ELSIF EXISTS (SELECT 1 FROM participants p WHERE p.conversation_id = p_conversation AND p.user_id = p_sender) THEN
-                members := ARRAY[p_sender];
-            END IF;
-            IF members IS NULL OR NOT (p_sender = ANY (members)) THEN
-                RETURN QUERY SELECT 3::bigint, NULL::bigint, NULL::bigint, NULL::text, NULL::text, NULL::bigint, NULL::text, NULL::text,
-                    NULL::bigint, NULL::bigint, NULL::text, NULL::bigint, NULL::bigint, NULL::text[];
-                RETURN;
-            END IF;
-            -- The same retry racing on another node: the unique key makes this wait for that commit and do nothing.
-            INSERT INTO messages (conversation_id, sender_id, client_message_id, kind, text, image_url, created_at)
-            VALUES (p_conversation, p_sender, p_client_message_id, p_kind, p_text, p_image_url, p_now)
-            ON CONFLICT (sender_id, client_message_id) DO NOTHING RETURNING id INTO stored;
-            IF stored IS NULL THEN
-                SELECT * INTO original FROM messages m WHERE m.sender_id = p_sender AND m.client_message_id = p_client_message_id;
-                RETURN QUERY SELECT 1::bigint, original.id, original.conversation_id, original.sender_id, original.client_message_id,
-                    original.kind, original.text, original.image_url, original.created_at, NULL::bigint, NULL::text, NULL::bigint,
-                    NULL::bigint, NULL::text[];
-                RETURN;
-            END IF;
-            UPDATE conversations c SET last_activity = greatest(c.last_activity, p_now), message_count = c.message_count + 1
-            WHERE c.id = p_conversation;
-            UPDATE participants p SET sent_count = p.sent_count + 1 WHERE p.conversation_id = p_conversation AND p.user_id = p_sender;
-            RETURN QUERY SELECT 0::bigint, stored, p_conversation, p_sender, p_client_message_id, p_kind, p_text, p_image_url, p_now,
-                conv.kind, conv.title, conv.created_at, greatest(conv.last_activity, p_now), members;
-        END
-        $$;
         """,
         // 6: herald_send_message, publishing from an application's own transaction (PostgresSchema+SendMessage.swift).
         sendMessageMigration,
