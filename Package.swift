@@ -30,6 +30,8 @@ let package = Package(
         .target(name: "CLinux", path: "Server/CLinux", cSettings: [.define("_GNU_SOURCE")]),
         .systemLibrary(name: "CSQLite", path: "Server/CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CLibPQ", path: "Server/CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        // Outbound HTTP/2 and TLS to push providers (not our hot path): libcurl with nghttp2, as Debian builds it.
+        .systemLibrary(name: "CCurl", path: "Server/CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CZlib", path: "Shared/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "COpenSSL", path: "Shared/COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
 
@@ -48,6 +50,14 @@ let package = Package(
         // The store's protocol, records and errors, without an implementation: what the sync core needs.
         .target(name: "HeraldStoreProtocol", path: "Server/HeraldStoreProtocol", swiftSettings: swiftSettings),
         .target(name: "HeraldStore", dependencies: ["CSQLite", "HeraldStoreProtocol"], path: "Server/HeraldStore", exclude: ["README.md"], swiftSettings: swiftSettings),
+        // Delivery to devices without a connection: provider requests (APNs, FCM, Web Push, webhooks) and the workers that
+        // drain the store's push queue over libcurl, off the event loops and the sync thread.
+        .target(
+            name: "HeraldPush",
+            dependencies: ["CCurl", "HeraldCrypto", "HeraldProtocol", "HeraldStoreProtocol", .product(name: "Logging", package: "swift-log")],
+            path: "Server/HeraldPush",
+            swiftSettings: swiftSettings
+        ),
         // The sync logic without IO (no sockets, no threads, no PostgreSQL): HeraldServer drives it from its sync thread.
         // Full cross-module optimisation in release, so `SyncCore<SessionHandle>` is specialised in HeraldServer as it
         // was when both lived in one module (no generic dispatch per device on the fan-out path).
@@ -71,7 +81,7 @@ let package = Package(
         .executableTarget(
             name: "HeraldServerCLI",
             dependencies: [
-                "HeraldServer", "HeraldStore", "HeraldStorePostgres", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "HeraldServer", "HeraldStore", "HeraldStorePostgres", "HeraldPush", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Server/HeraldServerCLI",
@@ -81,13 +91,13 @@ let package = Package(
         // MARK: - Client
         .target(
             name: "HeraldClient",
-            dependencies: ["HeraldClock", "HeraldWebSocket", "HeraldProtocol", "HeraldRules", "HeraldTLS", "HeraldDeflate"],
+            dependencies: ["HeraldClock", "HeraldWebSocket", "HeraldProtocol", "HeraldRules", "HeraldTLS", "HeraldDeflate", "HeraldCrypto"],
             path: "Client/HeraldClient",
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "HeraldCLI",
-            dependencies: ["HeraldClient", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["HeraldClient", "HeraldProtocol", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Client/HeraldCLI",
             swiftSettings: swiftSettings
         ),

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Glibc
 import HeraldClient
+import HeraldProtocol
 import HeraldRules
 
 /// `herald`: the Herald client. Flags only; everything else is HeraldClient.
@@ -35,10 +36,22 @@ struct Herald: ParsableCommand {
     @Flag(name: .customLong("no-compression"), help: "Do not offer permessage-deflate to the server.")
     var noCompression = false
 
+    @Option(help: "This device's name on the server (letters, digits, '.', '_', '-'); pushes and sign-outs name devices.")
+    var device: String?
+
+    @Option(help: "Be reachable while locked: 'webpush' makes a Web Push subscription whose endpoint this client serves on loopback.")
+    var push: String?
+
+    @Option(name: .customLong("push-port"), help: "Loopback port of the Web Push endpoint (0: any free port).")
+    var pushPort: Int = 0
+
     func validate() throws {
         guard viewport >= 1 else { throw ValidationError("--viewport must be at least 1") }
         guard toastDuration > 0, toastDuration.isFinite else { throw ValidationError("--toast-duration must be a positive number of seconds") }
         guard caFile == nil || !insecure else { throw ValidationError("--ca-file and --insecure exclude each other") }
+        if let push, push != "webpush" { throw ValidationError("--push takes 'webpush' (the only provider a terminal can be)") }
+        guard (0...65535).contains(pushPort) else { throw ValidationError("--push-port must be 0...65535") }
+        if let device, !Identifiers.isDeviceName(device) { throw ValidationError("--device must be \(Identifiers.deviceNameRule)") }
     }
 
     mutating func run() throws {
@@ -58,11 +71,16 @@ struct Herald: ParsableCommand {
             throw ValidationError("--token is not a Herald token (no user in it)")
         }
         let interactive = !script && isatty(0) == 1
-        let options = ClientOptions(
+        var options = ClientOptions(
             server: address, token: tokenText, interactive: interactive, viewportSize: viewport,
             // Clamped to 1-10 s later anyway (T2); capping here keeps 1e300 from trapping in Int64(_:).
             toastDuration: Milliseconds(Int64((min(toastDuration, 3600) * 1000).rounded())), openURL: open, caFile: caFile, insecure: insecure,
             compression: !noCompression)
+        var deviceName = device
+        // A subscription belongs to a device that lasts: without --device, a name of its own for this process.
+        if push != nil, deviceName == nil { deviceName = "\(user.prefix(40))-webpush-\(UInt32.random(in: 0...UInt32.max) % 1_000_000)" }
+        options.deviceName = deviceName
+        options.webPushPort = push == nil ? nil : pushPort
         let code = ClientRunner(options: options, user: user).run()
         if code != 0 { throw ExitCode(code) }
     }

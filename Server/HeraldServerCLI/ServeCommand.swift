@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HeraldPush
 import HeraldServer
 import Logging
 
@@ -51,12 +52,13 @@ struct ServeCommand: ParsableCommand {
         signal(SIGXFSZ, SIG_IGN)
         HeraldHTTPServer.raiseOpenFileLimit()
         let server = HeraldHTTPServer(options: options, logger: logger)
-        let sync = try startSyncService(options: options, server: server, logger: logger)
+        let (sync, gateway) = try startSyncService(options: options, server: server, logger: logger)
         try server.start()
         // Written unbuffered: tests and scripts wait for this exact line to learn the port (the TLS line comes first).
         let tlsLine = server.tlsBoundPort.map { "herald-server tls listening on \(options.host):\($0)\n" } ?? ""
         FileHandle.standardOutput.write(Data("\(tlsLine)herald-server listening on \(options.host):\(server.boundPort)\n".utf8))
         server.runUntilShutdown()
         sync.shutdown()
+        gateway?.stop()
     }
 }

@@ -33,6 +33,14 @@ enum StoreLocation {
         return try open()
     }
 
+    /// A connection of the push delivery workers to the store's push queue (one per worker).
+    func openPushQueue() throws -> any PushQueueStore {
+        switch self {
+        case .file(let path): try SQLiteStore(path: path)
+        case .postgres(let url): try PostgresStore(url: url)
+        }
+    }
+
     /// Opens the store `serve` runs on. A SQLite file left readable beyond its owner is narrowed on open, which is
     /// logged; a PostgreSQL store comes with its LISTEN connection, through which this node hears of the others.
     func openForServing(logger: Logger) throws -> SyncStorage {

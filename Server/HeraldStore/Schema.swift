@@ -195,5 +195,43 @@ enum Schema {
             PRIMARY KEY (user_id, device)
         ) WITHOUT ROWID;
         """,
+        // 7: push to devices without a connection. A target is where one device is alerted (its provider and address
+        // there); a delivery is one push waiting for it, durable so a restart loses none. A claimed row is leased, not
+        // removed, until the provider answers; a target's rows go out in id order.
+        """
+        CREATE TABLE push_targets (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            user_id TEXT NOT NULL,
+            device TEXT NOT NULL,
+            provider TEXT NOT NULL CHECK (provider IN ('apns', 'fcm', 'webpush', 'webhook')),
+            token TEXT NOT NULL,
+            topic TEXT,
+            sandbox INTEGER NOT NULL DEFAULT 0,
+            p256dh TEXT,
+            auth TEXT,
+            updated_at INTEGER NOT NULL,
+            UNIQUE (user_id, device)
+        );
+        CREATE TABLE push_deliveries (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            target_id INTEGER NOT NULL REFERENCES push_targets (id) ON DELETE CASCADE,
+            kind TEXT NOT NULL CHECK (kind IN ('message', 'bell', 'withdraw')),
+            conversation TEXT,
+            message TEXT,
+            notification TEXT,
+            sender TEXT,
+            title TEXT NOT NULL,
+            body TEXT NOT NULL,
+            url TEXT,
+            badge INTEGER NOT NULL,
+            created_at INTEGER NOT NULL,
+            expires_at INTEGER NOT NULL,
+            attempts INTEGER NOT NULL DEFAULT 0,
+            next_attempt_at INTEGER NOT NULL,
+            leased_until INTEGER
+        );
+        CREATE INDEX push_deliveries_by_target ON push_deliveries (target_id, id);
+        CREATE INDEX push_deliveries_by_time ON push_deliveries (next_attempt_at);
+        """,
     ]
 }

@@ -234,5 +234,42 @@ enum PostgresSchema {
         """,
         // 6: herald_send_message, publishing from an application's own transaction (PostgresSchema+SendMessage.swift).
         sendMessageMigration,
+        // 7: push to devices without a connection, as in the SQLite schema's migration 7: targets, and the durable queue
+        // of deliveries that every node's workers claim with leases (FOR UPDATE SKIP LOCKED), outside the write lock.
+        """
+        CREATE TABLE push_targets (
+            id bigserial PRIMARY KEY,
+            user_id text COLLATE "C" NOT NULL,
+            device text COLLATE "C" NOT NULL,
+            provider text NOT NULL CHECK (provider IN ('apns', 'fcm', 'webpush', 'webhook')),
+            token text NOT NULL,
+            topic text,
+            sandbox boolean NOT NULL DEFAULT false,
+            p256dh text,
+            auth text,
+            updated_at bigint NOT NULL,
+            UNIQUE (user_id, device)
+        );
+        CREATE TABLE push_deliveries (
+            id bigserial PRIMARY KEY,
+            target_id bigint NOT NULL REFERENCES push_targets (id) ON DELETE CASCADE,
+            kind text NOT NULL CHECK (kind IN ('message', 'bell', 'withdraw')),
+            conversation text,
+            message text,
+            notification text,
+            sender text,
+            title text NOT NULL,
+            body text NOT NULL,
+            url text,
+            badge bigint NOT NULL,
+            created_at bigint NOT NULL,
+            expires_at bigint NOT NULL,
+            attempts bigint NOT NULL DEFAULT 0,
+            next_attempt_at bigint NOT NULL,
+            leased_until bigint
+        );
+        CREATE INDEX push_deliveries_by_target ON push_deliveries (target_id, id);
+        CREATE INDEX push_deliveries_by_time ON push_deliveries (next_attempt_at);
+        """,
     ]
 }

@@ -151,6 +151,28 @@ public protocol SyncStore: AnyObject {
     /// Deletes pushes created before `cutoff`; returns how many.
     @discardableResult
     func prunePushes(olderThan cutoff: Int64) throws -> Int
+
+    // MARK: Push targets and their queue (devices without a connection)
+
+    /// Stores the device's target, replacing the one it had (one per user and device); returns it with its row id.
+    func registerPushTarget(_ target: PushTargetRecord, now: Int64) throws -> PushTargetRecord
+    /// Removes the device's target and its queued pushes; false when it had none.
+    @discardableResult
+    func removePushTarget(user: String, device: String) throws -> Bool
+    /// Removes every target of the user (a sign-out of all devices) and their queued pushes; returns how many.
+    @discardableResult
+    func removePushTargets(user: String) throws -> Int
+    /// The targets of these users, by user then device.
+    func pushTargets(users: [String]) throws -> [PushTargetRecord]
+    /// Every user with at least one target (so a node alone knows without a read whether a recipient has any).
+    func usersWithPushTargets() throws -> [String]
+    /// Queues one push for `delivery.target`, first tried at `notBefore`; returns its row id.
+    @discardableResult
+    func enqueuePushDelivery(_ delivery: PushDeliveryRecord, notBefore: Int64) throws -> Int64
+    /// Deletes the target's queued, not yet claimed pushes of `kind` about `message` (or `notification`); returns
+    /// how many (none: it is out already, or being sent, and needs a withdrawal instead).
+    @discardableResult
+    func cancelPushDeliveries(target: Int64, kind: PushDeliveryKind, message: String?, notification: String?) throws -> Int
 }
 
 // MARK: - Default implementations

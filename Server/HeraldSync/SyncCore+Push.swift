@@ -44,8 +44,13 @@ extension SyncCore {
     /// Costs no store read per recipient: the remote devices of every recipient of every due push are one read, and
     /// a message's readers one more, only when someone is left to alert.
     func deliver(_ due: ArraySlice<PendingPush>, now: Int64, into deliveries: inout [SyncDelivery<Device>]) {
-        // P3: alone, a node with no device in the background has no one to alert.
-        guard cluster != nil || presence.backgroundDevices > 0 else { return }
+        // Devices without a connection are background devices too (a locked phone): their targets, one read for every
+        // recipient of every due push, and none when this node knows nobody has one.
+        var recipients: Set<String> = []
+        for pending in due { recipients.formUnion(pending.users) }
+        let registered = pushTargets(of: recipients)
+        // P3: alone, a node with no device in the background and no device without a connection has no one to alert.
+        guard cluster != nil || presence.backgroundDevices > 0 || !registered.isEmpty else { return }
         // What this node knows decides without the store whenever it can: P1 anywhere, and alone, P3.
         var work: [(push: PushInfo, users: [(user: String, here: [PushCandidate<PushTarget>])])] = []
         var everyone: Set<String> = []
@@ -54,7 +59,7 @@ extension SyncCore {
             for user in pending.users {
                 let here = pushCandidates(of: user).map { $0.map(PushTarget.local) }
                 if PushRules.isViewed(pending.push.conversation, onAnyOf: here) { continue }
-                if cluster == nil, case .none = PushRules.decide(in: pending.push.conversation, devices: here) { continue }
+                if cluster == nil, registered[user] == nil, case .none = PushRules.decide(in: pending.push.conversation, devices: here) { continue }
                 undecided.append((user, here))
                 everyone.insert(user)
             }
@@ -80,7 +85,10 @@ extension SyncCore {
             var decided: [(user: String, targets: [PushTarget])] = []
             for (user, here) in undecided {
                 let remote = (elsewhere[user] ?? []).map { PushCandidate(device: PushTarget.remote($0), isForeground: $0.foreground, viewing: $0.viewing) }
-                if case .unlessRead(let targets) = PushRules.decide(in: push.conversation, devices: here + remote) { decided.append((user, targets)) }
+                let unconnected = Self.unconnectedTargets(registered[user] ?? [], here: here, remote: remote, devicesByName: devices)
+                if case .unlessRead(let targets) = PushRules.decide(in: push.conversation, devices: here + remote + unconnected) {
+                    decided.append((user, targets))
+                }
             }
             guard !decided.isEmpty else { continue }
             let readers: Set<String>
@@ -94,11 +102,13 @@ extension SyncCore {
         // One transaction for every outbox row and request; nothing goes out unless it commits (a push without its
         // outbox row could never be withdrawn, P5).
         var pushed: [SyncDelivery<Device>] = []
+        var queued = false
         do {
             try store.transaction {
                 var payloads: [String: [UInt8]] = [:]
                 for (push, user, targets) in alerts {
                     var local: [Device] = []
+                    var queuedHere = false
                     do {
                         try store.transaction {
                             for target in targets {
@@ -109,6 +119,9 @@ extension SyncCore {
                                     local.append(device)
                                 case .remote(let presence):
                                     try cluster?.store.requestPush(node: presence.node, deviceKey: presence.deviceKey, message: push.message)
+                                case .provider(let registration):
+                                    try queueMessagePush(push, to: registration, now: now)
+                                    queuedHere = true
                                 }
                             }
                         }
@@ -116,6 +129,7 @@ extension SyncCore {
                         logger.debug("push not delivered: outbox failed", metadata: ["user": "\(user)", "error": "\(error)"])
                         continue
                     }
+                    queued = queued || queuedHere
                     guard !local.isEmpty else { continue }
                     let body = payloads[push.message] ?? PushEvents.push(push)
                     payloads[push.message] = body
@@ -127,6 +141,26 @@ extension SyncCore {
             return
         }
         deliveries += pushed
+        if queued { pushQueued?() }
+    }
+
+    /// The user's push targets whose device has no connection anywhere, as background candidates (a locked phone is in
+    /// the background). A device that is connected is reached over its connection instead: one alert per device.
+    static func unconnectedTargets(
+        _ targets: [PushTargetRecord], here: [PushCandidate<PushTarget>], remote: [PushCandidate<PushTarget>], devicesByName: [Device: DeviceState]
+    ) -> [PushCandidate<PushTarget>] {
+        guard !targets.isEmpty else { return [] }
+        var connected: Set<String> = []
+        for candidate in here + remote {
+            switch candidate.device {
+            case .local(let device): if let name = devicesByName[device]?.name { connected.insert(name) }
+            case .remote(let presence): connected.insert(presence.device)
+            case .provider: break
+            }
+        }
+        return targets.filter { !connected.contains($0.device) }.map {
+            PushCandidate(device: PushTarget.provider($0), isForeground: false, viewing: nil)
+        }
     }
 
     /// Writes the outbox row of one of this node's devices (keyed so other nodes can withdraw it, when there are any).
@@ -142,10 +176,12 @@ extension SyncCore {
         }
     }
 
-    /// A device the push rule may pick: one of this node's, or one another node reports.
+    /// A device the push rule may pick: one of this node's, one another node reports, or one without a connection
+    /// that its push provider reaches.
     enum PushTarget {
         case local(Device)
         case remote(DevicePresence)
+        case provider(PushTargetRecord)
     }
 
     /// What the push rule needs to know of the user's devices on this node (live: synced, so a push can reach it).

@@ -73,6 +73,7 @@ extension SyncCore {
 
         case .bellRead(let id):
             let changed = try store.markNotificationRead(user: user, id: id)
+            if changed { try cancelBellPushes(user: user, notifications: [id]) }
             guard var record = try store.notifications(user: user, limit: store.notificationsKept).first(where: { $0.id == id }) else {
                 throw ErrorInfo(.notFound, "no such notification")
             }
@@ -91,6 +92,7 @@ extension SyncCore {
         case .bellReadAll:
             let unreadIds = try store.notifications(user: user, limit: store.notificationsKept).filter { !$0.read }.map(\.id)
             if try store.markAllNotificationsRead(user: user) > 0 {
+                try cancelBellPushes(user: user, notifications: unreadIds)
                 var event = EventFrame(event: .bell)
                 event.action = .readAll
                 event.notificationIds = unreadIds
@@ -118,6 +120,17 @@ extension SyncCore {
 
         case .signOut(let device):
             try signOut(user, device: device, now: now, step: &step)
+
+        case .pushRegister(let registration):
+            guard state.isNamed else {
+                throw ErrorInfo(.badState, "this connection has no device name: connect with ?device=<name> (or a token for a device) to register a push target")
+            }
+            let target = try registerPushTarget(user: user, device: state.name, registration: registration, now: now)
+            response.device = target.device
+
+        case .pushUnregister:
+            try removePushTargets(user: user, device: state.name)
+            response.device = state.name
 
         case .react(let messageId, let emoji):
             // R5: a message in someone else's conversation looks exactly like one that does not exist.
@@ -269,6 +282,7 @@ extension SyncCore {
                 if !targets.isEmpty {
                     step.effects.append(.deviceEvent(targets, PushEvents.cleared(conversation: message.conversation, message: message.id)))
                 }
+                try withdrawQueuedPushes(withdrawn, user: user, conversation: message.conversation, message: message.id, now: now, step: &step)
             }
         }
         response.read = newlyRead.map(\.id)
@@ -303,8 +317,10 @@ extension SyncCore {
         var event = EventFrame(event: .bell)
         event.action = .created
         event.notification = record.info
-        event.bellUnread = try store.unreadNotificationCount(user: user)
+        let bellUnread = try store.unreadNotificationCount(user: user)
+        event.bellUnread = bellUnread
         try appendEvent(event.encodeBody(), to: [user], now: now, step: &step)
+        try queueBellPush(record, bellUnread: bellUnread, now: now, step: &step)
         return record.info
     }
 
@@ -327,6 +343,7 @@ extension SyncCore {
     /// token minted in the same second as the sign-out is refused as well, never one from before it accepted.
     func signOut(_ user: String, device: String?, now: Int64, step: inout SyncStep<Device>) throws {
         try store.signOut(user: user, device: device, issuedBefore: now / 1000 + 1)
+        try removePushTargets(user: user, device: device)
         closeSignedOut(user, device: device, step: &step)
     }
 

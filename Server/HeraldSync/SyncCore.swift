@@ -41,6 +41,12 @@ public final class SyncCore<Device: Hashable> {
     /// Per-user budgets of writing requests (``SyncConfiguration/requestRates``).
     var rateLimits: RequestRateLimits
     private var deviceCounter = 0
+    /// Users with at least one push target (devices reachable without a connection), read from the store on first
+    /// use and kept by this core's own registrations; alone, a node is the only one registering. nil: not read yet.
+    var usersWithPushTargets: Set<String>?
+    /// Called on this core's thread after a commit that queued pushes for devices without a connection, so the
+    /// delivery workers look at once instead of at their next poll.
+    public var pushQueued: (() -> Void)?
 
     /// - Parameters:
     ///   - store: the database, owned by the calling thread from now on (API keys included: the backend API reads them
@@ -177,7 +183,7 @@ public final class SyncCore<Device: Hashable> {
         } else {
             deviceCounter += 1
         }
-        let state = DeviceState(user: user, name: deviceName ?? "\(user).d\(deviceCounter)")
+        let state = DeviceState(user: user, name: deviceName ?? "\(user).d\(deviceCounter)", isNamed: deviceName != nil)
         devices[device] = state
         devicesByUser[user, default: []].append(UserDevice(device: device, state: state))
         presence.change(from: nil, to: state.scene)
@@ -290,6 +296,8 @@ public final class SyncCore<Device: Hashable> {
                 call.reply(result)
             case .schedulePush(let push):
                 pendingPushes.insert(push)
+            case .pushQueued:
+                pushQueued?()
             case .close(let device, let code, let reason):
                 disconnect(device)
                 closes.append(SyncClose(device: device, code: code, reason: reason))

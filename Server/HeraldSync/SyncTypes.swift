@@ -34,6 +34,9 @@ public struct SyncConfiguration: Sendable {
     public var clusterHeartbeatMilliseconds: Int64 = 1_000
     /// Several nodes on one store: the devices of a node silent for longer are ignored by push decisions.
     public var clusterPresenceTimeoutMilliseconds: Int64 = 5_000
+    /// Devices without a connection: which providers this server has credentials for (a target of another is refused
+    /// at registration, not found broken at the first message), what a push may reveal, and how long it may wait.
+    public var push = PushSettings()
 
     public init(
         pushGraceMilliseconds: Int64 = 2_000, retentionMilliseconds: Int64 = 7 * 24 * 3_600_000,
@@ -127,14 +130,18 @@ final class DeviceState {
     let user: String
     /// The device's name in the push outbox.
     let name: String
+    /// Whether the connection named its device (a token's device or `?device=`); an unnamed connection's name is made
+    /// up for this connection only, so nothing lasting (a push target) can hang on it.
+    let isNamed: Bool
     /// Where the device is (P1-P3); a device that never reported is in the foreground list.
     var scene = SceneReport(scene: .list, foreground: true)
     /// nil until `sync`; then the stream position its sync reflected: it gets every event after it live (R1a).
     var cursor: Int64?
 
-    init(user: String, name: String) {
+    init(user: String, name: String, isNamed: Bool = true) {
         self.user = user
         self.name = name
+        self.isNamed = isNamed
     }
 }
 
@@ -169,6 +176,8 @@ enum SyncEffect<Device: Hashable> {
     case live(Device, cursor: Int64)
     /// A push to deliver after its grace period.
     case schedulePush(PendingPush)
+    /// Pushes were queued for devices without a connection (wake the delivery workers).
+    case pushQueued
     /// The answer to a backend call, released after the commit like a client's response.
     case backendReply(BackendCall, Result<BackendValue, BackendFailure>)
     /// The user's live devices read their stream from the store up to `seq` (events another node committed).
@@ -191,7 +200,7 @@ extension ClientRequest {
     var writesToStore: Bool {
         switch self {
         case .sync, .conversations, .history, .scene, .bell, .members: false
-        case .dm, .group, .send, .ack, .bellRead, .bellReadAll, .follow, .react, .signOut, .leave: true
+        case .dm, .group, .send, .ack, .bellRead, .bellReadAll, .follow, .react, .signOut, .leave, .pushRegister, .pushUnregister: true
         }
     }
 }

@@ -58,6 +58,11 @@ public enum ClientRequest: Sendable, Equatable {
     /// A page of a conversation's participants, by id, after the id `after` (wire: `cursor`): list answers name only
     /// the first ones of a big group.
     case members(conversation: String, after: String?, limit: Int)
+    /// Register (or replace) where this device is alerted while it has no connection (a locked phone): its push
+    /// provider and address there. The connection must name its device (`?device=`).
+    case pushRegister(PushRegistration)
+    /// Forget this device's push target: it is alerted only while connected.
+    case pushUnregister
 
     /// The wire name of the request's `type` field.
     public var typeName: String {
@@ -78,6 +83,8 @@ public enum ClientRequest: Sendable, Equatable {
         case .signOut: "signOut"
         case .leave: "leave"
         case .members: "members"
+        case .pushRegister: "push.register"
+        case .pushUnregister: "push.unregister"
         }
     }
 }
@@ -98,4 +105,34 @@ public struct RequestFrame: Sendable, Equatable {
 public struct RequestDecodeFailure: Error, Sendable, Equatable {
     public var id: Int?
     public var error: ErrorInfo
+}
+
+/// A device's push target as it arrives (wire fields of `push.register`, backend API body): unchecked beyond sizes.
+public struct PushRegistration: Sendable, Equatable {
+    /// `apns`, `fcm`, `webpush` or `webhook`.
+    public var provider: String
+    /// APNs device token (hex), FCM registration token, or the app's id of the device (webhook).
+    public var token: String?
+    /// APNs: the app's bundle id.
+    public var topic: String?
+    /// APNs: the development environment.
+    public var sandbox: Bool?
+    /// Web Push: the subscription's endpoint URL.
+    public var endpoint: String?
+    /// Web Push: the subscription's public key and auth secret, base64url.
+    public var p256dh: String?
+    public var auth: String?
+
+    public init(
+        provider: String, token: String? = nil, topic: String? = nil, sandbox: Bool? = nil, endpoint: String? = nil, p256dh: String? = nil,
+        auth: String? = nil
+    ) {
+        self.provider = provider
+        self.token = token
+        self.topic = topic
+        self.sandbox = sandbox
+        self.endpoint = endpoint
+        self.p256dh = p256dh
+        self.auth = auth
+    }
 }

@@ -100,6 +100,7 @@ extension ResponseFrame: JSONWritable {
             out.field("notification", notification)
             out.field("notifications", notifications)
             out.field("bellUnread", bellUnread)
+            out.field("device", device)
         }
     }
 }

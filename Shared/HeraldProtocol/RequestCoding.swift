@@ -26,6 +26,13 @@ struct WireRequest: Codable {
     var emoji: String?
     var device: String?
     var cursor: String?
+    var provider: String?
+    var token: String?
+    var topic: String?
+    var sandbox: Bool?
+    var endpoint: String?
+    var p256dh: String?
+    var auth: String?
 
     init(type: String, id: Int) {
         self.type = type
@@ -107,6 +114,15 @@ extension RequestFrame {
             wire.conversation = conversation
             wire.cursor = after
             wire.limit = limit
+        case .pushRegister(let registration):
+            wire.provider = registration.provider
+            wire.token = registration.token
+            wire.topic = registration.topic
+            wire.sandbox = registration.sandbox
+            wire.endpoint = registration.endpoint
+            wire.p256dh = registration.p256dh
+            wire.auth = registration.auth
+        case .pushUnregister: break
         }
         return (try? Array(JSONEncoder().encode(wire))) ?? []
     }
@@ -206,6 +222,19 @@ extension RequestFrame {
                 throw ErrorInfo(.badRequest, "field 'device' must be \(Identifiers.deviceNameRule)")
             }
             return .signOut(device: wire.device)
+        case "push.register":
+            // Only the shape here; what makes a target valid (token formats, key sizes, allowed endpoints) is the
+            // server's one rule for /sync and the backend API alike.
+            guard let provider = wire.provider else { throw ErrorInfo(.badRequest, "missing field 'provider'") }
+            for (name, value) in [("provider", provider), ("token", wire.token), ("topic", wire.topic), ("endpoint", wire.endpoint),
+                ("p256dh", wire.p256dh), ("auth", wire.auth)] {
+                if let value, value.utf8.count > limits.maxURLBytes { throw ErrorInfo(.tooLarge, "field '\(name)' is longer than \(limits.maxURLBytes) bytes") }
+            }
+            return .pushRegister(PushRegistration(
+                provider: provider, token: wire.token, topic: wire.topic, sandbox: wire.sandbox, endpoint: wire.endpoint, p256dh: wire.p256dh,
+                auth: wire.auth))
+        case "push.unregister":
+            return .pushUnregister
         default:
             throw ErrorInfo(.unknownType, "unknown request type '\(wire.type.prefix(64))'")
         }

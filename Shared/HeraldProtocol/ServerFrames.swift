@@ -52,6 +52,8 @@ public struct ResponseFrame: Codable, Sendable, Equatable {
     public var notification: NotificationInfo?
     public var notifications: [NotificationInfo]?
     public var bellUnread: Int?
+    // push.register, push.unregister: the device the target belongs to
+    public var device: String?
 
     public init(id: Int?, ok: Bool = true) {
         self.id = id

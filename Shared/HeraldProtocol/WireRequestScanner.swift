@@ -70,6 +70,13 @@ struct WireRequestScanner {
                 case "emoji": wire.emoji = try optionalString()
                 case "device": wire.device = try optionalString()
                 case "cursor": wire.cursor = try optionalString()
+                case "provider": wire.provider = try optionalString()
+                case "token": wire.token = try optionalString()
+                case "topic": wire.topic = try optionalString()
+                case "sandbox": wire.sandbox = try optional { (s: inout Self) throws(FallBack) in try s.boolean() }
+                case "endpoint": wire.endpoint = try optionalString()
+                case "p256dh": wire.p256dh = try optionalString()
+                case "auth": wire.auth = try optionalString()
                 default: try skipValue(depth: 1)
                 }
                 skipSpace()
@@ -87,6 +94,7 @@ struct WireRequestScanner {
         let keys = [
             "type", "id", "after", "user", "title", "members", "conversation", "before", "limit", "clientMessageId", "kind", "text",
             "imageURL", "messages", "scene", "tab", "foreground", "atBottom", "notification", "message", "emoji", "device", "cursor",
+            "provider", "token", "topic", "sandbox", "endpoint", "p256dh", "auth",
         ]
         return Dictionary(uniqueKeysWithValues: keys.enumerated().map { ($0.element, UInt32($0.offset)) })
     }()

@@ -1,3 +1,4 @@
+import HeraldProtocol
 import HeraldRules
 
 /// What the client is told at start (flags), independent of IO.
@@ -10,6 +11,9 @@ public struct ClientConfiguration: Sendable {
     public var toastDuration: Milliseconds
     /// A tag unique to this process, part of every clientMessageId (R4).
     public var deviceTag: String
+    /// The Web Push subscription this device registers after it syncs (`--push webpush`), so the server can alert it
+    /// while it has no connection (`lock`); nil: alerts only while connected.
+    public var pushSubscription: PushRegistration?
 
     public init(user: String, viewportSize: Int = ThreadViewport.defaultSize, toastDuration: Milliseconds = .seconds(3), deviceTag: String) {
         self.user = user

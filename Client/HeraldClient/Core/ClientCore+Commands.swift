@@ -48,9 +48,14 @@ extension ClientCore {
                 return answerError(code: "bad_arguments", message: "push index \(position) out of range 0..<\(pushes.count)")
             }
             let push = pushes.remove(at: position)
+            if locked { return tapWhileLocked(push) }
             // Tapping a push brings the app to the foreground and follows its link (D2).
             if !scene.isForeground { enterForeground(to: .list) }
             follow(url: push.url, answers: true)
+        case .lock:
+            lock()
+        case .unlock:
+            unlock()
         case .openURL(let url):
             follow(url: url, answers: true)
         case .follow(let user):

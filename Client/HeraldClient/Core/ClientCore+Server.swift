@@ -34,6 +34,13 @@ extension ClientCore {
             for info in response.conversations ?? [] where !directory.contains(info.id) { addConversation(info, sequence: response.latest) }
         case .send(let clientMessageId, let answers): sendAnswered(response, clientMessageId: clientMessageId, answers: answers)
         case .command: commandAnswered(response)
+        case .pushRegistration:
+            if let error = response.error {
+                event("push.registration.failed", ["code": .string(error.code.rawValue), "message": .string(error.message)])
+            } else {
+                pushRegistered = true
+                event("push.registered", ["device": .optional(response.device), "provider": .string(configuration.pushSubscription?.provider ?? "")])
+            }
         }
     }
 
@@ -75,6 +82,7 @@ extension ClientCore {
         let queued = deferred
         deferred = []
         for (request, purpose) in queued { emitRequest(request, purpose: purpose) }
+        if !pushRegistered, let subscription = configuration.pushSubscription { emitRequest(.pushRegister(subscription), purpose: .pushRegistration) }
         if let conversation = viewport?.conversation {
             request(.history(conversation: conversation, before: nil, limit: pageSize), purpose: .history(conversation: conversation, mode: .refresh))
         }

@@ -33,6 +33,8 @@ public struct ClientCore: Sendable {
         case command(retryable: Bool)
         /// `answers`: the active command waits for this response (false once it was answered as queued).
         case send(clientMessageId: String, answers: Bool)
+        /// The device's push subscription, registered after the first sync.
+        case pushRegistration
     }
 
     enum HistoryMode: Sendable, Equatable {
@@ -82,6 +84,11 @@ public struct ClientCore: Sendable {
     var notificationInfo: [String: NotificationInfo] = [:]
     var toasts: ToastManager
     var pushes: [PushInfo] = []
+    /// `lock`: the phone is locked, the app suspended: no connection (the host closes it and does not reconnect), only
+    /// the push endpoint is listening.
+    public internal(set) var locked = false
+    /// Whether the push subscription was registered with the server (once per process).
+    var pushRegistered = false
     var printedMessages: Set<String> = []
     var router = DeepLinkRouter()
     /// D3: the link waiting for its conversation.

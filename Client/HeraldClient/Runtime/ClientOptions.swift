@@ -16,9 +16,15 @@ public struct ClientOptions: Sendable {
     public var insecure: Bool
     /// Offer permessage-deflate (RFC 7692) in the handshake; `--no-compression` turns it off.
     public var compression: Bool
+    /// The device's name on the server (`?device=`): pushes and sign-outs name devices, so a device reachable while
+    /// locked needs one that lasts.
+    public var deviceName: String?
+    /// `--push webpush`: be a browser with a Web Push subscription, whose own endpoint listens on this loopback port
+    /// (0: any), so the server can alert it while `lock`ed. nil: no push subscription.
+    public var webPushPort: Int?
 
     public init(server: ServerAddress, token: String, interactive: Bool, viewportSize: Int, toastDuration: Milliseconds,
-                openURL: String?, caFile: String?, insecure: Bool, compression: Bool = true) {
+                openURL: String?, caFile: String?, insecure: Bool, compression: Bool = true, deviceName: String? = nil, webPushPort: Int? = nil) {
         self.server = server
         self.token = token
         self.interactive = interactive
@@ -28,6 +34,8 @@ public struct ClientOptions: Sendable {
         self.caFile = caFile
         self.insecure = insecure
         self.compression = compression
+        self.deviceName = deviceName
+        self.webPushPort = webPushPort
     }
 }
 

@@ -53,15 +53,32 @@ public final class ClientRunner {
     private var exitCode: ClientExitCode?
     private var quitting = false
 
+    /// The Web Push endpoint (`--push webpush`); it listens while locked.
+    private let pushEndpoint: PushEndpoint?
+    /// Why the endpoint could not be opened, reported at start as a bad flag.
+    private let pushEndpointFailure: String?
+
     /// Makes a runner; `user` comes from the token.
     public init(options: ClientOptions, user: String) {
+        var options = options
+        if let device = options.deviceName {
+            options.server.path += (options.server.path.contains("?") ? "&" : "?") + "device=" + device
+        }
         self.options = options
         var tag: UInt32 = 0
         var generator = SystemRandomNumberGenerator()
         tag = generator.next()
-        let configuration = ClientConfiguration(
+        var configuration = ClientConfiguration(
             user: user, viewportSize: options.viewportSize, toastDuration: options.toastDuration,
             deviceTag: String(tag, radix: 36))
+        var endpoint: PushEndpoint?
+        var failure: String?
+        if let port = options.webPushPort {
+            do { endpoint = try PushEndpoint(port: port) } catch { failure = "--push-port \(port): cannot listen: \(error)" }
+        }
+        pushEndpoint = endpoint
+        pushEndpointFailure = failure
+        configuration.pushSubscription = endpoint?.subscription
         core = ClientCore(configuration: configuration)
         if options.interactive {
             frontEnd = TerminalFrontEnd()
@@ -91,6 +108,12 @@ public final class ClientRunner {
                 return ClientExitCode.badFlags.rawValue
             }
         }
+        if let pushEndpointFailure {
+            Self.fail(pushEndpointFailure)
+            frontEnd.finish()
+            return ClientExitCode.badFlags.rawValue
+        }
+        if let pushEndpoint, !options.interactive { Self.log("push endpoint listening on \(pushEndpoint.subscription.endpoint ?? "")") }
         startConnect(now: MonotonicClock.now())
         if exitCode == nil, let url = options.openURL, let error = core.openAtStart(url, now: MonotonicClock.now()) {
             Self.fail("--open \(url): \(error)")
@@ -123,6 +146,9 @@ public final class ClientRunner {
             socketIndex = fds.count
             fds.append(pollfd(fd: transport.socket.fd, events: events, revents: 0))
         }
+        let pushIndex = fds.count
+        let pushDescriptors = pushEndpoint?.descriptors ?? []
+        for fd in pushDescriptors { fds.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0)) }
         let now = MonotonicClock.now()
         let keepAlive = webSocket?.nextDeadline.map(Instant.init(milliseconds:))
         let deadlines = [core.nextDeadline, reconnectAt, handshakeDeadline, frontEnd.nextRedraw(now: now), keepAlive].compactMap { $0 }
@@ -133,6 +159,42 @@ public final class ClientRunner {
         if ready < 0 { return }  // EINTR: the loop comes round again
         if let stdinIndex, fds[stdinIndex].revents != 0 { readInput() }
         if let socketIndex, fds[socketIndex].revents != 0 { socketReady(fds[socketIndex].revents) }
+        for (offset, fd) in pushDescriptors.enumerated() where fds[pushIndex + offset].revents != 0 { pushReadable(fd) }
+    }
+
+    /// A push reached the endpoint (or a request is under way): decrypted pushes go to the core.
+    private func pushReadable(_ fd: Int32) {
+        guard let pushEndpoint else { return }
+        for received in pushEndpoint.readable(fd) {
+            switch received {
+            case .payload(let payload): core.receiveProviderPush(payload, now: MonotonicClock.now())
+            case .undecryptable(let reason): Self.log("push endpoint refused \(reason)")
+            }
+        }
+        flush(now: MonotonicClock.now())
+    }
+
+    /// `lock` closes the connection and keeps it closed (the app is suspended); `unlock` opens it again.
+    private func followLock(now: Instant) {
+        if core.locked {
+            guard transport != nil || reconnectAt != nil else { return }
+            if var webSocket, let transport, webSocket.isOpen {
+                webSocket.close()
+                try? transport.send(&webSocket.output)
+            }
+            transport?.close()
+            transport = nil
+            webSocket = nil
+            connecting = false
+            handshakeDeadline = nil
+            reconnectAt = nil
+            openedAt = nil
+            core.connectionLost(now: now, reason: "locked")
+            flush(now: now)
+        } else if transport == nil, reconnectAt == nil, everOpened, exitCode == nil {
+            backoff.reset()
+            startConnect(now: now)
+        }
     }
 
     private func readInput() {
@@ -152,6 +214,7 @@ public final class ClientRunner {
             case .success(let command)?:
                 core.begin(command, now: now)
                 flush(now: now)
+                followLock(now: now)
             }
         }
         // Leaving waits for the first connection attempt to settle, so "server down at start" is always exit 4.

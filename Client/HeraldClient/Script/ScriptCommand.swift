@@ -39,6 +39,9 @@ public enum ScriptCommand: Equatable, Sendable {
     case bellRead(notification: String)
     case bellReadAll
     case sleep(milliseconds: Int)
+    /// Lock the phone: the app is suspended and its connection closed; only pushes reach it (`--push webpush`).
+    case lock
+    case unlock
     case quit
 
     /// The `cmd` field of the command's answer: its first word (`toast tap` answers with `"cmd":"toast"`).
@@ -62,6 +65,8 @@ public enum ScriptCommand: Equatable, Sendable {
         case .react: "react"
         case .bellRead, .bellReadAll: "bell"
         case .sleep: "sleep"
+        case .lock: "lock"
+        case .unlock: "unlock"
         case .quit: "quit"
         }
     }
@@ -228,6 +233,12 @@ public enum ScriptCommandParser {
                 return .pushTap(index: index)
             }
             return .pushTap(index: nil)
+        case "lock":
+            guard words.isEmpty else { throw bad("lock") }
+            return .lock
+        case "unlock":
+            guard words.isEmpty else { throw bad("unlock") }
+            return .unlock
         case "open-url":
             guard words.count == 1 else { throw bad("open-url <url>") }
             return .openURL(words[0])

@@ -1,4 +1,5 @@
 import Logging
+import HeraldSync
 
 extension HeraldServerOptions {
     /// Every setting of the server, once: flag, variable, help, default and how its value is read and checked. `serve`
@@ -44,6 +45,31 @@ extension HeraldServerOptions {
                 options.pushGraceSeconds = seconds
                 return nil
             },
+            ServerSetting(
+                name: "push-preview", form: .value(placeholder: "push-preview"),
+                help: "What a push to a device without a connection reveals: full (sender and text), sender, or none.",
+                defaultText: defaults.push.preview.rawValue
+            ) { text, options in
+                guard let level = PushPreviewLevel(rawValue: text) else { return "full, sender or none" }
+                options.push.preview = level
+                return nil
+            },
+            .integer("push-ttl", \.push.timeToLiveSeconds, "Seconds an undelivered push keeps being retried (its TTL at the provider)."),
+            .positiveInteger("push-concurrency", \.push.concurrency, "Requests in flight per push provider."),
+            .positiveInteger("push-max-backoff", \.push.maxBackoffMs, "Longest wait in ms between two attempts of one push."),
+            .toggle("push-allow-http-loopback", \.push.allowsLoopbackHTTP, "Accept Web Push endpoints on loopback over plain http (tests only)."),
+            .optionalText("push-ca-file", \.push.caFile, "PEM certificates to trust for push providers instead of the system's."),
+            .optionalText("apns-key-file", \.push.apnsKeyFile, "APNs auth key (.p8) for token-based authentication; enables apns targets."),
+            .optionalText("apns-key-id", \.push.apnsKeyID, "The APNs key's 10-character key id."),
+            .optionalText("apns-team-id", \.push.apnsTeamID, "The Apple developer team id (10 characters)."),
+            .optionalText("apns-url", \.push.apnsURL, "APNs base URL instead of Apple's production/sandbox hosts."),
+            .optionalText(
+                "fcm-service-account-file", \.push.fcmServiceAccountFile, "Google service-account key file (JSON) for FCM HTTP v1; enables fcm targets."),
+            .optionalText("fcm-url", \.push.fcmURL, "FCM base URL instead of https://fcm.googleapis.com."),
+            .optionalText("vapid-key-file", \.push.vapidKeyFile, "VAPID P-256 private key (PEM) for Web Push; enables webpush targets."),
+            .optionalText("vapid-subject", \.push.vapidSubject, "VAPID contact: a mailto: or https: URI."),
+            .optionalText("webhook-url", \.push.webhookURL, "The app's push backend: signed JSON POSTs go here; enables webhook targets."),
+            .optionalText("webhook-secret-file", \.push.webhookSecretFile, "File holding the webhook signing secret (at least 16 bytes)."),
             .integer(
                 "handshake-timeout", \.handshakeTimeoutMs, "Close connections whose HTTP request head is incomplete after this many ms."),
             .integer("ping-interval", \.pingIntervalMs, "Ping sessions quiet for this many ms; 0 disables."),
@@ -189,6 +215,7 @@ extension HeraldServerOptions {
         if !(0...Self.maxPushGraceSeconds).contains(pushGraceSeconds) {
             throw OptionsError(name: "push-grace", value: String(pushGraceSeconds), expected: "0...\(Int(Self.maxPushGraceSeconds)) seconds")
         }
+        try push.validate()
         // The send-queue bound is computed as 2 * maxMessageSize + 64, which must not overflow.
         if maxMessageSize > Self.maxMessageSizeLimit {
             throw OptionsError(name: "max-message-size", value: String(maxMessageSize), expected: "at most \(Self.maxMessageSizeLimit) bytes")

@@ -40,6 +40,8 @@ public struct HeraldServerOptions: Sendable {
     public var secretFile: String? = nil
     /// P4's push grace period in seconds.
     public var pushGraceSeconds: Double = 2
+    /// Push to devices without a connection (APNs, FCM, Web Push, webhooks).
+    public var push = PushOptions()
     /// A connection that has not sent a complete HTTP request head within this many milliseconds is closed.
     public var handshakeTimeoutMs = 10_000
     /// A WebSocket session that has sent nothing for this long is pinged (§5.5.2); 0 disables pings.

@@ -51,6 +51,9 @@ public final class ServerMetrics: Sendable {
     let fanoutDeliveries = Counter()
     /// Commit of a sync batch → its frames queued on the loop (measured per loop, per batch).
     public let deliveryLatency = LatencyHistogram()
+    /// Metric families of parts the server library does not own (the push gateway the composition root starts), as
+    /// Prometheus text appended to `GET /metrics`.
+    public let appended = Mutex<[@Sendable () -> String]>([])
 
     /// - Parameter loopCount: the number of event loops (``LoopMetrics`` are indexed by `EventLoop.index`).
     public init(loopCount: Int) {

@@ -25,7 +25,11 @@ public final class SyncService: Sendable {
 
     /// Takes over the opened store (closing it when this throws), resolves the signing secret, registers `/sync`
     /// and starts the sync thread. Call before `server.start()`.
-    public init(storage: SyncStorage, options: HeraldServerOptions, server: HeraldHTTPServer, logger: Logger) throws {
+    /// - Parameter pushQueued: called (on the sync thread) after a commit that queued pushes for devices without a
+    ///   connection: the composition root wakes its push workers with it.
+    public init(
+        storage: SyncStorage, options: HeraldServerOptions, server: HeraldHTTPServer, logger: Logger, pushQueued: (@Sendable () -> Void)? = nil
+    ) throws {
         let store = storage.store
         let secret: SigningKeys
         do {
@@ -37,6 +41,10 @@ public final class SyncService: Sendable {
         signingKeys = secret
         var configuration = SyncConfiguration(pushGraceMilliseconds: Int64((max(options.pushGraceSeconds, 0) * 1000).rounded()))
         configuration.requestRates = options.syncRequestRates
+        configuration.push.providers = options.push.providers
+        configuration.push.preview = options.push.preview
+        configuration.push.timeToLiveMilliseconds = Int64(options.push.timeToLiveSeconds) * 1_000
+        configuration.push.allowsLoopbackHTTP = options.push.allowsLoopbackHTTP
         configuration.limits.maxTextBytes = options.maxTextBytes
         // Resume pages stay well under the per-connection send queue (the same bound HeraldHTTPServer applies), so
         // a device closed as a slow consumer can catch up page by page instead of being closed again (R3).
@@ -45,6 +53,7 @@ public final class SyncService: Sendable {
         let inbox = SyncInbox<SessionHandle>()
         self.inbox = inbox
         let core = SyncCore<SessionHandle>(store: store, configuration: configuration, logger: logger)
+        core.pushQueued = pushQueued
         // Several nodes on one database: device presence is shared so pushes see every node (P1-P5).
         let node = Self.newNodeID()
         if storage.openSignalFeed != nil {

@@ -1,0 +1,72 @@
+import HeraldProtocol
+import HeraldRules
+
+/// The client as a locked phone: `lock` suspends the app (no connection, only the push endpoint listens), pushes its
+/// provider delivers appear as `push` events and in `pushes`, withdrawals take them away (P5), and `unlock` (or tapping
+/// a push, a cold start through D2/D3) brings it back.
+extension ClientCore {
+    mutating func lock() {
+        guard !locked else { return answerError(code: "bad_state", message: "already locked") }
+        guard configuration.pushSubscription != nil else {
+            return answerError(code: "bad_state", message: "start with --push webpush to be reachable while locked")
+        }
+        // The scene goes to the background first, so the server hears it before the connection goes (P3).
+        enterBackground()
+        locked = true
+        answerOK()
+    }
+
+    mutating func unlock() {
+        guard locked else { return answerError(code: "bad_state", message: "not locked") }
+        locked = false
+        enterForeground(to: nil)
+        answerOK([JSONField("scene", .string(scene.name))])
+    }
+
+    /// `push tap` on a push the provider delivered while locked: the app starts from its notification (cold start,
+    /// D2/D3): unlocked into the list, then the link is followed once the conversations are known.
+    mutating func tapWhileLocked(_ push: PushInfo) {
+        locked = false
+        scene = .background
+        enterForeground(to: .list)
+        follow(url: push.url, answers: true)
+    }
+
+    /// A push the device's push endpoint received and decrypted: the JSON the server's push payload carries.
+    public mutating func receiveProviderPush(_ payload: JSONValue, now: Instant) {
+        self.now = now
+        guard case .string(let type)? = payload["type"] else { return log("push without a type ignored") }
+        func text(_ key: String) -> String? {
+            if case .string(let value)? = payload[key] { return value }
+            return nil
+        }
+        let badge: JSONValue = payload["badge"] ?? .null
+        switch type {
+        case "message":
+            guard let conversation = text("conversation"), let message = text("message") else { return log("message push without ids ignored") }
+            let push = PushInfo(
+                conversation: conversation, message: message, sender: text("sender") ?? "", preview: text("body") ?? "", title: text("title") ?? "",
+                url: text("url") ?? DeepLink.conversation(conversation).url)
+            pushes.append(push)
+            event("push", [
+                "conversation": .string(push.conversation), "message": .string(push.message), "sender": .string(push.sender),
+                "title": .string(push.title), "preview": .string(push.preview), "url": .string(push.url), "badge": badge, "via": "webpush",
+            ])
+        case "bell":
+            guard let notification = text("notification") else { return log("bell push without a notification ignored") }
+            let push = PushInfo(
+                conversation: "", message: notification, sender: text("sender") ?? "", preview: text("body") ?? "", title: text("title") ?? "",
+                url: text("url") ?? DeepLink.notifications.url)
+            pushes.append(push)
+            event("push", [
+                "kind": "bell", "notification": .string(notification), "title": .string(push.title), "preview": .string(push.preview),
+                "url": .string(push.url), "badge": badge, "via": "webpush",
+            ])
+        case "withdraw":
+            guard let message = text("message") else { return log("withdrawal without a message ignored") }
+            withdrawPushes { $0.message == message }
+        default:
+            log("push of unknown type '\(type.prefix(32))' ignored")
+        }
+    }
+}

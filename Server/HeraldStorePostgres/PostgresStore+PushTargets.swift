@@ -1,0 +1,151 @@
+import HeraldStore
+
+extension PostgresStore {
+    // MARK: - Push targets (devices without a connection)
+
+    public func registerPushTarget(_ target: PushTargetRecord, now: Int64) throws -> PushTargetRecord {
+        try transaction {
+            // An upsert keeps the row id, so pushes already queued for the device follow it to its new address.
+            guard
+                let stored = try connection.queryFirst(
+                    """
+                    INSERT INTO push_targets AS t (user_id, device, provider, token, topic, sandbox, p256dh, auth, updated_at)
+                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+                    ON CONFLICT (user_id, device) DO UPDATE SET provider = excluded.provider, token = excluded.token,
+                        topic = excluded.topic, sandbox = excluded.sandbox, p256dh = excluded.p256dh, auth = excluded.auth,
+                        updated_at = excluded.updated_at
+                    RETURNING \(Self.targetColumns)
+                    """,
+                    .text(target.user), .text(target.device), .text(target.provider.rawValue), .text(target.token), .optionalText(target.topic),
+                    .bool(target.sandbox), .optionalText(target.p256dh), .optionalText(target.auth), .int(now),
+                    row: { row in Self.pushTarget(row, from: 0) })
+            else { throw StoreError(kind: .other, message: "INSERT … RETURNING returned no row") }
+            return stored
+        }
+    }
+
+    @discardableResult
+    public func removePushTarget(user: String, device: String) throws -> Bool {
+        try transaction { try connection.execute("DELETE FROM push_targets WHERE user_id = $1 AND device = $2", .text(user), .text(device)) > 0 }
+    }
+
+    @discardableResult
+    public func removePushTargets(user: String) throws -> Int {
+        try transaction { try connection.execute("DELETE FROM push_targets WHERE user_id = $1", .text(user)) }
+    }
+
+    public func pushTargets(users: [String]) throws -> [PushTargetRecord] {
+        guard !users.isEmpty else { return [] }
+        return try connection.query(
+            "SELECT \(Self.targetColumns) FROM push_targets t WHERE user_id = ANY($1) ORDER BY user_id, device", .textArray(users),
+            row: { row in Self.pushTarget(row, from: 0) })
+    }
+
+    public func usersWithPushTargets() throws -> [String] {
+        try connection.query("SELECT DISTINCT user_id FROM push_targets", row: { row in row.text(0) })
+    }
+
+    @discardableResult
+    public func enqueuePushDelivery(_ delivery: PushDeliveryRecord, notBefore: Int64) throws -> Int64 {
+        try transaction {
+            guard
+                let id = try connection.scalar(
+                    """
+                    INSERT INTO push_deliveries (target_id, kind, conversation, message, notification, sender, title, body, url, badge,
+                        created_at, expires_at, next_attempt_at)
+                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING id
+                    """,
+                    .int(delivery.target.id), .text(delivery.kind.rawValue), .optionalText(delivery.conversation),
+                    .optionalText(delivery.message), .optionalText(delivery.notification), .optionalText(delivery.sender), .text(delivery.title),
+                    .text(delivery.body), .optionalText(delivery.url), .int(Int64(delivery.badge)), .int(delivery.createdAt),
+                    .int(delivery.expiresAt), .int(notBefore))
+            else { throw StoreError(kind: .other, message: "INSERT … RETURNING returned no row") }
+            return id
+        }
+    }
+
+    @discardableResult
+    public func cancelPushDeliveries(target: Int64, kind: PushDeliveryKind, message: String?, notification: String?) throws -> Int {
+        try transaction {
+            try connection.execute(
+                """
+                DELETE FROM push_deliveries WHERE target_id = $1 AND kind = $2 AND leased_until IS NULL
+                    AND message IS NOT DISTINCT FROM $3 AND notification IS NOT DISTINCT FROM $4
+                """,
+                .int(target), .text(kind.rawValue), .optionalText(message), .optionalText(notification))
+        }
+    }
+
+    static let targetColumns = "t.id, t.user_id, t.device, t.provider, t.token, t.topic, t.sandbox::int8, t.p256dh, t.auth, t.updated_at"
+
+    static func pushTarget(_ row: PGRow, from first: Int32) -> PushTargetRecord {
+        PushTargetRecord(
+            id: row.int(first), user: row.text(first + 1), device: row.text(first + 2),
+            provider: PushProvider(rawValue: row.text(first + 3)) ?? .webhook, token: row.text(first + 4), topic: row.optionalText(first + 5),
+            sandbox: row.int(first + 6) != 0, p256dh: row.optionalText(first + 7), auth: row.optionalText(first + 8),
+            updatedAt: row.int(first + 9))
+    }
+}
+
+extension PostgresStore: PushQueueStore {
+    // MARK: - Push queue (the delivery workers' side)
+    //
+    // Single statements in autocommit, never the nodes' write lock: delivery workers on every node claim from one
+    // queue (FOR UPDATE SKIP LOCKED: a row another node is claiming is skipped, not waited for) without slowing the
+    // batches that write messages, and without moving the write clock those batches' caches depend on.
+
+    public func claimPushDeliveries(provider: PushProvider, limit: Int, now: Int64, leaseMilliseconds: Int64) throws -> [PushDeliveryRecord] {
+        // The oldest row of each target only: a later push to the same device waits for the earlier one, so a device
+        // gets its alerts (and a withdrawal after its alert) in order even across retries.
+        try connection.query(
+            """
+            UPDATE push_deliveries d SET leased_until = $3 + $4, attempts = d.attempts + 1
+            FROM push_targets t
+            WHERE t.id = d.target_id AND d.id IN (
+                SELECT c.id FROM push_deliveries c JOIN push_targets ct ON ct.id = c.target_id
+                WHERE ct.provider = $1 AND c.next_attempt_at <= $3 AND (c.leased_until IS NULL OR c.leased_until <= $3)
+                    AND NOT EXISTS (SELECT 1 FROM push_deliveries e WHERE e.target_id = c.target_id AND e.id < c.id)
+                ORDER BY c.next_attempt_at, c.id LIMIT $2
+                FOR UPDATE OF c SKIP LOCKED)
+            RETURNING \(Self.deliveryColumns), \(Self.targetColumns)
+            """,
+            .text(provider.rawValue), .int(Int64(limit)), .int(now), .int(leaseMilliseconds),
+            row: { row in Self.delivery(row) }
+        ).sorted { $0.id < $1.id }
+    }
+
+    public func completePushDelivery(id: Int64) throws {
+        try connection.execute("DELETE FROM push_deliveries WHERE id = $1", .int(id))
+    }
+
+    public func retryPushDelivery(id: Int64, at: Int64) throws {
+        try connection.execute("UPDATE push_deliveries SET next_attempt_at = $2, leased_until = NULL WHERE id = $1", .int(id), .int(at))
+    }
+
+    public func dropPushDelivery(id: Int64) throws {
+        try connection.execute("DELETE FROM push_deliveries WHERE id = $1", .int(id))
+    }
+
+    public func removePushTarget(id: Int64, registeredAt: Int64) throws {
+        try connection.execute("DELETE FROM push_targets WHERE id = $1 AND updated_at <= $2", .int(id), .int(registeredAt))
+    }
+
+    public func pushQueueDepth() throws -> Int {
+        Int(try connection.scalar("SELECT count(*) FROM push_deliveries") ?? 0)
+    }
+
+    public func nextPushAttempt() throws -> Int64? {
+        try connection.scalar("SELECT min(greatest(next_attempt_at, coalesce(leased_until, 0))) FROM push_deliveries")
+    }
+
+    static let deliveryColumns =
+        "d.id, d.kind, d.conversation, d.message, d.notification, d.sender, d.title, d.body, d.url, d.badge, d.created_at, d.expires_at, d.attempts"
+
+    static func delivery(_ row: PGRow) -> PushDeliveryRecord {
+        PushDeliveryRecord(
+            id: row.int(0), target: pushTarget(row, from: 13), kind: PushDeliveryKind(rawValue: row.text(1)) ?? .message,
+            conversation: row.optionalText(2), message: row.optionalText(3), notification: row.optionalText(4), sender: row.optionalText(5),
+            title: row.text(6), body: row.text(7), url: row.optionalText(8), badge: Int(row.int(9)), createdAt: row.int(10),
+            expiresAt: row.int(11), attempts: Int(row.int(12)))
+    }
+}

@@ -1,0 +1,125 @@
+import HeraldProtocol
+import HeraldRules
+import HeraldStoreProtocol
+import Logging
+
+/// Devices reachable without a connection: their targets, and the pushes queued for them (P1-P5 for a locked phone).
+extension SyncCore {
+    /// Registers (or replaces) where the user's device `device` is alerted while it has no connection.
+    func registerPushTarget(user: String, device: String, registration: PushRegistration, now: Int64) throws -> PushTargetRecord {
+        let target = try PushTargetRules.target(user: user, device: device, registration: registration, settings: configuration.push, now: now)
+        let stored = try store.registerPushTarget(target, now: now)
+        usersWithPushTargets?.insert(user)
+        return stored
+    }
+
+    /// Forgets the device's target (every device's when `device` is nil: a sign-out of all of them) and what is queued
+    /// for it: a signed-out phone is never alerted again.
+    func removePushTargets(user: String, device: String?) throws {
+        if let device {
+            try store.removePushTarget(user: user, device: device)
+        } else {
+            try store.removePushTargets(user: user)
+        }
+    }
+
+    /// The push targets of `users`, or none without a store read when this node knows nobody has one.
+    func pushTargets(of users: some Collection<String>) -> [String: [PushTargetRecord]] {
+        if cluster == nil {
+            if usersWithPushTargets == nil {
+                do { usersWithPushTargets = Set(try store.usersWithPushTargets()) } catch {
+                    logger.debug("push targets not read", metadata: ["error": "\(error)"])
+                    return [:]
+                }
+            }
+            guard let known = usersWithPushTargets, users.contains(where: known.contains) else { return [:] }
+        }
+        do {
+            return Dictionary(grouping: try store.pushTargets(users: Array(users)), by: \.user)
+        } catch {
+            logger.debug("push targets not read", metadata: ["error": "\(error)"])
+            return [:]
+        }
+    }
+
+    /// What a push says, cut to `--push-preview`: the queue and the provider never see more.
+    func pushContent(title: String, body: String) -> (title: String, body: String) {
+        switch configuration.push.preview {
+        case .full: (title, body)
+        case .sender: (title, "New message")
+        case .none: ("Herald", "New message")
+        }
+    }
+
+    /// Queues a message's alert for a device without a connection (P2 fields, U5 badge), and remembers it in the
+    /// outbox so reading the message elsewhere withdraws it (P5).
+    func queueMessagePush(_ push: PushInfo, to target: PushTargetRecord, now: Int64) throws {
+        let badge = try store.unreadCounts(user: target.user).values.reduce(0, +)
+        let content = pushContent(title: push.title, body: push.preview)
+        try store.enqueuePushDelivery(
+            PushDeliveryRecord(
+                target: target, kind: .message, conversation: push.conversation, message: push.message, sender: push.sender,
+                title: content.title, body: content.body, url: push.url, badge: badge, createdAt: now,
+                expiresAt: now + configuration.push.timeToLiveMilliseconds),
+            notBefore: now)
+        _ = try store.enqueuePush(
+            user: target.user, device: target.device, conversation: push.conversation, message: push.message, sender: push.sender,
+            preview: push.preview, url: push.url, now: now)
+    }
+
+    /// P5 for devices without a connection: a push still queued is cancelled (it never alerts); one already out is
+    /// followed by a withdrawal, which the app uses to remove the delivered notification.
+    func withdrawQueuedPushes(_ withdrawn: [PushRecord], user: String, conversation: String, message: String, now: Int64, step: inout SyncStep<Device>) throws {
+        let connected = Set((devicesByUser[user] ?? []).map(\.state.name))
+        let devices = Set(withdrawn.map(\.device)).subtracting(connected)
+        guard !devices.isEmpty else { return }
+        var queued = false
+        for target in pushTargets(of: [user])[user] ?? [] where devices.contains(target.device) {
+            if try store.cancelPushDeliveries(target: target.id, kind: .message, message: message, notification: nil) > 0 { continue }
+            let badge = try store.unreadCounts(user: user).values.reduce(0, +)
+            try store.enqueuePushDelivery(
+                PushDeliveryRecord(
+                    target: target, kind: .withdraw, conversation: conversation, message: message, badge: badge, createdAt: now,
+                    expiresAt: now + configuration.push.timeToLiveMilliseconds),
+                notBefore: now)
+            queued = true
+        }
+        if queued { step.effects.append(.pushQueued) }
+    }
+
+    /// B1 for a locked phone: a new bell notification alerts the user's devices that have no connection, after P4's
+    /// grace (reading it meanwhile cancels it), with the bell count as the badge (B2).
+    func queueBellPush(_ notification: NotificationRecord, bellUnread: Int, now: Int64, step: inout SyncStep<Device>) throws {
+        guard let targets = pushTargets(of: [notification.user])[notification.user] else { return }
+        var connected = Set((devicesByUser[notification.user] ?? []).map(\.state.name))
+        if let cluster {
+            for presence in try cluster.store.presence(
+                users: [notification.user], aliveMilliseconds: configuration.clusterPresenceTimeoutMilliseconds, excluding: cluster.node)
+            {
+                connected.insert(presence.device)
+            }
+        }
+        let content = pushContent(title: "Herald", body: notification.text)
+        var queued = false
+        for target in targets where !connected.contains(target.device) {
+            try store.enqueuePushDelivery(
+                PushDeliveryRecord(
+                    target: target, kind: .bell, notification: notification.id, sender: notification.actor, title: content.title,
+                    body: content.body, url: notification.url ?? DeepLink.notifications.url, badge: bellUnread, createdAt: now,
+                    expiresAt: now + configuration.push.timeToLiveMilliseconds),
+                notBefore: now + max(configuration.pushGraceMilliseconds, 0))
+            queued = true
+        }
+        if queued { step.effects.append(.pushQueued) }
+    }
+
+    /// P4 for bell pushes: a notification read within the grace is never pushed.
+    func cancelBellPushes(user: String, notifications: [String]) throws {
+        guard !notifications.isEmpty, let targets = pushTargets(of: [user])[user] else { return }
+        for target in targets {
+            for notification in notifications {
+                try store.cancelPushDeliveries(target: target.id, kind: .bell, message: nil, notification: notification)
+            }
+        }
+    }
+}
