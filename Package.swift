@@ -43,6 +43,8 @@ let package = Package(
         .target(name: "HeraldRules", path: "Shared/HeraldRules", swiftSettings: swiftSettings),
         .target(name: "HeraldDeflate", dependencies: ["CZlib", "HeraldBytes", "HeraldWebSocket"], path: "Shared/HeraldDeflate", swiftSettings: swiftSettings),
         .target(name: "HeraldTLS", dependencies: ["COpenSSL"], path: "Shared/HeraldTLS", swiftSettings: swiftSettings),
+        // Push crypto (APNs/FCM JWTs, Web Push encryption, VAPID) shared by the server and the client.
+        .target(name: "HeraldCrypto", dependencies: ["COpenSSL"], path: "Shared/HeraldCrypto", swiftSettings: swiftSettings),
 
         // MARK: - Server
         .target(name: "HeraldNet", dependencies: ["CLinux", "HeraldTLS", "HeraldBytes", "HeraldClock"], path: "Server/HeraldNet", swiftSettings: hotPathSettings),
@@ -71,7 +73,7 @@ let package = Package(
             name: "HeraldServer",
             dependencies: [
                 "HeraldNet", "HeraldBytes", "HeraldClock", "HeraldWebSocket", "HeraldDeflate", "HeraldProtocol", "HeraldRules", "HeraldStoreProtocol", "HeraldSync",
-                "COpenSSL",
+                "HeraldCrypto", "COpenSSL",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Server/HeraldServer",
@@ -125,6 +127,7 @@ let package = Package(
         ),
         .testTarget(name: "HeraldDeflateTests", dependencies: ["HeraldDeflate"], path: "Tests/HeraldDeflateTests", swiftSettings: swiftSettings),
         .testTarget(name: "HeraldTLSTests", dependencies: ["HeraldTLS"], path: "Tests/HeraldTLSTests", swiftSettings: swiftSettings),
+        .testTarget(name: "HeraldCryptoTests", dependencies: ["HeraldCrypto", "COpenSSL"], path: "Tests/HeraldCryptoTests", swiftSettings: swiftSettings),
         .testTarget(
             name: "HeraldProtocolTests",
             dependencies: ["HeraldProtocol", "HeraldRules", .product(name: "PropertyBased", package: "swift-property-based")],
@@ -142,7 +145,10 @@ let package = Package(
         .testTarget(name: "HeraldNetTests", dependencies: ["HeraldNet", "HeraldBytes", "HeraldTestSupport"], path: "Tests/HeraldNetTests", swiftSettings: swiftSettings),
         .testTarget(
             name: "HeraldServerTests",
-            dependencies: ["HeraldServer", "HeraldSync", "HeraldStore", "HeraldBytes", "HeraldTestSupport", "HeraldWebSocket", "HeraldProtocol", "HeraldRules"],
+            dependencies: [
+                "HeraldServer", "HeraldSync", "HeraldStore", "HeraldBytes", "HeraldTestSupport", "HeraldWebSocket", "HeraldProtocol", "HeraldRules",
+                "HeraldCrypto",
+            ],
             path: "Tests/HeraldServerTests",
             swiftSettings: swiftSettings
         ),

@@ -35,21 +35,23 @@ let package = Package(
                 swiftSettings: swiftSettings),
         .target(name: "HeraldRules", path: "Modules/HeraldRules", swiftSettings: swiftSettings),
         .target(name: "HeraldProtocol", dependencies: ["HeraldRules"], path: "Modules/HeraldProtocol", exclude: ["PROTOCOL.md"], swiftSettings: swiftSettings),
+        .systemLibrary(name: "COpenSSL", path: "Modules/COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .target(name: "HeraldCrypto", dependencies: ["COpenSSL"], path: "Modules/HeraldCrypto", swiftSettings: swiftSettings),
 
         // MARK: - Server entry points (symlinks to single files in /Server, not the whole HeraldServer module)
         // HeraldServer depends on the store (SQLite, PostgreSQL), the network layer and everything else; fuzzing the
         // token verifier or the API body parser must not build and instrument all of that. So these modules are
         // directories of symlinks to just the files under test, which need nothing but HeraldProtocol and OpenSSL:
-        // - HeraldAuth: Auth/JSONWebToken.swift, Base64URL.swift, HMACSHA256.swift (+ the COpenSSL system library,
-        //   a symlink to /Shared/COpenSSL like CZlib). SigningSecret, TokenIssuer etc. need the store and stay out.
+        // - HeraldAuth: Auth/JSONWebToken.swift, HMACSHA256.swift (+ the COpenSSL system library, a symlink to
+        //   /Shared/COpenSSL like CZlib, and HeraldCrypto for Base64URL, listed above with the shared modules).
+        //   SigningSecret, TokenIssuer etc. need the store and stay out.
         // - HeraldAPIBodies: API/APIRequestBodies.swift, JSONValue+RequestBody.swift, APIError.swift, plus ServerStubs.swift (a
         //   real file) with the HTTP type they name, whose definition would drag in the HTTP layer.
         // - HeraldSync: a symlink to just Server/HeraldSync/BackendOperation.swift, the cases the bodies build (the rest
         //   of the real module needs the store).
         // Their types are internal in the server, so HeraldAuth and HeraldAPIBodies are built with -enable-testing
         // for `@testable import`.
-        .systemLibrary(name: "COpenSSL", path: "Modules/COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
-        .target(name: "HeraldAuth", dependencies: ["COpenSSL", "HeraldProtocol"], path: "Modules/HeraldAuth",
+        .target(name: "HeraldAuth", dependencies: ["COpenSSL", "HeraldCrypto", "HeraldProtocol"], path: "Modules/HeraldAuth",
                 swiftSettings: swiftSettings + [.unsafeFlags(["-enable-testing"])]),
         .target(name: "HeraldSync", dependencies: ["HeraldProtocol"], path: "Modules/HeraldSync", swiftSettings: swiftSettings),
         .target(name: "HeraldAPIBodies", dependencies: ["HeraldProtocol", "HeraldSync"], path: "Modules/HeraldAPIBodies",

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import HeraldCrypto
 @testable import HeraldServer
 import HeraldTestSupport
 import Testing

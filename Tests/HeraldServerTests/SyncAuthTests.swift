@@ -1,4 +1,5 @@
 import Foundation
+import HeraldCrypto
 import HeraldProtocol
 import HeraldStore
 @testable import HeraldServer

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldCrypto
 import HeraldProtocol
 
 /// The claims of a Herald access token.

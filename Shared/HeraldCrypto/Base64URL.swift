@@ -1,9 +1,10 @@
-/// Base64url without padding (RFC 4648 §5), the alphabet of JWT segments (RFC 7515 §2).
-enum Base64URL {
+/// Base64url without padding (RFC 4648 §5): the alphabet of JWT segments (RFC 7515 §2) and of Web Push
+/// subscription keys and VAPID keys (RFC 8292 §3.2), so the server and the client share one strict codec.
+public enum Base64URL {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
     /// Encodes bytes without `=` padding.
-    static func encode<Bytes: Collection>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
+    public static func encode<Bytes: Collection>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
         var output: [UInt8] = []
         output.reserveCapacity((bytes.count + 2) / 3 * 4)
         var iterator = bytes.makeIterator()
@@ -21,7 +22,7 @@ enum Base64URL {
 
     /// Decodes unpadded base64url; nil on any character outside the alphabet, on padding, or on an
     /// impossible length (one leftover character) or non-zero trailing bits (a non-canonical encoding).
-    static func decode<Text: StringProtocol>(_ text: Text) -> [UInt8]? {
+    public static func decode<Text: StringProtocol>(_ text: Text) -> [UInt8]? {
         var output: [UInt8] = []
         output.reserveCapacity(text.utf8.count * 3 / 4)
         var buffer: UInt32 = 0

@@ -1,1 +1,0 @@
-../../../../Server/HeraldServer/Auth/Base64URL.swift
