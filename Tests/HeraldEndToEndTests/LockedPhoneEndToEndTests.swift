@@ -38,6 +38,7 @@ extension EndToEnd {
         func alertedAfterGrace() throws {
             let world = try Self.world(pushGrace: 1)
             let alice = try world.connect("alice")
+            try world.createUser("bob")
             let c = try world.dm(alice, "bob")
             let phone = try Self.lockedPhone(world, "bob")
             let mark = phone.mark
@@ -61,6 +62,7 @@ extension EndToEnd {
         func nothingWhileViewedElsewhere() throws {
             let world = try Self.world()
             let alice = try world.connect("alice")
+            try world.createUser("bob")
             let c = try world.dm(alice, "bob")
             let laptop = try world.connect("bob")
             try laptop.waitState("laptop knows c") { $0.conversationOrder.contains(c) }
@@ -79,6 +81,7 @@ extension EndToEnd {
         func readDuringGrace() throws {
             let world = try Self.world(pushGrace: 1.5)
             let alice = try world.connect("alice")
+            try world.createUser("bob")
             let c = try world.dm(alice, "bob")
             let laptop = try world.connect("bob")
             try laptop.waitState("laptop knows c") { $0.conversationOrder.contains(c) }
@@ -97,6 +100,7 @@ extension EndToEnd {
         func withdrawnWhenReadElsewhere() throws {
             let world = try Self.world()
             let alice = try world.connect("alice")
+            try world.createUser("bob")
             let c = try world.dm(alice, "bob")
             let laptop = try world.connect("bob")
             try laptop.waitState("laptop knows c") { $0.conversationOrder.contains(c) }
@@ -115,6 +119,7 @@ extension EndToEnd {
         func tapOpensThread() throws {
             let world = try Self.world()
             let alice = try world.connect("alice")
+            try world.createUser("bob")
             let c = try world.dm(alice, "bob")
             let phone = try Self.lockedPhone(world, "bob")
             let mark = phone.mark
@@ -147,6 +152,7 @@ extension EndToEnd {
             // One worker: the phone's push, had there been one, would have gone out before the tablet's (queue order).
             let world = try Self.world(arguments: ["--push-concurrency", "1"])
             let alice = try world.connect("alice")
+            try world.createUser("bob")
             let c = try world.dm(alice, "bob")
             let laptop = try world.connect("bob")
             let phone = try Self.lockedPhone(world, "bob", device: "phone")

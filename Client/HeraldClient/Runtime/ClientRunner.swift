@@ -53,10 +53,9 @@ public final class ClientRunner {
     private var exitCode: ClientExitCode?
     private var quitting = false
 
-    /// The Web Push endpoint (`--push webpush`); it listens while locked.
-    private let pushEndpoint: PushEndpoint?
-    /// Why the endpoint could not be opened, reported at start as a bad flag.
-    private let pushEndpointFailure: String?
+    /// The Web Push endpoint (`--push webpush`); it listens while locked. Opened in ``run()``, after the descriptors
+    /// inherited from the parent are closed.
+    private var pushEndpoint: PushEndpoint?
 
     /// Makes a runner; `user` comes from the token.
     public init(options: ClientOptions, user: String) {
@@ -68,17 +67,9 @@ public final class ClientRunner {
         var tag: UInt32 = 0
         var generator = SystemRandomNumberGenerator()
         tag = generator.next()
-        var configuration = ClientConfiguration(
+        let configuration = ClientConfiguration(
             user: user, viewportSize: options.viewportSize, toastDuration: options.toastDuration,
             deviceTag: String(tag, radix: 36))
-        var endpoint: PushEndpoint?
-        var failure: String?
-        if let port = options.webPushPort {
-            do { endpoint = try PushEndpoint(port: port) } catch { failure = "--push-port \(port): cannot listen: \(error)" }
-        }
-        pushEndpoint = endpoint
-        pushEndpointFailure = failure
-        configuration.pushSubscription = endpoint?.subscription
         core = ClientCore(configuration: configuration)
         if options.interactive {
             frontEnd = TerminalFrontEnd()
@@ -108,12 +99,20 @@ public final class ClientRunner {
                 return ClientExitCode.badFlags.rawValue
             }
         }
-        if let pushEndpointFailure {
-            Self.fail(pushEndpointFailure)
-            frontEnd.finish()
-            return ClientExitCode.badFlags.rawValue
+        if let port = options.webPushPort {
+            do {
+                let endpoint = try PushEndpoint(port: port)
+                pushEndpoint = endpoint
+                var configuration = core.configuration
+                configuration.pushSubscription = endpoint.subscription
+                core = ClientCore(configuration: configuration)
+                if !options.interactive { Self.log("push endpoint listening on \(endpoint.subscription.endpoint ?? "")") }
+            } catch {
+                Self.fail("--push-port \(port): cannot listen: \(error)")
+                frontEnd.finish()
+                return ClientExitCode.badFlags.rawValue
+            }
         }
-        if let pushEndpoint, !options.interactive { Self.log("push endpoint listening on \(pushEndpoint.subscription.endpoint ?? "")") }
         startConnect(now: MonotonicClock.now())
         if exitCode == nil, let url = options.openURL, let error = core.openAtStart(url, now: MonotonicClock.now()) {
             Self.fail("--open \(url): \(error)")
