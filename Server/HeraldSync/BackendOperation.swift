@@ -25,4 +25,11 @@ public enum BackendOperation: Sendable, Equatable {
     /// Reads the stored API key with public id `id` (revoked and expired ones included), so the API checks a
     /// presented key against the store without reading it on a loop thread.
     case apiKey(id: String)
+    /// Registers (or replaces) where the user's device is alerted while it has no connection, like the device's own
+    /// `push.register`.
+    case registerPushTarget(user: String, device: String, PushRegistration)
+    /// Forgets the device's push target.
+    case removePushTarget(user: String, device: String)
+    /// The user's push targets.
+    case pushTargets(user: String)
 }

@@ -16,8 +16,9 @@ enum PushTargetRules {
                 .badRequest,
                 "unknown push provider '\(registration.provider.prefix(32))': one of \(PushProvider.allCases.map(\.rawValue).joined(separator: ", "))")
         }
+        // A well-formed request this server cannot take as it is configured: a conflict with its set-up, not bad input.
         guard settings.providers.contains(provider) else {
-            throw ErrorInfo(.badRequest, "this server has no credentials for \(provider.rawValue) pushes; its operator must configure them")
+            throw ErrorInfo(.conflict, "this server has no credentials for \(provider.rawValue) pushes; its operator must configure them")
         }
         var target = PushTargetRecord(user: user, device: device, provider: provider, token: "", updatedAt: now)
         switch provider {

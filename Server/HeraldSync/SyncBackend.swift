@@ -19,6 +19,12 @@ public enum BackendValue: Sendable {
     case removed(conversation: String, user: String)
     /// The stored API key, or nil when there is none with that id.
     case apiKey(APIKeyRecord?)
+    /// A registered push target.
+    case pushTarget(PushTargetRecord)
+    /// A user's push targets.
+    case pushTargets([PushTargetRecord])
+    /// The device's push target was removed.
+    case pushTargetRemoved(user: String, device: String)
 }
 
 /// Why a backend operation failed; `code` is the herald.v1 error code (`notParticipant` means the conversation

@@ -93,6 +93,21 @@ extension SyncCore {
 
         case .apiKey(let id):
             return .apiKey(try store.apiKey(id: id))
+
+        case .registerPushTarget(let user, let device, let registration):
+            _ = try requireUser(user)
+            return .pushTarget(try registerPushTarget(user: user, device: device, registration: registration, now: now))
+
+        case .removePushTarget(let user, let device):
+            _ = try requireUser(user)
+            guard try store.removePushTarget(user: user, device: device) else {
+                throw BackendFailure(.notFound, "'\(user)' has no push target for device '\(device)'")
+            }
+            return .pushTargetRemoved(user: user, device: device)
+
+        case .pushTargets(let user):
+            _ = try requireUser(user)
+            return .pushTargets(try store.pushTargets(users: [user]))
         }
     }
 
@@ -120,8 +135,8 @@ extension BackendOperation {
     /// Whether the operation may write (then a failed batch redoes it in a write transaction).
     var writesToStore: Bool {
         switch self {
-        case .user, .unread, .apiKey: false
-        case .createUser, .createDirect, .createGroup, .postMessage, .notify, .signOut, .removeMember: true
+        case .user, .unread, .apiKey, .pushTargets: false
+        case .createUser, .createDirect, .createGroup, .postMessage, .notify, .signOut, .removeMember, .registerPushTarget, .removePushTarget: true
         }
     }
 }

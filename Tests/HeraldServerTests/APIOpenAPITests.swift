@@ -43,7 +43,8 @@ struct APIOpenAPITests {
         let paths = Set((document["paths"] as? [String: Any])?.keys.map { $0 } ?? [])
         #expect(paths == ["/api/v1/health", "/api/v1/openapi.json", "/api/v1/users", "/api/v1/users/{id}", "/api/v1/users/{id}/tokens",
                           "/api/v1/users/{id}/notifications", "/api/v1/users/{id}/unread", "/api/v1/users/{id}/signout", "/api/v1/conversations",
-                          "/api/v1/conversations/{id}/messages", "/api/v1/conversations/{id}/leave"])
+                          "/api/v1/conversations/{id}/messages", "/api/v1/conversations/{id}/leave",
+                          "/api/v1/users/{id}/push-targets", "/api/v1/users/{id}/push-targets/{device}"])
     }
 
     @Test("`herald-server apikey create` prints a key once, stores only its SHA-256, and the running binary accepts it")

@@ -119,6 +119,26 @@ enum APIRequestBodies {
         .removeMember(conversation: conversation, user: try JSONFields(body).userId("user") ?? "")
     }
 
+    /// POST /users/{id}/push-targets `{device, provider, token?, topic?, sandbox?, endpoint?, p256dh?, auth?}`: only the
+    /// shape here; what makes a target valid is the sync core's one rule, the same as for `push.register`.
+    static func registerPushTarget(_ body: [UInt8], user: String) throws(APIError) -> BackendOperation {
+        let fields = try JSONFields(body)
+        guard let device = try fields.deviceName("device") else { throw .badRequest("device is required") }
+        let provider = try fields.requiredString("provider", maxLength: 16)
+        var sandbox: Bool?
+        switch fields.object["sandbox"] {
+        case nil: sandbox = nil
+        case .bool(let value)?: sandbox = value
+        default: throw .badRequest("sandbox must be a boolean")
+        }
+        let registration = PushRegistration(
+            provider: provider, token: try fields.string("token", required: false, maxLength: 4096),
+            topic: try fields.string("topic", required: false, maxLength: 255), sandbox: sandbox,
+            endpoint: try fields.string("endpoint", required: false, maxLength: APIFieldRules.maxURLLength),
+            p256dh: try fields.string("p256dh", required: false, maxLength: 128), auth: try fields.string("auth", required: false, maxLength: 64))
+        return .registerPushTarget(user: user, device: device, registration)
+    }
+
     /// POST /users/{id}/signout `{device?}` (an empty body signs every device out).
     static func signOut(_ body: [UInt8], user: String) throws(APIError) -> BackendOperation {
         if body.isEmpty { return .signOut(user: user, device: nil) }

@@ -23,6 +23,39 @@ enum APIResponses {
         var user: String
     }
 
+    /// A device's push target as the API shows it: where it is alerted, without the Web Push keys.
+    struct PushTarget: Codable, Equatable {
+        var user: String
+        var device: String
+        var provider: String
+        /// The APNs/FCM/webhook token, or the Web Push endpoint.
+        var token: String
+        var topic: String?
+        var sandbox: Bool
+        /// Milliseconds since the epoch.
+        var updatedAt: Int64
+
+        init(_ record: PushTargetRecord) {
+            user = record.user
+            device = record.device
+            provider = record.provider.rawValue
+            token = record.token
+            topic = record.topic
+            sandbox = record.sandbox
+            updatedAt = record.updatedAt
+        }
+    }
+
+    struct PushTargets: Codable, Equatable {
+        var user: String
+        var targets: [PushTarget]
+    }
+
+    struct RemovedPushTarget: Codable, Equatable {
+        var user: String
+        var device: String
+    }
+
     /// The answer to a sign-out: whose, and which device (absent: every device).
     struct SignedOut: Codable, Equatable {
         var user: String

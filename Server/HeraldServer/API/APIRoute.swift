@@ -13,6 +13,9 @@ enum APIRoute: Equatable {
     case postMessage(conversation: String)
     case signOut(user: String)
     case removeMember(conversation: String)
+    case pushTargets(user: String)
+    case registerPushTarget(user: String)
+    case removePushTarget(user: String, device: String)
 
     static let prefix = "/api/v1/"
 
@@ -20,8 +23,10 @@ enum APIRoute: Equatable {
     /// tokens (a token acts as any user, so it is a write however it is reached).
     var requiredScope: APIKeyScope {
         switch self {
-        case .health, .openAPI, .user, .unread: .read
-        case .createUser, .mintToken, .createNotification, .createConversation, .postMessage, .signOut, .removeMember: .full
+        case .health, .openAPI, .user, .unread, .pushTargets: .read
+        case .createUser, .mintToken, .createNotification, .createConversation, .postMessage, .signOut, .removeMember, .registerPushTarget,
+            .removePushTarget:
+            .full
         }
     }
 
@@ -63,8 +68,14 @@ enum APIRoute: Equatable {
             case "notifications": return post(.createNotification(user: segments[1]))
             case "unread": return get(.unread(user: segments[1]))
             case "signout": return post(.signOut(user: segments[1]))
+            case "push-targets":
+                if isGet { return .success(.pushTargets(user: segments[1])) }
+                return method == "POST" ? .success(.registerPushTarget(user: segments[1])) : .failure(.methodNotAllowed(allow: "GET, HEAD, POST"))
             default: return .failure(.notFound)
             }
+        case 4 where segments[0] == "users" && segments[2] == "push-targets":
+            return method == "DELETE"
+                ? .success(.removePushTarget(user: segments[1], device: segments[3])) : .failure(.methodNotAllowed(allow: "DELETE"))
         case 3 where segments[0] == "conversations" && segments[2] == "messages":
             return post(.postMessage(conversation: segments[1]))
         case 3 where segments[0] == "conversations" && segments[2] == "leave":

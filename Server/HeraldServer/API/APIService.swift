@@ -162,6 +162,23 @@ public final class APIService: HTTPRequestHandler {
                 guard case .signedOut(let user, let device) = value else { return nil }
                 return .json(200, APIResponses.SignedOut(user: user, device: device))
             }
+        case .pushTargets(let user):
+            return PreparedCall(operation: .pushTargets(user: try APIFieldRules.userId(user, field: "user id"))) { value in
+                guard case .pushTargets(let records) = value else { return nil }
+                return .json(200, APIResponses.PushTargets(user: user, targets: records.map(APIResponses.PushTarget.init)))
+            }
+        case .registerPushTarget(let user):
+            return PreparedCall(operation: try APIRequestBodies.registerPushTarget(body, user: try APIFieldRules.userId(user, field: "user id"))) { value in
+                guard case .pushTarget(let record) = value else { return nil }
+                return .json(200, APIResponses.PushTarget(record))
+            }
+        case .removePushTarget(let user, let device):
+            let id = try APIFieldRules.userId(user, field: "user id")
+            guard Identifiers.isDeviceName(device) else { throw .badRequest("device must be \(Identifiers.deviceNameRule)") }
+            return PreparedCall(operation: .removePushTarget(user: id, device: device)) { value in
+                guard case .pushTargetRemoved(let user, let device) = value else { return nil }
+                return .json(200, APIResponses.RemovedPushTarget(user: user, device: device))
+            }
         case .postMessage(let conversation):
             return PreparedCall(operation: try APIRequestBodies.postMessage(body, conversation: conversation)) { value in
                 guard case .message(let info, let duplicate) = value else { return nil }

@@ -532,6 +532,155 @@ enum OpenAPIDocument {
           }
         }
       }
+    },
+    "/api/v1/users/{id}/push-targets": {
+      "get": {
+        "operationId": "listPushTargets",
+        "summary": "The user's push targets: where each of their devices is alerted while it has no connection (APNs, FCM, Web Push or the app's webhook).",
+        "parameters": [
+          {
+            "name": "id",
+            "in": "path",
+            "required": true,
+            "description": "The user id.",
+            "schema": {
+              "$ref": "#/components/schemas/UserId"
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The targets, by device.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/PushTargets"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          }
+        }
+      },
+      "post": {
+        "operationId": "registerPushTarget",
+        "summary": "Register (or replace) where one of the user's devices is alerted while it has no connection, as the device's own push.register does. The provider must be configured on the server; the fields are checked per provider (APNs: hex token and topic; FCM: token; Web Push: https endpoint, 65-byte p256dh, 16-byte auth; webhook: token). A provider the server has no credentials for is a conflict (409).",
+        "parameters": [
+          {
+            "name": "id",
+            "in": "path",
+            "required": true,
+            "description": "The user id.",
+            "schema": {
+              "$ref": "#/components/schemas/UserId"
+            }
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/RegisterPushTarget"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The stored target.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/PushTarget"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "403": {
+            "$ref": "#/components/responses/ReadOnlyKey"
+          },
+          "409": {
+            "$ref": "#/components/responses/Conflict"
+          }
+        }
+      }
+    },
+    "/api/v1/users/{id}/push-targets/{device}": {
+      "delete": {
+        "operationId": "removePushTarget",
+        "summary": "Forget a device's push target and the pushes queued for it: it is alerted only while connected.",
+        "parameters": [
+          {
+            "name": "id",
+            "in": "path",
+            "required": true,
+            "description": "The user id.",
+            "schema": {
+              "$ref": "#/components/schemas/UserId"
+            }
+          },
+          {
+            "name": "device",
+            "in": "path",
+            "required": true,
+            "description": "The device name.",
+            "schema": {
+              "$ref": "#/components/schemas/DeviceName"
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "Removed.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/RemovedPushTarget"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "403": {
+            "$ref": "#/components/responses/ReadOnlyKey"
+          }
+        }
+      }
     }
   },
   "components": {
@@ -1167,6 +1316,136 @@ enum OpenAPIDocument {
             "type": "string"
           },
           "user": {
+            "type": "string"
+          }
+        }
+      },
+      "RegisterPushTarget": {
+        "type": "object",
+        "required": [
+          "device",
+          "provider"
+        ],
+        "properties": {
+          "device": {
+            "$ref": "#/components/schemas/DeviceName"
+          },
+          "provider": {
+            "type": "string",
+            "enum": [
+              "apns",
+              "fcm",
+              "webpush",
+              "webhook"
+            ]
+          },
+          "token": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 4096,
+            "description": "APNs device token (hex), FCM registration token, or the app's own id for the device (webhook)."
+          },
+          "topic": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 255,
+            "description": "APNs: the app's bundle id."
+          },
+          "sandbox": {
+            "type": "boolean",
+            "description": "APNs: the development environment."
+          },
+          "endpoint": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 2048,
+            "description": "Web Push: the subscription's endpoint."
+          },
+          "p256dh": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 128,
+            "description": "Web Push: the subscription's P-256 public key, base64url."
+          },
+          "auth": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 64,
+            "description": "Web Push: the subscription's auth secret, base64url."
+          }
+        }
+      },
+      "PushTarget": {
+        "type": "object",
+        "required": [
+          "user",
+          "device",
+          "provider",
+          "token",
+          "sandbox",
+          "updatedAt"
+        ],
+        "properties": {
+          "user": {
+            "type": "string"
+          },
+          "device": {
+            "type": "string"
+          },
+          "provider": {
+            "type": "string",
+            "enum": [
+              "apns",
+              "fcm",
+              "webpush",
+              "webhook"
+            ]
+          },
+          "token": {
+            "type": "string",
+            "description": "The provider token, or the Web Push endpoint."
+          },
+          "topic": {
+            "type": "string"
+          },
+          "sandbox": {
+            "type": "boolean"
+          },
+          "updatedAt": {
+            "type": "integer",
+            "description": "Milliseconds since the epoch."
+          }
+        }
+      },
+      "PushTargets": {
+        "type": "object",
+        "required": [
+          "user",
+          "targets"
+        ],
+        "properties": {
+          "user": {
+            "type": "string"
+          },
+          "targets": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/PushTarget"
+            }
+          }
+        }
+      },
+      "RemovedPushTarget": {
+        "type": "object",
+        "required": [
+          "user",
+          "device"
+        ],
+        "properties": {
+          "user": {
+            "type": "string"
+          },
+          "device": {
             "type": "string"
           }
         }
