@@ -69,7 +69,9 @@ public final class APNsClient: PushProviderClient {
     static func payload(for delivery: PushDeliveryRecord) -> JSONValue {
         var aps: [JSONField]
         if delivery.kind == .withdraw {
-            aps = [JSONField("content-available", 1), JSONField("badge", .number(delivery.badge))]
+            // Apple: a background notification's aps holds content-available and nothing shown (no alert, sound or
+            // badge); the app reads the badge from our fields and sets it while it removes the notification.
+            aps = [JSONField("content-available", 1)]
         } else {
             aps = [
                 JSONField("alert", .object(["title": .string(delivery.title), "body": .string(delivery.body)])),

@@ -99,10 +99,10 @@ public final class FCMClient: PushProviderClient {
         let ttl = JSONValue.string("\(PushPayload.timeToLiveSeconds(of: delivery, now: now))s")
         var message: [JSONField] = [JSONField("token", .string(delivery.target.token)), JSONField("data", .object(data))]
         if delivery.kind == .withdraw {
-            message.append(JSONField("android", .object(["priority": "normal", "ttl": ttl])))
+            message.append(JSONField("android", .object(["priority": "NORMAL", "ttl": ttl])))
         } else {
             message.append(JSONField("notification", .object(["title": .string(delivery.title), "body": .string(delivery.body)])))
-            var android: [JSONField] = [JSONField("priority", "high"), JSONField("ttl", ttl)]
+            var android: [JSONField] = [JSONField("priority", "HIGH"), JSONField("ttl", ttl)]
             var notification: [JSONField] = [JSONField("notification_count", .number(delivery.badge))]
             if let collapse = PushPayload.collapseID(of: delivery) {
                 android.append(JSONField("collapse_key", .string(collapse)))
