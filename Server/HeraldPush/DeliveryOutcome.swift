@@ -12,19 +12,17 @@ public enum DeliveryOutcome: Sendable, Equatable {
     case rejected(reason: String)
 }
 
-/// Exponential backoff with jitter for retries, and when a push stops being worth delivering.
+/// Exponential backoff with jitter for retries. A push is retried until it expires (its TTL): an outage of any
+/// length short of that loses nothing, and the backoff's cap bounds how long a push waits after the provider is back.
 public struct PushRetryPolicy: Sendable {
     /// The first retry's delay; each further one doubles it.
     public var baseMilliseconds: Int64 = 1_000
     /// The longest wait between two attempts.
     public var maxBackoffMilliseconds: Int64 = 60_000
-    /// After this many attempts a push is dropped even before it expires.
-    public var maxAttempts = 20
 
-    public init(baseMilliseconds: Int64 = 1_000, maxBackoffMilliseconds: Int64 = 60_000, maxAttempts: Int = 20) {
+    public init(baseMilliseconds: Int64 = 1_000, maxBackoffMilliseconds: Int64 = 60_000) {
         self.baseMilliseconds = baseMilliseconds
         self.maxBackoffMilliseconds = maxBackoffMilliseconds
-        self.maxAttempts = maxAttempts
     }
 
     /// When attempt number `attempts + 1` may start. "Equal jitter": half the backoff fixed, half random, so many

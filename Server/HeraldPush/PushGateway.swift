@@ -25,8 +25,8 @@ public struct PushGatewaySettings: Sendable {
 
 /// Delivers the store's push queue to the providers: threads of its own (never an event loop or the sync thread), each
 /// with its own store connection and HTTP connection, claiming due rows under a lease and settling each by the
-/// provider's answer: accepted (gone from the queue), retried with backoff and jitter (Retry-After honoured), expired or
-/// refused (dropped), or the target gone (forgotten).
+/// provider's answer: accepted (gone from the queue), retried with backoff and jitter until it expires (Retry-After
+/// honoured), refused for good (dropped), or the target gone (forgotten).
 ///
 /// Nothing is lost across a crash: a row leaves the queue only once its provider accepted it; a row whose worker died
 /// is claimed again when its lease ends. Order per device: the store hands out only the oldest row of each target.
@@ -157,16 +157,11 @@ public final class PushGateway: @unchecked Sendable {
                 try store.retryPushDelivery(id: delivery.id, at: at)
             case .retry(let afterSeconds, let reason):
                 counters?.failed.add(1, ordering: .relaxed)
-                if delivery.attempts >= settings.retry.maxAttempts {
-                    try store.dropPushDelivery(id: delivery.id)
-                    counters?.dropped.add(1, ordering: .relaxed)
-                    logger.warning("push dropped after its last attempt", metadata: metadata.merging(["reason": "\(reason)"]) { a, _ in a })
-                } else {
-                    let at = settings.retry.nextAttempt(afterAttempts: delivery.attempts, retryAfterSeconds: afterSeconds, now: now, random: .random(in: 0...1))
-                    try store.retryPushDelivery(id: delivery.id, at: at)
-                    counters?.retried.add(1, ordering: .relaxed)
-                    logger.debug("push retried later", metadata: metadata.merging(["reason": "\(reason)", "inMs": "\(at - now)"]) { a, _ in a })
-                }
+                // Until it expires (checked before each attempt): an outage shorter than the TTL loses nothing.
+                let at = settings.retry.nextAttempt(afterAttempts: delivery.attempts, retryAfterSeconds: afterSeconds, now: now, random: .random(in: 0...1))
+                try store.retryPushDelivery(id: delivery.id, at: at)
+                counters?.retried.add(1, ordering: .relaxed)
+                logger.debug("push retried later", metadata: metadata.merging(["reason": "\(reason)", "inMs": "\(at - now)"]) { a, _ in a })
             case .targetGone(let reason):
                 try store.removePushTarget(id: delivery.target.id, registeredAt: delivery.target.updatedAt)
                 // Gone with its target; if the device registered a new address meanwhile, the row stays and goes there.
