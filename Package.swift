@@ -127,6 +127,9 @@ let package = Package(
         ),
         .testTarget(name: "HeraldDeflateTests", dependencies: ["HeraldDeflate"], path: "Tests/HeraldDeflateTests", swiftSettings: swiftSettings),
         .testTarget(name: "HeraldTLSTests", dependencies: ["HeraldTLS"], path: "Tests/HeraldTLSTests", swiftSettings: swiftSettings),
+        .testTarget(
+            name: "HeraldPushTests", dependencies: ["HeraldPush", "HeraldCrypto", "HeraldStoreProtocol", "HeraldProtocol"], path: "Tests/HeraldPushTests",
+            swiftSettings: swiftSettings),
         .testTarget(name: "HeraldCryptoTests", dependencies: ["HeraldCrypto", "COpenSSL"], path: "Tests/HeraldCryptoTests", swiftSettings: swiftSettings),
         .testTarget(
             name: "HeraldProtocolTests",

@@ -13,14 +13,17 @@ final class SyncCoreFixture {
     private(set) var received: [Int: [ServerFrame]] = [:]
     private var nextId = 1
 
-    init(graceMilliseconds: Int64 = 2_000, retentionMilliseconds: Int64 = 7 * 24 * 3_600_000, users: [(String, String)] = SyncCoreFixture.cast) throws {
+    init(
+        graceMilliseconds: Int64 = 2_000, retentionMilliseconds: Int64 = 7 * 24 * 3_600_000, users: [(String, String)] = SyncCoreFixture.cast,
+        push: PushSettings = PushSettings()
+    ) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("sync-core-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         store = try SQLiteStore(path: directory.appendingPathComponent("herald.db").path)
         for (id, name) in users { try store.upsertUser(id: id, name: name) }
-        core = SyncCore<Int>(
-            store: store,
-            configuration: SyncConfiguration(pushGraceMilliseconds: graceMilliseconds, retentionMilliseconds: retentionMilliseconds))
+        var configuration = SyncConfiguration(pushGraceMilliseconds: graceMilliseconds, retentionMilliseconds: retentionMilliseconds)
+        configuration.push = push
+        core = SyncCore<Int>(store: store, configuration: configuration)
     }
 
     deinit {
