@@ -76,7 +76,7 @@ extension PostgresStore {
         }
     }
 
-    static let targetColumns = "t.id, t.user_id, t.device, t.provider, t.token, t.topic, t.sandbox::int8, t.p256dh, t.auth, t.updated_at"
+    static let targetColumns = "t.id, t.user_id, t.device, t.provider, t.token, t.topic, (t.sandbox::int)::int8, t.p256dh, t.auth, t.updated_at"
 
     static func pushTarget(_ row: PGRow, from first: Int32) -> PushTargetRecord {
         PushTargetRecord(

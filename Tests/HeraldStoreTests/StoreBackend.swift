@@ -56,7 +56,7 @@ enum TestDatabase {
 }
 
 /// What the shared tests need of a store: the sync store API, API keys, and the schema version bookkeeping.
-protocol StoreUnderTest: SyncStore, APIKeyStore {
+protocol StoreUnderTest: SyncStore, APIKeyStore, PushQueueStore {
     /// The schema version the database records (after migrations ran).
     func storedSchemaVersion() throws -> Int64?
     /// The schema version this build migrates to.
