@@ -133,7 +133,7 @@ extension SyncCore {
                     else { return nil }
                     let push = PushPreview.info(for: record, senderName: try name(of: record.sender), in: conversation)
                     try enqueuePush(push, user: state.user, device: device, name: state.name, now: now)
-                    return PushEvents.push(push)
+                    return PushEvents.push(push, badge: try store.unreadCounts(user: state.user).values.reduce(0, +))
                 }
                 if let payload { step.effects.append(.deviceEvent([device], payload)) }
             } catch {

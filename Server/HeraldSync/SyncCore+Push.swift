@@ -18,10 +18,11 @@ enum PushPreview {
 
 /// The device-only events of the push outbox (P3, P5): the same JSON whichever node or path sends them.
 enum PushEvents {
-    /// `push`: a message's notification for a background device.
-    static func push(_ push: PushInfo) -> [UInt8] {
+    /// `push`: a message's notification for a background device, with the recipient's badge (U5) as of its decision.
+    static func push(_ push: PushInfo, badge: Int) -> [UInt8] {
         var event = EventFrame(event: .push)
         event.push = push
+        event.badge = badge
         return event.encodeBody()
     }
 
@@ -105,7 +106,6 @@ extension SyncCore {
         var queued = false
         do {
             try store.transaction {
-                var payloads: [String: [UInt8]] = [:]
                 for (push, user, targets) in alerts {
                     var local: [Device] = []
                     var queuedHere = false
@@ -131,9 +131,9 @@ extension SyncCore {
                     }
                     queued = queued || queuedHere
                     guard !local.isEmpty else { continue }
-                    let body = payloads[push.message] ?? PushEvents.push(push)
-                    payloads[push.message] = body
-                    pushed.append(SyncDelivery(payload: body, devices: local))
+                    // The badge is the recipient's own: one body per recipient (few: only devices in the background).
+                    let badge = try store.unreadCounts(user: user).values.reduce(0, +)
+                    pushed.append(SyncDelivery(payload: PushEvents.push(push, badge: badge), devices: local))
                 }
             }
         } catch {

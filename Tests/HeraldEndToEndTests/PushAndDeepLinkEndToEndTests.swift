@@ -19,6 +19,7 @@ extension EndToEnd {
             let m = try world.send(alice, c, "ping")
             let push = try phone.waitEvent("push", after: phoneMark)
             #expect(push.raw.contains(m))
+            #expect(push.int("badge") == 1, "U5: every push carries the recipient's badge")
             let state = try phone.waitState("push kept") { !$0.pushes.isEmpty }
             let kept = state.pushes.first ?? [:]
             #expect(kept["conversation"] as? String == c)

@@ -168,7 +168,8 @@ extension ClientCore {
             guard let push = frame.push else { return }
             pushes.append(push)
             event("push", ["conversation": .string(push.conversation), "message": .string(push.message), "sender": .string(push.sender),
-                           "title": .string(push.title), "preview": .string(push.preview), "url": .string(push.url)])
+                           "title": .string(push.title), "preview": .string(push.preview), "url": .string(push.url),
+                           "badge": frame.badge.map { .number($0) } ?? .null])
         case .pushCleared:
             let conversation = frame.conversationId
             let message = frame.messageId
