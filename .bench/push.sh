@@ -6,13 +6,15 @@
 #
 #   .bench/push.sh [-m MESSAGES] [-p PROVIDERS] [-o OUTDIR]      (defaults: 20 messages, "webhook webpush")
 #
-# The provider is nginx (Debian's nginx-light, installed when missing) over TLS 1.3 with HTTP/2 and keep-alive,
+# The provider is nginx (Debian's nginx-light, installed when missing) over TLS 1.3 with keep-alive (HTTP/1.1: only APNs
+# gets HTTP/2),
 # answering every POST at once (webhook: 200; Web Push: 201): what is measured is Herald's side (queue, signing or
 # encryption, HTTP/2), not a provider. herald-server runs from a release build with --push-grace 0, the default
 # --push-concurrency 4, SQLite with its default durability. Users, targets and the group are made through /api/v1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 MESSAGES=20
+USERS="${USERS:-1000}"   # the group's size (its locked devices)
 PROVIDERS="webhook webpush"
 OUT=""
 while getopts "m:p:o:" flag; do
@@ -50,7 +52,6 @@ events { worker_connections 1024; }
 http {
     access_log off;
     keepalive_requests 1000000;
-    http2_max_requests 1000000;
     server {
         listen 127.0.0.1:$NGINX_PORT ssl http2;
         ssl_certificate $WORK/cert.pem;
@@ -81,7 +82,7 @@ for PROVIDER in $PROVIDERS; do
     rm -rf "$WORK/db" && mkdir -p "$WORK/db"
     PORT=$(free_port)
     "$BIN/herald-server" serve --port "$PORT" --db "$WORK/db/herald.db" --metrics --api-rate-limit 0 --push-grace 0 \
-        --sync-send-rate 0 --push-ca-file "$WORK/cert.pem" --log-level warning \
+        --sync-send-rate 0 --push-concurrency "${CONCURRENCY:-4}" --push-ca-file "$WORK/cert.pem" --log-level "${LOG_LEVEL:-warning}" \
         --webhook-url "https://127.0.0.1:$NGINX_PORT/" --webhook-secret-file "$WORK/webhook-secret" \
         --vapid-key-file "$WORK/vapid.pem" --vapid-subject mailto:bench@example.com > "$OUT/$PROVIDER-server.out" 2> "$OUT/$PROVIDER-server.err" &
     SERVER=$!
@@ -90,7 +91,7 @@ for PROVIDER in $PROVIDERS; do
     api() { curl -s -o /dev/null -w '%{http_code}' -X "$1" -H "Authorization: Bearer $KEY" -H 'Content-Type: application/json' --data-binary "$3" "http://127.0.0.1:$PORT/api/v1$2"; }
     api POST /users '{"id":"sender","name":"Sender"}' >/dev/null
     MEMBERS=""
-    for i in $(seq 1 1000); do
+    for i in $(seq 1 "$USERS"); do
         api POST /users "{\"id\":\"u$i\",\"name\":\"User $i\"}" >/dev/null
         if [ "$PROVIDER" = webhook ]; then
             BODY="{\"device\":\"phone\",\"provider\":\"webhook\",\"token\":\"device-$i\"}"
@@ -104,7 +105,7 @@ for PROVIDER in $PROVIDERS; do
         --data-binary "{\"kind\":\"group\",\"title\":\"Everyone\",\"creator\":\"sender\",\"members\":[${MEMBERS%,}]}" \
         "http://127.0.0.1:$PORT/api/v1/conversations" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
     RSS_BEFORE=$(awk '/VmRSS/ {print $2}' "/proc/$SERVER/status")
-    EXPECTED=$((MESSAGES * 1000))
+    EXPECTED=$((MESSAGES * USERS))
     START=$(date +%s.%N)
     for m in $(seq 1 "$MESSAGES"); do
         api POST "/conversations/$GROUP/messages" "{\"sender\":\"sender\",\"clientMessageId\":\"bench-$m\",\"text\":\"message $m to everyone\"}" >/dev/null
@@ -119,9 +120,9 @@ for PROVIDER in $PROVIDERS; do
     RSS_AFTER=$(awk '/VmRSS/ {print $2}' "/proc/$SERVER/status")
     HWM=$(awk '/VmHWM/ {print $2}' "/proc/$SERVER/status")
     curl -s "http://127.0.0.1:$PORT/metrics" | grep '^herald_push' > "$OUT/$PROVIDER-metrics.txt"
-    python3 - "$OUT/$PROVIDER-metrics.txt" "$PROVIDER" "$EXPECTED" "$START" "$SENT_DONE" "$END" "$RSS_BEFORE" "$RSS_AFTER" "$HWM" <<'PY' | tee -a "$OUT/summary.txt"
+    python3 - "$OUT/$PROVIDER-metrics.txt" "$PROVIDER" "$USERS" "$EXPECTED" "$START" "$SENT_DONE" "$END" "$RSS_BEFORE" "$RSS_AFTER" "$HWM" <<'PY' | tee -a "$OUT/summary.txt"
 import re, sys
-path, provider, expected, start, posted, end, rss0, rss1, hwm = sys.argv[1:]
+path, provider, users, expected, start, posted, end, rss0, rss1, hwm = sys.argv[1:]
 buckets = []
 for line in open(path):
     m = re.match(r'herald_push_latency_milliseconds_bucket\{provider="%s",le="([^"]+)"\} (\d+)' % provider, line)
@@ -132,7 +133,7 @@ def quantile(q):
         if count >= q * total: return bound
 failed = [l.split()[-1] for l in open(path) if l.startswith('herald_push_failed_total{provider="%s"}' % provider)]
 elapsed = float(end) - float(start)
-print(f"{provider}: {expected} pushes (1,000 locked devices x {int(expected)//1000} messages) in {elapsed:.2f} s = {int(expected)/elapsed:,.0f} pushes/s; "
+print(f"{provider}: {expected} pushes ({int(users):,} locked devices x {int(expected)//int(users)} messages) in {elapsed:.2f} s = {int(expected)/elapsed:,.0f} pushes/s; "
       f"posting took {float(posted)-float(start):.2f} s; decision-to-accepted p50 <= {quantile(0.5):g} ms, p99 <= {quantile(0.99):g} ms "
       f"(histogram bounds); failed attempts {failed[0] if failed else '?'}; server RSS {int(rss0)/1024:.0f} MiB before, {int(rss1)/1024:.0f} MiB after, peak {int(hwm)/1024:.0f} MiB")
 PY

@@ -56,7 +56,10 @@ final class HTTPTransfer {
                 // Only https, and http for loopback tests: never file://, gopher:// or another scheme from a target.
                 _ = ccurl_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "https,http")
                 _ = ccurl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0)
-                _ = ccurl_setopt_long(handle, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
+                // HTTP/2 only where the provider requires it (APNs). A worker sends one request at a time on its one
+                // connection, so HTTP/2 would multiplex nothing, and a server that answers before reading the whole
+                // body ends the stream with RST_STREAM, which libcurl reports as a failed transfer (seen with nginx).
+                _ = ccurl_setopt_long(handle, CURLOPT_HTTP_VERSION, request.requiresHTTP2 ? Int(CURL_HTTP_VERSION_2TLS) : Int(CURL_HTTP_VERSION_1_1))
                 if let caFile { _ = ccurl_setopt_string(handle, CURLOPT_CAINFO, caFile) }
                 _ = ccurl_setopt_slist(handle, CURLOPT_HTTPHEADER, headers)
                 if request.method != "GET" {

@@ -5,7 +5,8 @@ public struct OutboundRequest: Sendable, Equatable {
     /// Header names as the provider documents them; order kept.
     public var headers: [(name: String, value: String)]
     public var body: [UInt8]
-    /// APNs speaks only HTTP/2 (every request offers it over TLS by ALPN; this says the answer must have come over it).
+    /// APNs speaks only HTTP/2: the request goes over HTTP/2 and the answer must have come over it. Other providers
+    /// get HTTP/1.1 with keep-alive.
     public var requiresHTTP2: Bool
 
     public init(method: String = "POST", url: String, headers: [(name: String, value: String)], body: [UInt8], requiresHTTP2: Bool = false) {
