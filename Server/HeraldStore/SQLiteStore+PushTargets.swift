@@ -52,26 +52,46 @@ extension SQLiteStore {
 
     @discardableResult
     public func enqueuePushDelivery(_ delivery: PushDeliveryRecord, notBefore: Int64) throws -> Int64 {
-        try connection.execute(
-            """
-            INSERT INTO push_deliveries (target_id, kind, conversation, message, notification, sender, title, body, url, badge,
-                created_at, expires_at, next_attempt_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """,
-            .int(delivery.target.id), .text(delivery.kind.rawValue), .optionalText(delivery.conversation), .optionalText(delivery.message),
-            .optionalText(delivery.notification), .optionalText(delivery.sender), .text(delivery.title), .text(delivery.body),
-            .optionalText(delivery.url), .int(Int64(delivery.badge)), .int(delivery.createdAt), .int(delivery.expiresAt), .int(notBefore))
-        return connection.lastInsertRowID
+        try transaction {
+            try connection.execute(
+                """
+                INSERT INTO push_deliveries (target_id, kind, conversation, message, notification, sender, title, body, url, badge,
+                    created_at, expires_at, next_attempt_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                .int(delivery.target.id), .text(delivery.kind.rawValue), .optionalText(delivery.conversation), .optionalText(delivery.message),
+                .optionalText(delivery.notification), .optionalText(delivery.sender), .text(delivery.title), .text(delivery.body),
+                .optionalText(delivery.url), .int(Int64(delivery.badge)), .int(delivery.createdAt), .int(delivery.expiresAt), .int(notBefore))
+            let id = connection.lastInsertRowID
+            // A queue that was empty gets this row as its head; one that was not keeps its head (rows go out in order).
+            try connection.execute(
+                "UPDATE push_targets SET queue_due_at = coalesce(queue_due_at, ?) WHERE id = ?", .int(notBefore), .int(delivery.target.id))
+            return id
+        }
     }
 
     @discardableResult
     public func cancelPushDeliveries(target: Int64, kind: PushDeliveryKind, message: String?, notification: String?) throws -> Int {
+        try transaction {
+            let cancelled = try connection.execute(
+                """
+                DELETE FROM push_deliveries WHERE target_id = ? AND kind = ? AND leased_until IS NULL
+                    AND message IS ? AND notification IS ?
+                """,
+                .int(target), .text(kind.rawValue), .optionalText(message), .optionalText(notification))
+            if cancelled > 0 { try settleHead(of: target, releasing: false) }
+            return cancelled
+        }
+    }
+
+    /// Points the target's queue head at its oldest row (none: nothing queued) and, with `releasing`, ends the lease
+    /// of the worker that was sending the old head.
+    func settleHead(of target: Int64, releasing: Bool) throws {
         try connection.execute(
             """
-            DELETE FROM push_deliveries WHERE target_id = ? AND kind = ? AND leased_until IS NULL
-                AND message IS ? AND notification IS ?
-            """,
-            .int(target), .text(kind.rawValue), .optionalText(message), .optionalText(notification))
+            UPDATE push_targets SET queue_due_at = (SELECT d.next_attempt_at FROM push_deliveries d WHERE d.target_id = push_targets.id ORDER BY d.id LIMIT 1)
+            \(releasing ? ", queue_leased_until = NULL" : "") WHERE id = ?
+            """, .int(target))
     }
 
     static let targetColumns = "t.id, t.user_id, t.device, t.provider, t.token, t.topic, t.sandbox, t.p256dh, t.auth, t.updated_at"
@@ -90,41 +110,59 @@ extension SQLiteStore: PushQueueStore {
 
     public func claimPushDeliveries(provider: PushProvider, limit: Int, now: Int64, leaseMilliseconds: Int64) throws -> [PushDeliveryRecord] {
         try transaction {
-            // The oldest row of each target only: a later push to the same device waits for the earlier one, so a
-            // device gets its alerts (and a withdrawal after its alert) in order even across retries.
-            let claimed = try connection.query(
+            // Due targets whose head no worker holds; each one's oldest row is its head. Rows waiting behind a head are
+            // never read here, so a claim costs what it claims, however long the queue.
+            let targets = try connection.query(
                 """
-                SELECT \(Self.deliveryColumns), \(Self.targetColumns)
-                FROM push_deliveries d JOIN push_targets t ON t.id = d.target_id
-                WHERE t.provider = ? AND d.next_attempt_at <= ? AND (d.leased_until IS NULL OR d.leased_until <= ?)
-                    AND NOT EXISTS (SELECT 1 FROM push_deliveries e WHERE e.target_id = d.target_id AND e.id < d.id)
-                ORDER BY d.next_attempt_at, d.id LIMIT ?
+                SELECT id FROM push_targets WHERE provider = ? AND queue_due_at <= ? AND (queue_leased_until IS NULL OR queue_leased_until <= ?)
+                ORDER BY queue_due_at LIMIT ?
                 """,
-                .text(provider.rawValue), .int(now), .int(now), .int(Int64(limit)),
-                row: { row in Self.delivery(row) })
-            for delivery in claimed {
+                .text(provider.rawValue), .int(now), .int(now), .int(Int64(limit)), row: { row in row.int(0) })
+            var claimed: [PushDeliveryRecord] = []
+            for target in targets {
+                guard
+                    var head = try connection.queryFirst(
+                        """
+                        SELECT \(Self.deliveryColumns), \(Self.targetColumns)
+                        FROM push_deliveries d JOIN push_targets t ON t.id = d.target_id WHERE d.target_id = ? ORDER BY d.id LIMIT 1
+                        """, .int(target), row: { row in Self.delivery(row) })
+                else {
+                    try settleHead(of: target, releasing: true)
+                    continue
+                }
+                try connection.execute("UPDATE push_targets SET queue_leased_until = ? WHERE id = ?", .int(now + leaseMilliseconds), .int(target))
                 try connection.execute(
-                    "UPDATE push_deliveries SET leased_until = ?, attempts = attempts + 1 WHERE id = ?", .int(now + leaseMilliseconds),
-                    .int(delivery.id))
+                    "UPDATE push_deliveries SET leased_until = ?, attempts = attempts + 1 WHERE id = ?", .int(now + leaseMilliseconds), .int(head.id))
+                head.attempts += 1
+                claimed.append(head)
             }
-            return claimed.map { delivery in
-                var counted = delivery
-                counted.attempts += 1
-                return counted
-            }
+            return claimed
         }
     }
 
     public func completePushDelivery(id: Int64) throws {
-        try connection.execute("DELETE FROM push_deliveries WHERE id = ?", .int(id))
+        try removeHead(id: id)
     }
 
     public func retryPushDelivery(id: Int64, at: Int64) throws {
-        try connection.execute("UPDATE push_deliveries SET next_attempt_at = ?, leased_until = NULL WHERE id = ?", .int(at), .int(id))
+        try transaction {
+            guard let target = try connection.scalar("SELECT target_id FROM push_deliveries WHERE id = ?", .int(id)) else { return }
+            try connection.execute("UPDATE push_deliveries SET next_attempt_at = ?, leased_until = NULL WHERE id = ?", .int(at), .int(id))
+            try settleHead(of: target, releasing: true)
+        }
     }
 
     public func dropPushDelivery(id: Int64) throws {
-        try connection.execute("DELETE FROM push_deliveries WHERE id = ?", .int(id))
+        try removeHead(id: id)
+    }
+
+    /// The row goes, and its target's next row (if any) becomes the head.
+    private func removeHead(id: Int64) throws {
+        try transaction {
+            guard let target = try connection.scalar("SELECT target_id FROM push_deliveries WHERE id = ?", .int(id)) else { return }
+            try connection.execute("DELETE FROM push_deliveries WHERE id = ?", .int(id))
+            try settleHead(of: target, releasing: true)
+        }
     }
 
     public func removePushTarget(id: Int64, registeredAt: Int64) throws {
@@ -136,7 +174,7 @@ extension SQLiteStore: PushQueueStore {
     }
 
     public func nextPushAttempt() throws -> Int64? {
-        try connection.scalar("SELECT min(max(next_attempt_at, coalesce(leased_until, 0))) FROM push_deliveries")
+        try connection.scalar("SELECT min(max(queue_due_at, coalesce(queue_leased_until, 0))) FROM push_targets WHERE queue_due_at IS NOT NULL")
     }
 
     static let deliveryColumns =

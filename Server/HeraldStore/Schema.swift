@@ -196,8 +196,9 @@ enum Schema {
         ) WITHOUT ROWID;
         """,
         // 7: push to devices without a connection. A target is where one device is alerted (its provider and address
-        // there); a delivery is one push waiting for it, durable so a restart loses none. A claimed row is leased, not
-        // removed, until the provider answers; a target's rows go out in id order.
+        // there); a delivery is one push waiting for it, durable so a restart loses none. A target's rows go out in id
+        // order, one at a time: the target row carries its queue's head (when the oldest row is due, and the lease of
+        // the worker sending it), so a claim reads due targets, never the rows waiting behind a head.
         """
         CREATE TABLE push_targets (
             id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -210,8 +211,11 @@ enum Schema {
             p256dh TEXT,
             auth TEXT,
             updated_at INTEGER NOT NULL,
+            queue_due_at INTEGER,
+            queue_leased_until INTEGER,
             UNIQUE (user_id, device)
         );
+        CREATE INDEX push_targets_due ON push_targets (provider, queue_due_at) WHERE queue_due_at IS NOT NULL;
         CREATE TABLE push_deliveries (
             id INTEGER PRIMARY KEY AUTOINCREMENT,
             target_id INTEGER NOT NULL REFERENCES push_targets (id) ON DELETE CASCADE,
@@ -231,7 +235,6 @@ enum Schema {
             leased_until INTEGER
         );
         CREATE INDEX push_deliveries_by_target ON push_deliveries (target_id, id);
-        CREATE INDEX push_deliveries_by_time ON push_deliveries (next_attempt_at);
         """,
     ]
 }

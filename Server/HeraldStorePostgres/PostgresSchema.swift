@@ -234,8 +234,9 @@ enum PostgresSchema {
         """,
         // 6: herald_send_message, publishing from an application's own transaction (PostgresSchema+SendMessage.swift).
         sendMessageMigration,
-        // 7: push to devices without a connection, as in the SQLite schema's migration 7: targets, and the durable queue
-        // of deliveries that every node's workers claim with leases (FOR UPDATE SKIP LOCKED), outside the write lock.
+        // 7: push to devices without a connection, as in the SQLite schema's migration 7: targets carrying their queue's
+        // head, and the durable queue of deliveries that every node's workers claim with leases (FOR UPDATE SKIP LOCKED on
+        // the targets), outside the write lock.
         """
         CREATE TABLE push_targets (
             id bigserial PRIMARY KEY,
@@ -248,8 +249,11 @@ enum PostgresSchema {
             p256dh text,
             auth text,
             updated_at bigint NOT NULL,
+            queue_due_at bigint,
+            queue_leased_until bigint,
             UNIQUE (user_id, device)
         );
+        CREATE INDEX push_targets_due ON push_targets (provider, queue_due_at) WHERE queue_due_at IS NOT NULL;
         CREATE TABLE push_deliveries (
             id bigserial PRIMARY KEY,
             target_id bigint NOT NULL REFERENCES push_targets (id) ON DELETE CASCADE,
@@ -269,7 +273,6 @@ enum PostgresSchema {
             leased_until bigint
         );
         CREATE INDEX push_deliveries_by_target ON push_deliveries (target_id, id);
-        CREATE INDEX push_deliveries_by_time ON push_deliveries (next_attempt_at);
         """,
     ]
 }

@@ -60,6 +60,9 @@ extension PostgresStore {
                     .text(delivery.body), .optionalText(delivery.url), .int(Int64(delivery.badge)), .int(delivery.createdAt),
                     .int(delivery.expiresAt), .int(notBefore))
             else { throw StoreError(kind: .other, message: "INSERT … RETURNING returned no row") }
+            // A queue that was empty gets this row as its head; one that was not keeps its head (rows go out in order).
+            try connection.execute(
+                "UPDATE push_targets SET queue_due_at = coalesce(queue_due_at, $1) WHERE id = $2", .int(notBefore), .int(delivery.target.id))
             return id
         }
     }
@@ -67,13 +70,24 @@ extension PostgresStore {
     @discardableResult
     public func cancelPushDeliveries(target: Int64, kind: PushDeliveryKind, message: String?, notification: String?) throws -> Int {
         try transaction {
-            try connection.execute(
+            let cancelled = try connection.execute(
                 """
                 DELETE FROM push_deliveries WHERE target_id = $1 AND kind = $2 AND leased_until IS NULL
                     AND message IS NOT DISTINCT FROM $3 AND notification IS NOT DISTINCT FROM $4
                 """,
                 .int(target), .text(kind.rawValue), .optionalText(message), .optionalText(notification))
+            if cancelled > 0 { try connection.execute(Self.settleHead(releasing: false), .int(target)) }
+            return cancelled
         }
+    }
+
+    /// Points target `$1`'s queue head at its oldest row (none: nothing queued) and, with `releasing`, ends the lease of
+    /// the worker that was sending the old head.
+    static func settleHead(releasing: Bool) -> String {
+        """
+        UPDATE push_targets SET queue_due_at = (SELECT d.next_attempt_at FROM push_deliveries d WHERE d.target_id = push_targets.id ORDER BY d.id LIMIT 1)
+        \(releasing ? ", queue_leased_until = NULL" : "") WHERE id = $1
+        """
     }
 
     static let targetColumns = "t.id, t.user_id, t.device, t.provider, t.token, t.topic, (t.sandbox::int)::int8, t.p256dh, t.auth, t.updated_at"
@@ -95,18 +109,20 @@ extension PostgresStore: PushQueueStore {
     // batches that write messages, and without moving the write clock those batches' caches depend on.
 
     public func claimPushDeliveries(provider: PushProvider, limit: Int, now: Int64, leaseMilliseconds: Int64) throws -> [PushDeliveryRecord] {
-        // The oldest row of each target only: a later push to the same device waits for the earlier one, so a device
-        // gets its alerts (and a withdrawal after its alert) in order even across retries.
+        // Due targets whose head no worker holds (a target another node is claiming is skipped, not waited for); each
+        // one's oldest row is its head. Rows waiting behind a head are never read, so a claim costs what it claims.
         try connection.query(
             """
+            WITH picked AS (
+                SELECT id FROM push_targets WHERE provider = $1 AND queue_due_at <= $3 AND (queue_leased_until IS NULL OR queue_leased_until <= $3)
+                ORDER BY queue_due_at LIMIT $2 FOR UPDATE SKIP LOCKED),
+            leased AS (
+                UPDATE push_targets p SET queue_leased_until = $3 + $4 FROM picked WHERE p.id = picked.id RETURNING p.id),
+            heads AS (
+                SELECT DISTINCT ON (c.target_id) c.id FROM push_deliveries c JOIN leased ON c.target_id = leased.id ORDER BY c.target_id, c.id)
             UPDATE push_deliveries d SET leased_until = $3 + $4, attempts = d.attempts + 1
-            FROM push_targets t
-            WHERE t.id = d.target_id AND d.id IN (
-                SELECT c.id FROM push_deliveries c JOIN push_targets ct ON ct.id = c.target_id
-                WHERE ct.provider = $1 AND c.next_attempt_at <= $3 AND (c.leased_until IS NULL OR c.leased_until <= $3)
-                    AND NOT EXISTS (SELECT 1 FROM push_deliveries e WHERE e.target_id = c.target_id AND e.id < c.id)
-                ORDER BY c.next_attempt_at, c.id LIMIT $2
-                FOR UPDATE OF c SKIP LOCKED)
+            FROM heads, push_targets t
+            WHERE d.id = heads.id AND t.id = d.target_id
             RETURNING \(Self.deliveryColumns), \(Self.targetColumns)
             """,
             .text(provider.rawValue), .int(Int64(limit)), .int(now), .int(leaseMilliseconds),
@@ -115,15 +131,34 @@ extension PostgresStore: PushQueueStore {
     }
 
     public func completePushDelivery(id: Int64) throws {
-        try connection.execute("DELETE FROM push_deliveries WHERE id = $1", .int(id))
+        try removeHead(id: id)
     }
 
     public func retryPushDelivery(id: Int64, at: Int64) throws {
-        try connection.execute("UPDATE push_deliveries SET next_attempt_at = $2, leased_until = NULL WHERE id = $1", .int(id), .int(at))
+        try connection.execute(
+            """
+            WITH moved AS (UPDATE push_deliveries SET next_attempt_at = $2, leased_until = NULL WHERE id = $1 RETURNING target_id)
+            UPDATE push_targets SET queue_leased_until = NULL,
+                queue_due_at = (SELECT CASE WHEN min(d.id) = $1 THEN $2 ELSE (SELECT e.next_attempt_at FROM push_deliveries e
+                    WHERE e.target_id = push_targets.id ORDER BY e.id LIMIT 1) END FROM push_deliveries d WHERE d.target_id = push_targets.id)
+            WHERE id IN (SELECT target_id FROM moved)
+            """, .int(id), .int(at))
     }
 
     public func dropPushDelivery(id: Int64) throws {
-        try connection.execute("DELETE FROM push_deliveries WHERE id = $1", .int(id))
+        try removeHead(id: id)
+    }
+
+    /// The row goes, and its target's next row (if any) becomes the head. One statement: the CTE's DELETE is not seen
+    /// by the UPDATE's subquery (same snapshot), so the next head is read past the deleted id.
+    private func removeHead(id: Int64) throws {
+        try connection.execute(
+            """
+            WITH removed AS (DELETE FROM push_deliveries WHERE id = $1 RETURNING target_id)
+            UPDATE push_targets SET queue_leased_until = NULL,
+                queue_due_at = (SELECT d.next_attempt_at FROM push_deliveries d WHERE d.target_id = push_targets.id AND d.id <> $1 ORDER BY d.id LIMIT 1)
+            WHERE id IN (SELECT target_id FROM removed)
+            """, .int(id))
     }
 
     public func removePushTarget(id: Int64, registeredAt: Int64) throws {
@@ -135,7 +170,8 @@ extension PostgresStore: PushQueueStore {
     }
 
     public func nextPushAttempt() throws -> Int64? {
-        try connection.scalar("SELECT min(greatest(next_attempt_at, coalesce(leased_until, 0))) FROM push_deliveries")
+        try connection.scalar(
+            "SELECT min(greatest(queue_due_at, coalesce(queue_leased_until, 0))) FROM push_targets WHERE queue_due_at IS NOT NULL")
     }
 
     static let deliveryColumns =
