@@ -144,8 +144,8 @@ extension SyncCore {
         if queued { pushQueued?() }
     }
 
-    /// The user's push targets whose device has no connection anywhere, as background candidates (a locked phone is in
-    /// the background). A device that is connected is reached over its connection instead: one alert per device.
+    /// The user's push targets as candidates of the push rule (``PushRules/unconnected(_:connectedNames:)``: those whose
+    /// device has no connection anywhere count as in the background).
     static func unconnectedTargets(
         _ targets: [PushTargetRecord], here: [PushCandidate<PushTarget>], remote: [PushCandidate<PushTarget>], devicesByName: [Device: DeviceState]
     ) -> [PushCandidate<PushTarget>] {
@@ -158,9 +158,7 @@ extension SyncCore {
             case .provider: break
             }
         }
-        return targets.filter { !connected.contains($0.device) }.map {
-            PushCandidate(device: PushTarget.provider($0), isForeground: false, viewing: nil)
-        }
+        return PushRules.unconnected(targets.map { ($0.device, PushTarget.provider($0)) }, connectedNames: connected)
     }
 
     /// Writes the outbox row of one of this node's devices (keyed so other nodes can withdraw it, when there are any).

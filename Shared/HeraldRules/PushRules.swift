@@ -31,6 +31,22 @@ public enum PushRules {
         return background.isEmpty ? .none : .unlessRead(background)
     }
 
+    /// A device registered with a push provider (APNs, FCM, Web Push, the app's webhook) that has no live connection
+    /// anywhere counts as in the background: a locked phone. One that is connected is left out, so it is alerted once,
+    /// over its connection. Feed the result to ``decide(in:devices:)`` beside the connected devices.
+    ///
+    /// - Parameters:
+    ///   - registered: the recipient's registered devices, by the name they connect with.
+    ///   - connectedNames: the names of the recipient's devices connected now, on any node.
+    @inlinable
+    public static func unconnected<Device>(_ registered: [(name: String, device: Device)], connectedNames: Set<String>) -> [PushCandidate<Device>] {
+        var candidates: [PushCandidate<Device>] = []
+        for entry in registered where !connectedNames.contains(entry.name) {
+            candidates.append(PushCandidate(device: entry.device, isForeground: false, viewing: nil))
+        }
+        return candidates
+    }
+
     /// P1: a device of the recipient is viewing `conversation`, so nobody is alerted. Also a cheap first check for a
     /// caller that learns of the recipient's devices in two steps (its own, then other nodes').
     @inlinable

@@ -6,8 +6,8 @@ extension EndToEnd {
     /// Herald's provider clients against stand-ins built on independent implementations (Tests/PushStandIns: PyJWT,
     /// cryptography, http_ece, py_vapid, hypercorn/h2): every request must pass the stand-in's checks of the
     /// provider's rules, and each scripted answer must get the documented behaviour: 400 dropped, 429 retried no
-    /// sooner than Retry-After, 5xx retried, an expired credential renewed and retried, 410 (FCM: UNREGISTERED) the
-    /// target removed. Bob's device is registered through the backend API and never connects: a locked phone.
+    /// sooner than Retry-After, 5xx retried, an expired credential renewed and retried (APNs ExpiredProviderToken, FCM
+    /// 401), a 403 of Web Push (VAPID refused) or of the webhook dropped, 410 (FCM: UNREGISTERED) the target removed. Bob's device is registered through the backend API and never connects: a locked phone.
     @Suite("Push providers against third-party stand-ins")
     struct PushProviders {
         /// One provider's stand-in, the server configured for it, and bob's registration body.
@@ -50,15 +50,19 @@ extension EndToEnd {
 
         static func status(_ entry: [String: Any]) -> Int { (entry["status"] as? NSNumber)?.intValue ?? -1 }
 
-        /// The scripted walk every provider gets: m1 refused for good (dropped, never retried); m2 through
-        /// `retries` (the statuses the stand-in answers, in order) to success; m3 answered "gone" (target removed).
-        /// Returns m2's requests.
-        static func walk(_ setup: Setup, refusal: String, retries: String, retryStatuses: [Int], gone: String) throws -> [[String: Any]] {
+        /// The scripted walk every provider gets: one message per answer in `refusals`, each refused for good (dropped,
+        /// never retried); m2 through `retries` (the statuses the stand-in answers, in order) to success; m3 answered
+        /// "gone" (target removed). Returns m2's requests.
+        static func walk(_ setup: Setup, refusals: [String], retries: String, retryStatuses: [Int], gone: String) throws -> [[String: Any]] {
             let scene = try scene(setup)
             let standIn = setup.standIn
-            try standIn.respond("\(refusal),\(retries),200,\(gone)")
-            let m1 = try scene.world.send(scene.alice, scene.conversation, "first, refused")
-            try standIn.waitLog("m1 answered") { PushStandIn.entries($0, about: m1).first }
+            try standIn.respond((refusals + [retries, "200", gone]).joined(separator: ","))
+            var refused: [String] = []
+            for refusal in refusals {
+                let m1 = try scene.world.send(scene.alice, scene.conversation, "refused with \(refusal)")
+                try standIn.waitLog("m1 answered") { PushStandIn.entries($0, about: m1).first }
+                refused.append(m1)
+            }
             let m2 = try scene.world.send(scene.alice, scene.conversation, "second, retried")
             let m2Requests = try standIn.waitLog("m2 delivered") { entries -> [[String: Any]]? in
                 let about = PushStandIn.entries(entries, about: m2)
@@ -69,7 +73,7 @@ extension EndToEnd {
             #expect(m2Requests.allSatisfy { $0["verified"] as? Bool == true }, "every request passes the stand-in: \(violations)")
             let times = m2Requests.compactMap { ($0["time"] as? NSNumber)?.doubleValue }
             #expect(times.count >= 2 && times[1] - times[0] >= 0.95, "429 Retry-After: 1 is honoured")
-            #expect(PushStandIn.entries(try standIn.log(), about: m1).count == 1, "a refused push is dropped, not retried")
+            for m1 in refused { #expect(PushStandIn.entries(try standIn.log(), about: m1).count == 1, "a refused push is dropped, not retried") }
             let m3 = try scene.world.send(scene.alice, scene.conversation, "third, the target is gone")
             try standIn.waitLog("m3 answered") { PushStandIn.entries($0, about: m3).first }
             let deadline = ContinuousClock.now + .seconds(10)
@@ -112,7 +116,7 @@ extension EndToEnd {
                 standIn: standIn,
                 serverArguments: ["--apns-key-file", key, "--apns-key-id", "KEY1234567", "--apns-team-id", "TEAM123456", "--apns-url", "https://127.0.0.1:\(standIn.port)"],
                 registration: #"{"device":"bob-iphone","provider":"apns","token":"\#(Self.deviceToken)","topic":"com.example.herald","sandbox":true}"#)
-            let m2 = try Self.walk(setup, refusal: "400:BadCollapseId", retries: "429:1,500,403", retryStatuses: [429, 500, 403, 200], gone: "410")
+            let m2 = try Self.walk(setup, refusals: ["400:BadCollapseId"], retries: "429:1,500,403", retryStatuses: [429, 500, 403, 200], gone: "410")
             let delivered = try #require(m2.last)
             #expect(delivered["pushType"] as? String == "alert")
             #expect(delivered["priority"] as? String == "10")
@@ -159,13 +163,13 @@ extension EndToEnd {
             let setup = Setup(
                 standIn: standIn, serverArguments: ["--fcm-service-account-file", account, "--fcm-url", "https://127.0.0.1:\(port)"],
                 registration: #"{"device":"bob-pixel","provider":"fcm","token":"fcm-token:APA91bHPRgkF3JUikC4ENAHEeMrd41Zxv3hVZjC9KtT8OvPVGJ-hQMRKRrZuJAEcl7B338qju59zJMjw2DELjzEvxwYv7hH5Ynpc1ODQ0aT4U4OFEeco8ohsN5PjL1iC2dNtk2BAokeMCg2ZXKqpc8FXKmhX94kIxQ"}"#)
-            let m2 = try Self.walk(setup, refusal: "400", retries: "429:1,503,403", retryStatuses: [429, 503, 401, 200], gone: "410")
+            let m2 = try Self.walk(setup, refusals: ["400"], retries: "429:1,503,403", retryStatuses: [429, 503, 401, 200], gone: "410")
             let tokens = try standIn.log().filter { $0["kind"] as? String == "token" }
             #expect(tokens.count >= 2, "the refused access token was replaced by a new grant")
             #expect(tokens.allSatisfy { $0["verified"] as? Bool == true })
             let message = ((m2.last?["payload"] as? [String: Any])?["message"] as? [String: Any]) ?? [:]
             #expect((message["notification"] as? [String: Any])?["body"] as? String == "second, retried")
-            #expect((message["data"] as? [String: Any])?["badge"] as? String == "2")
+            #expect((message["data"] as? [String: Any])?["badge"] as? String == "2", "U5: two unread when it was decided")
         }
 
         @Test("Web Push: aes128gcm payload (RFC 8291) and VAPID (RFC 8292) pass; 400 dropped, 429/500 retried, 410 removes the subscription")
@@ -178,7 +182,7 @@ extension EndToEnd {
             let setup = Setup(
                 standIn: standIn, serverArguments: ["--vapid-key-file", vapid, "--vapid-subject", "mailto:ops@example.com"],
                 registration: #"{"device":"bob-browser","provider":"webpush","endpoint":"\#(subscription["endpoint"] ?? "")","p256dh":"\#(subscription["p256dh"] ?? "")","auth":"\#(subscription["auth"] ?? "")"}"#)
-            let m2 = try Self.walk(setup, refusal: "400", retries: "429:1,500", retryStatuses: [429, 500, 201], gone: "410")
+            let m2 = try Self.walk(setup, refusals: ["400", "403"], retries: "429:1,500", retryStatuses: [429, 500, 201], gone: "410")
             let delivered = try #require(m2.last)
             #expect(delivered["urgency"] as? String == "high")
             #expect((delivered["ttl"] as? NSNumber)?.intValue ?? 0 > 0)
@@ -195,7 +199,7 @@ extension EndToEnd {
             let setup = Setup(
                 standIn: standIn, serverArguments: ["--webhook-url", "https://127.0.0.1:\(standIn.port)/herald/push", "--webhook-secret-file", secret],
                 registration: #"{"device":"bob-app","provider":"webhook","token":"device-7f3a"}"#)
-            let m2 = try Self.walk(setup, refusal: "400", retries: "429:1,503", retryStatuses: [429, 503, 200], gone: "410")
+            let m2 = try Self.walk(setup, refusals: ["400", "403"], retries: "429:1,503", retryStatuses: [429, 503, 200], gone: "410")
             let payload = try #require(m2.last?["payload"] as? [String: Any])
             #expect(payload["user"] as? String == "bob")
             #expect(payload["token"] as? String == "device-7f3a")

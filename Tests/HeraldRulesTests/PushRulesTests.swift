@@ -36,4 +36,14 @@ struct PushRulesTests {
             #expect(decision == (viewed || expected.isEmpty ? .none : .unlessRead(expected)))
         }
     }
+
+    @Test("P1/P3 for a locked phone: a registered device without a connection is a background candidate; a connected one is left out (one alert per device)")
+    func unconnectedRegistered() {
+        let registered = [(name: "phone", device: 10), (name: "laptop", device: 11)]
+        let locked = PushRules.unconnected(registered, connectedNames: ["laptop"])
+        #expect(locked == [PushCandidate(device: 10, isForeground: false, viewing: nil)])
+        #expect(PushRules.decide(in: "c1", devices: [device(11, foreground: true)] + locked) == .unlessRead([10]))
+        #expect(PushRules.decide(in: "c1", devices: [device(11, foreground: true, viewing: "c1")] + locked) == .none, "P1 still holds")
+        #expect(PushRules.unconnected(registered, connectedNames: ["phone", "laptop"]).isEmpty)
+    }
 }
