@@ -94,6 +94,30 @@ extension SQLiteStore {
             """, .int(target))
     }
 
+    public func recordBellAlert(target: Int64, notification: String, now: Int64) throws {
+        try connection.execute(
+            "INSERT OR REPLACE INTO push_bell_alerts (target_id, notification, created_at) VALUES (?, ?, ?)", .int(target), .text(notification), .int(now))
+    }
+
+    public func takeBellAlerts(user: String, notifications: [String]) throws -> [(target: PushTargetRecord, notification: String)] {
+        try transaction {
+            var taken: [(target: PushTargetRecord, notification: String)] = []
+            for notification in notifications {
+                let rows = try connection.query(
+                    """
+                    SELECT \(Self.targetColumns) FROM push_bell_alerts a JOIN push_targets t ON t.id = a.target_id
+                    WHERE t.user_id = ? AND a.notification = ? ORDER BY t.device
+                    """, .text(user), .text(notification), row: { row in Self.pushTarget(row, from: 0) })
+                for target in rows {
+                    try connection.execute(
+                        "DELETE FROM push_bell_alerts WHERE target_id = ? AND notification = ?", .int(target.id), .text(notification))
+                    taken.append((target, notification))
+                }
+            }
+            return taken
+        }
+    }
+
     static let targetColumns = "t.id, t.user_id, t.device, t.provider, t.token, t.topic, t.sandbox, t.p256dh, t.auth, t.updated_at"
 
     static func pushTarget(_ row: SQLiteRow, from first: Int32) -> PushTargetRecord {

@@ -47,7 +47,10 @@ extension SQLiteStore {
 
     @discardableResult
     public func prunePushes(olderThan cutoff: Int64) throws -> Int {
-        try connection.execute("DELETE FROM pushes WHERE created_at < ?", .int(cutoff))
+        try transaction {
+            try connection.execute("DELETE FROM push_bell_alerts WHERE created_at < ?", .int(cutoff))
+            return try connection.execute("DELETE FROM pushes WHERE created_at < ?", .int(cutoff))
+        }
     }
 
     static let pushColumns = "id, user_id, device, conversation_id, message_id, sender_id, preview, url, created_at, withdrawn_at"

@@ -198,7 +198,8 @@ enum Schema {
         // 7: push to devices without a connection. A target is where one device is alerted (its provider and address
         // there); a delivery is one push waiting for it, durable so a restart loses none. A target's rows go out in id
         // order, one at a time: the target row carries its queue's head (when the oldest row is due, and the lease of
-        // the worker sending it), so a claim reads due targets, never the rows waiting behind a head.
+        // the worker sending it), so a claim reads due targets, never the rows waiting behind a head. A bell alert
+        // queued for a device is remembered, so reading the notification elsewhere can take it back (P5).
         """
         CREATE TABLE push_targets (
             id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -235,6 +236,12 @@ enum Schema {
             leased_until INTEGER
         );
         CREATE INDEX push_deliveries_by_target ON push_deliveries (target_id, id);
+        CREATE TABLE push_bell_alerts (
+            target_id INTEGER NOT NULL REFERENCES push_targets (id) ON DELETE CASCADE,
+            notification TEXT NOT NULL,
+            created_at INTEGER NOT NULL,
+            PRIMARY KEY (target_id, notification)
+        );
         """,
     ]
 }

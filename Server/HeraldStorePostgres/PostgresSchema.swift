@@ -273,6 +273,12 @@ enum PostgresSchema {
             leased_until bigint
         );
         CREATE INDEX push_deliveries_by_target ON push_deliveries (target_id, id);
+        CREATE TABLE push_bell_alerts (
+            target_id bigint NOT NULL REFERENCES push_targets (id) ON DELETE CASCADE,
+            notification text COLLATE "C" NOT NULL,
+            created_at bigint NOT NULL,
+            PRIMARY KEY (target_id, notification)
+        );
         """,
     ]
 }

@@ -90,6 +90,31 @@ extension PostgresStore {
         """
     }
 
+    public func recordBellAlert(target: Int64, notification: String, now: Int64) throws {
+        try transaction {
+            try connection.execute(
+                """
+                INSERT INTO push_bell_alerts (target_id, notification, created_at) VALUES ($1, $2, $3)
+                ON CONFLICT (target_id, notification) DO UPDATE SET created_at = excluded.created_at
+                """, .int(target), .text(notification), .int(now))
+        }
+    }
+
+    public func takeBellAlerts(user: String, notifications: [String]) throws -> [(target: PushTargetRecord, notification: String)] {
+        guard !notifications.isEmpty else { return [] }
+        return try transaction {
+            try connection.query(
+                """
+                WITH taken AS (
+                    DELETE FROM push_bell_alerts a USING push_targets p
+                    WHERE p.id = a.target_id AND p.user_id = $1 AND a.notification = ANY($2)
+                    RETURNING a.target_id, a.notification)
+                SELECT \(Self.targetColumns), taken.notification FROM taken JOIN push_targets t ON t.id = taken.target_id
+                ORDER BY taken.notification, t.device
+                """, .text(user), .textArray(notifications), row: { row in (Self.pushTarget(row, from: 0), row.text(10)) })
+        }
+    }
+
     static let targetColumns = "t.id, t.user_id, t.device, t.provider, t.token, t.topic, (t.sandbox::int)::int8, t.p256dh, t.auth, t.updated_at"
 
     static func pushTarget(_ row: PGRow, from first: Int32) -> PushTargetRecord {

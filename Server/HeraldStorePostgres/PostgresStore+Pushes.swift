@@ -66,6 +66,7 @@ extension PostgresStore {
     public func prunePushes(olderThan cutoff: Int64) throws -> Int {
         try transaction {
             try connection.execute("DELETE FROM published_claims WHERE claimed_at < $1", .int(cutoff))
+            try connection.execute("DELETE FROM push_bell_alerts WHERE created_at < $1", .int(cutoff))
             return try connection.execute("DELETE FROM pushes WHERE created_at < $1", .int(cutoff))
         }
     }

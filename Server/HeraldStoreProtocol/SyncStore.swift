@@ -173,6 +173,10 @@ public protocol SyncStore: AnyObject {
     /// how many (none: it is out already, or being sent, and needs a withdrawal instead).
     @discardableResult
     func cancelPushDeliveries(target: Int64, kind: PushDeliveryKind, message: String?, notification: String?) throws -> Int
+    /// Remembers that a bell alert for `notification` was queued for `target` (P5 for the bell).
+    func recordBellAlert(target: Int64, notification: String, now: Int64) throws
+    /// Forgets and returns the bell alerts of these notifications queued for the user's devices, with their targets.
+    func takeBellAlerts(user: String, notifications: [String]) throws -> [(target: PushTargetRecord, notification: String)]
 }
 
 // MARK: - Default implementations

@@ -108,18 +108,29 @@ extension SyncCore {
                     body: content.body, url: notification.url ?? DeepLink.notifications.url, badge: bellUnread, createdAt: now,
                     expiresAt: now + configuration.push.timeToLiveMilliseconds),
                 notBefore: now + max(configuration.pushGraceMilliseconds, 0))
+            try store.recordBellAlert(target: target.id, notification: notification.id, now: now)
             queued = true
         }
         if queued { step.effects.append(.pushQueued) }
     }
 
-    /// P4 for bell pushes: a notification read within the grace is never pushed.
-    func cancelBellPushes(user: String, notifications: [String]) throws {
-        guard !notifications.isEmpty, let targets = pushTargets(of: [user])[user] else { return }
-        for target in targets {
-            for notification in notifications {
-                try store.cancelPushDeliveries(target: target.id, kind: .bell, message: nil, notification: notification)
-            }
+    /// P4 and P5 for bell pushes: a notification read within the grace is never pushed, and one already pushed is
+    /// withdrawn (the bell count, now lower, comes as the badge).
+    func withdrawBellPushes(user: String, notifications: [String], now: Int64, step: inout SyncStep<Device>) throws {
+        guard !notifications.isEmpty else { return }
+        let alerts = try store.takeBellAlerts(user: user, notifications: notifications)
+        guard !alerts.isEmpty else { return }
+        let bellUnread = try store.unreadNotificationCount(user: user)
+        var queued = false
+        for (target, notification) in alerts {
+            if try store.cancelPushDeliveries(target: target.id, kind: .bell, message: nil, notification: notification) > 0 { continue }
+            try store.enqueuePushDelivery(
+                PushDeliveryRecord(
+                    target: target, kind: .withdraw, notification: notification, badge: bellUnread, createdAt: now,
+                    expiresAt: now + configuration.push.timeToLiveMilliseconds),
+                notBefore: now)
+            queued = true
         }
+        if queued { step.effects.append(.pushQueued) }
     }
 }

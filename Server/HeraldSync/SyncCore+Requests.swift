@@ -73,7 +73,7 @@ extension SyncCore {
 
         case .bellRead(let id):
             let changed = try store.markNotificationRead(user: user, id: id)
-            if changed { try cancelBellPushes(user: user, notifications: [id]) }
+            if changed { try withdrawBellPushes(user: user, notifications: [id], now: now, step: &step) }
             guard var record = try store.notifications(user: user, limit: store.notificationsKept).first(where: { $0.id == id }) else {
                 throw ErrorInfo(.notFound, "no such notification")
             }
@@ -92,7 +92,7 @@ extension SyncCore {
         case .bellReadAll:
             let unreadIds = try store.notifications(user: user, limit: store.notificationsKept).filter { !$0.read }.map(\.id)
             if try store.markAllNotificationsRead(user: user) > 0 {
-                try cancelBellPushes(user: user, notifications: unreadIds)
+                try withdrawBellPushes(user: user, notifications: unreadIds, now: now, step: &step)
                 var event = EventFrame(event: .bell)
                 event.action = .readAll
                 event.notificationIds = unreadIds

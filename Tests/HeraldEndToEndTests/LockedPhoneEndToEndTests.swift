@@ -133,7 +133,7 @@ extension EndToEnd {
             #expect(state.bool("foreground") == true)
         }
 
-        @Test("B1, B2: a bell notification alerts the locked phone, with the bell count as badge")
+        @Test("B1, B2, P4, P5: a bell notification alerts the locked phone with the bell count as badge, and is taken back when read elsewhere")
         func bellAlertsLockedPhone() throws {
             let world = try Self.world()
             let carol = try world.connect("carol")
@@ -145,6 +145,13 @@ extension EndToEnd {
             #expect(push.string("kind") == "bell")
             #expect(push.int("badge") == 1)
             #expect(push.string("preview")?.contains("followed you") == true)
+            // P5 for the bell: read on another device, the alert is taken back from the locked phone.
+            let notification = try #require(push.string("notification"))
+            let laptop = try world.connect("bob")
+            try laptop.ok("bell read \(notification)")
+            let cleared = try phone.waitEvent("push.cleared", after: mark)
+            #expect(cleared.string("message") == notification)
+            #expect((try phone.state().array("pushes") ?? []).isEmpty)
         }
 
         @Test("Sign-out: a signed-out phone is never alerted again; the user's other locked devices still are")

@@ -27,7 +27,7 @@ extension EndToEnd {
 
         static func scene(_ setup: Setup, arguments: [String] = []) throws -> Scene {
             let world = try World(
-                serverArguments: ["--push-ca-file", setup.standIn.certificate.certificateFile, "--push-max-backoff", "3000"] + setup.serverArguments
+                serverArguments: ["--push-ca-file", setup.standIn.certificate.certificateFile, "--push-max-backoff", "3000", "--metrics"] + setup.serverArguments
                     + arguments)
             let made = try runToCompletion(HeraldBinaries.server, ["apikey", "create", "--name", "e2e", "--db", world.server.databasePath])
             try #require(made.status == 0, "apikey create failed: \(made.standardError)")
@@ -84,6 +84,18 @@ extension EndToEnd {
                 Thread.sleep(forTimeInterval: 0.05)
             }
             #expect(listed.contains("\"targets\":[]"), "the target is removed when the provider says it is gone: \(listed)")
+            // /metrics counts it all per provider.
+            let provider = (try JSONSerialization.jsonObject(with: Data(setup.registration.utf8)) as? [String: Any])?["provider"] as? String ?? ""
+            let metrics = try runToCompletion("/usr/bin/curl", ["-s", "http://127.0.0.1:\(scene.world.server.port)/metrics"]).standardOutput
+            func count(_ name: String) -> Int {
+                let prefix = "\(name){provider=\"\(provider)\"} "
+                return metrics.split(separator: "\n").first { $0.hasPrefix(prefix) }.flatMap { Int($0.dropFirst(prefix.count)) } ?? -1
+            }
+            #expect(count("herald_push_sent_total") == 1, "m2")
+            #expect(count("herald_push_dropped_total") == refusals.count)
+            #expect(count("herald_push_retried_total") >= retryStatuses.count - 1)
+            #expect(count("herald_push_targets_removed_total") == 1)
+            #expect(metrics.contains("herald_push_latency_milliseconds_count{provider=\"\(provider)\"} 1"))
             return m2Requests
         }
 

@@ -91,4 +91,22 @@ struct PushQueueTests {
         #expect(claimed.count == 40)
         #expect(Set(claimed).count == 40)
     }
+
+    @Test("P5 for the bell: a queued bell alert is remembered per device, taken once, and goes with its target", arguments: StoreBackend.allCases)
+    func bellAlerts(_ backend: StoreBackend) throws {
+        let (_, store) = try storeWithUsers(backend)
+        let phone = try store.transaction { try store.registerPushTarget(Self.target("bob-phone"), now: Self.now) }
+        let tablet = try store.transaction { try store.registerPushTarget(Self.target("bob-tablet"), now: Self.now) }
+        try store.transaction {
+            try store.recordBellAlert(target: phone.id, notification: "n1", now: Self.now)
+            try store.recordBellAlert(target: tablet.id, notification: "n1", now: Self.now)
+            try store.recordBellAlert(target: phone.id, notification: "n2", now: Self.now)
+        }
+        let taken = try store.transaction { try store.takeBellAlerts(user: "bob", notifications: ["n1"]) }
+        #expect(taken.map { "\($0.target.device) \($0.notification)" } == ["bob-phone n1", "bob-tablet n1"])
+        #expect(try store.transaction { try store.takeBellAlerts(user: "bob", notifications: ["n1"]) }.isEmpty, "taken once")
+        #expect(try store.transaction { try store.takeBellAlerts(user: "alice", notifications: ["n2"]) }.isEmpty, "only the user's own")
+        try store.transaction { _ = try store.removePushTarget(user: "bob", device: "bob-phone") }
+        #expect(try store.transaction { try store.takeBellAlerts(user: "bob", notifications: ["n2"]) }.isEmpty, "gone with the target")
+    }
 }

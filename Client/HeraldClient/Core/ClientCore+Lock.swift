@@ -63,8 +63,9 @@ extension ClientCore {
                 "url": .string(push.url), "badge": badge, "via": "webpush",
             ])
         case "withdraw":
-            guard let message = text("message") else { return log("withdrawal without a message ignored") }
-            withdrawPushes { $0.message == message }
+            // A bell push keeps its notification id where a message push keeps the message's.
+            guard let id = text("message") ?? text("notification") else { return log("withdrawal without a message or notification ignored") }
+            withdrawPushes { $0.message == id }
         default:
             log("push of unknown type '\(type.prefix(32))' ignored")
         }
