@@ -53,7 +53,8 @@ extension String {
     var trimmingSpaces: String {
         var view = Substring(self)
         while view.first == " " || view.first == "\t" { view = view.dropFirst() }
-        while view.last == " " || view.last == "\t" || view.last == "\r" { view = view.dropLast() }
+        // libcurl hands header lines with their CRLF.
+        while view.last == " " || view.last == "\t" || view.last == "\r" || view.last == "\n" || view.last == "\r\n" { view = view.dropLast() }
         return String(view)
     }
 }

@@ -85,5 +85,29 @@ extension EndToEnd {
             let left = try runToCompletion("/usr/bin/sqlite3", [database, "SELECT count(*) FROM push_deliveries"]).standardOutput
             #expect(left.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
         }
+    
+        @Test("Expiry: a push whose provider keeps it waiting past its TTL (--push-ttl) is dropped, not sent late")
+        func expiredIsDropped() throws {
+            let secret = try Self.secretFile()
+            let standIn = try PushStandIn("webhook.py", ["--secret-file", secret], certificate: try SelfSignedCertificate.make())
+            let scene = try Providers.scene(Providers.Setup(
+                standIn: standIn, serverArguments: ["--webhook-url", "https://127.0.0.1:\(standIn.port)/push", "--webhook-secret-file", secret],
+                registration: #"{"device":"bob-app","provider":"webhook","token":"device-1"}"#), arguments: ["--push-ttl", "2"])
+            try standIn.respond("429:4")
+            let late = try scene.world.send(scene.alice, scene.conversation, "worth nothing in 2 s")
+            try standIn.waitLog("the first attempt") { PushStandIn.entries($0, about: late).first }
+            let deadline = ContinuousClock.now + .seconds(15)
+            var dropped = -1
+            while ContinuousClock.now < deadline {
+                let metrics = try runToCompletion("/usr/bin/curl", ["-s", "http://127.0.0.1:\(scene.world.server.port)/metrics"]).standardOutput
+                let prefix = "herald_push_dropped_total{provider=\"webhook\"} "
+                dropped = metrics.split(separator: "\n").first { $0.hasPrefix(prefix) }.flatMap { Int($0.dropFirst(prefix.count)) } ?? -1
+                if dropped == 1 { break }
+                Thread.sleep(forTimeInterval: 0.1)
+            }
+            #expect(dropped == 1)
+            let attempts = PushStandIn.entries(try standIn.log(), about: late)
+            #expect(attempts.count == 1, "never sent after it expired: \(attempts.map { "\($0["status"] ?? "") at \($0["time"] ?? "")" })")
+        }
     }
 }

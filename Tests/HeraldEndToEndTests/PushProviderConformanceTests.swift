@@ -72,7 +72,7 @@ extension EndToEnd {
             let violations = m2Requests.map { $0["violations"] as? [String] ?? [] }
             #expect(m2Requests.allSatisfy { $0["verified"] as? Bool == true }, "every request passes the stand-in: \(violations)")
             let times = m2Requests.compactMap { ($0["time"] as? NSNumber)?.doubleValue }
-            #expect(times.count >= 2 && times[1] - times[0] >= 0.95, "429 Retry-After: 1 is honoured")
+            #expect(times.count >= 2 && times[1] - times[0] >= 1.95, "429 Retry-After: 2 is honoured (the backoff alone would be 0.5-1 s)")
             for m1 in refused { #expect(PushStandIn.entries(try standIn.log(), about: m1).count == 1, "a refused push is dropped, not retried") }
             let m3 = try scene.world.send(scene.alice, scene.conversation, "third, the target is gone")
             try standIn.waitLog("m3 answered") { PushStandIn.entries($0, about: m3).first }
@@ -128,7 +128,7 @@ extension EndToEnd {
                 standIn: standIn,
                 serverArguments: ["--apns-key-file", key, "--apns-key-id", "KEY1234567", "--apns-team-id", "TEAM123456", "--apns-url", "https://127.0.0.1:\(standIn.port)"],
                 registration: #"{"device":"bob-iphone","provider":"apns","token":"\#(Self.deviceToken)","topic":"com.example.herald","sandbox":true}"#)
-            let m2 = try Self.walk(setup, refusals: ["400:BadCollapseId"], retries: "429:1,500,403", retryStatuses: [429, 500, 403, 200], gone: "410")
+            let m2 = try Self.walk(setup, refusals: ["400:BadCollapseId"], retries: "429:2,500,403", retryStatuses: [429, 500, 403, 200], gone: "410")
             let delivered = try #require(m2.last)
             #expect(delivered["pushType"] as? String == "alert")
             #expect(delivered["priority"] as? String == "10")
@@ -175,7 +175,7 @@ extension EndToEnd {
             let setup = Setup(
                 standIn: standIn, serverArguments: ["--fcm-service-account-file", account, "--fcm-url", "https://127.0.0.1:\(port)"],
                 registration: #"{"device":"bob-pixel","provider":"fcm","token":"fcm-token:APA91bHPRgkF3JUikC4ENAHEeMrd41Zxv3hVZjC9KtT8OvPVGJ-hQMRKRrZuJAEcl7B338qju59zJMjw2DELjzEvxwYv7hH5Ynpc1ODQ0aT4U4OFEeco8ohsN5PjL1iC2dNtk2BAokeMCg2ZXKqpc8FXKmhX94kIxQ"}"#)
-            let m2 = try Self.walk(setup, refusals: ["400"], retries: "429:1,503,403", retryStatuses: [429, 503, 401, 200], gone: "410")
+            let m2 = try Self.walk(setup, refusals: ["400"], retries: "429:2,503,403", retryStatuses: [429, 503, 401, 200], gone: "410")
             let tokens = try standIn.log().filter { $0["kind"] as? String == "token" }
             #expect(tokens.count >= 2, "the refused access token was replaced by a new grant")
             #expect(tokens.allSatisfy { $0["verified"] as? Bool == true })
@@ -194,7 +194,7 @@ extension EndToEnd {
             let setup = Setup(
                 standIn: standIn, serverArguments: ["--vapid-key-file", vapid, "--vapid-subject", "mailto:ops@example.com"],
                 registration: #"{"device":"bob-browser","provider":"webpush","endpoint":"\#(subscription["endpoint"] ?? "")","p256dh":"\#(subscription["p256dh"] ?? "")","auth":"\#(subscription["auth"] ?? "")"}"#)
-            let m2 = try Self.walk(setup, refusals: ["400", "403"], retries: "429:1,500", retryStatuses: [429, 500, 201], gone: "410")
+            let m2 = try Self.walk(setup, refusals: ["400", "403"], retries: "429:2,500", retryStatuses: [429, 500, 201], gone: "410")
             let delivered = try #require(m2.last)
             #expect(delivered["urgency"] as? String == "high")
             #expect((delivered["ttl"] as? NSNumber)?.intValue ?? 0 > 0)
@@ -211,7 +211,7 @@ extension EndToEnd {
             let setup = Setup(
                 standIn: standIn, serverArguments: ["--webhook-url", "https://127.0.0.1:\(standIn.port)/herald/push", "--webhook-secret-file", secret],
                 registration: #"{"device":"bob-app","provider":"webhook","token":"device-7f3a"}"#)
-            let m2 = try Self.walk(setup, refusals: ["400", "403"], retries: "429:1,503", retryStatuses: [429, 503, 200], gone: "410")
+            let m2 = try Self.walk(setup, refusals: ["400", "403"], retries: "429:2,503", retryStatuses: [429, 503, 200], gone: "410")
             let payload = try #require(m2.last?["payload"] as? [String: Any])
             #expect(payload["user"] as? String == "bob")
             #expect(payload["token"] as? String == "device-7f3a")

@@ -135,6 +135,14 @@ struct ProviderRequestTests {
         #expect(throws: PushProviderError.self) { try client.request(for: Self.delivery(target), now: Self.now, send: Self.noNetwork) }
     }
 
+    @Test("Retry-After in delay-seconds, as libcurl hands the header line (with CRLF); an HTTP date reads as soon")
+    func retryAfter() {
+        #expect(HTTPResponse(status: 429, headers: ["retry-after": "4\r\n"]).retryAfterSeconds == 4)
+        #expect(HTTPResponse(status: 429, headers: ["retry-after": " 120 "]).retryAfterSeconds == 120)
+        #expect(HTTPResponse(status: 503, headers: ["retry-after": "Wed, 21 Oct 2026 07:28:00 GMT"]).retryAfterSeconds == 1)
+        #expect(HTTPResponse(status: 503).retryAfterSeconds == nil)
+    }
+
     @Test("Retry backoff: doubles from 1 s to its cap, half fixed and half jitter, never sooner than Retry-After")
     func backoff() {
         let policy = PushRetryPolicy(baseMilliseconds: 1_000, maxBackoffMilliseconds: 60_000)
