@@ -45,6 +45,9 @@ extension SyncCore {
     /// Costs no store read per recipient: the remote devices of every recipient of every due push are one read, and
     /// a message's readers one more, only when someone is left to alert.
     func deliver(_ due: ArraySlice<PendingPush>, now: Int64, into deliveries: inout [SyncDelivery<Device>]) {
+        // P3: alone, a node with no device in the background and nobody registered for pushes without a connection has
+        // no one to alert; this costs nothing per recipient (the fan-out path's common case).
+        if cluster == nil, presence.backgroundDevices == 0, knownUsersWithPushTargets().isEmpty { return }
         // Devices without a connection are background devices too (a locked phone): their targets, one read for every
         // recipient of every due push, and none when this node knows nobody has one.
         var recipients: Set<String> = []

@@ -23,16 +23,25 @@ extension SyncCore {
         }
     }
 
-    /// The push targets of `users`, or none without a store read when this node knows nobody has one.
+    /// Alone, the users with a push target (read once, then kept by this node's registrations). A failed read answers
+    /// "nobody" this time and is tried again next time.
+    func knownUsersWithPushTargets() -> Set<String> {
+        if let known = usersWithPushTargets { return known }
+        do {
+            let known = Set(try store.usersWithPushTargets())
+            usersWithPushTargets = known
+            return known
+        } catch {
+            logger.debug("push targets not read", metadata: ["error": "\(error)"])
+            return []
+        }
+    }
+
+    /// The push targets of `users`, or none without a store read when this node (alone) knows nobody of them has one.
     func pushTargets(of users: some Collection<String>) -> [String: [PushTargetRecord]] {
         if cluster == nil {
-            if usersWithPushTargets == nil {
-                do { usersWithPushTargets = Set(try store.usersWithPushTargets()) } catch {
-                    logger.debug("push targets not read", metadata: ["error": "\(error)"])
-                    return [:]
-                }
-            }
-            guard let known = usersWithPushTargets, users.contains(where: known.contains) else { return [:] }
+            let known = knownUsersWithPushTargets()
+            guard !known.isEmpty, users.contains(where: known.contains) else { return [:] }
         }
         do {
             return Dictionary(grouping: try store.pushTargets(users: Array(users)), by: \.user)
