@@ -83,7 +83,7 @@ let package = Package(
         .executableTarget(
             name: "HeraldServerCLI",
             dependencies: [
-                "HeraldServer", "HeraldStore", "HeraldStorePostgres", "HeraldPush", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "HeraldServer", "HeraldStore", "HeraldStorePostgres", "HeraldPush", "HeraldProtocol", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Server/HeraldServerCLI",

@@ -7,7 +7,8 @@ import HeraldRules
 /// `herald`: the Herald client. Flags only; everything else is HeraldClient.
 struct Herald: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "herald", abstract: "Herald chat client (interactive terminal, or JSON-line script mode with --script).")
+        commandName: "herald", abstract: "Herald chat client (interactive terminal, or JSON-line script mode with --script).",
+        version: "herald \(HeraldRelease.version) (protocol \(HeraldProtocolVersion.subprotocol))")
 
     @Option(help: "Server URL, ws://host:port (or wss://). Default: $HERALD_SERVER.")
     var server: String?
@@ -47,7 +48,8 @@ struct Herald: ParsableCommand {
 
     func validate() throws {
         guard viewport >= 1 else { throw ValidationError("--viewport must be at least 1") }
-        guard toastDuration > 0, toastDuration.isFinite else { throw ValidationError("--toast-duration must be a positive number of seconds") }
+        // Any number is taken and clamped to 1-10 s as its help says (T2); only something that is no number is refused.
+        guard !toastDuration.isNaN else { throw ValidationError("--toast-duration must be a number of seconds") }
         guard caFile == nil || !insecure else { throw ValidationError("--ca-file and --insecure exclude each other") }
         if let push, push != "webpush" { throw ValidationError("--push takes 'webpush' (the only provider a terminal can be)") }
         guard (0...65535).contains(pushPort) else { throw ValidationError("--push-port must be 0...65535") }
@@ -68,13 +70,15 @@ struct Herald: ParsableCommand {
         case .failure(let error): throw ValidationError("--server: \(error)")
         }
         guard let user = TokenSubject.user(in: tokenText) else {
-            throw ValidationError("--token is not a Herald token (no user in it)")
+            // Refused like any token the server would refuse (exit 3), without asking it: no user can be read from it.
+            ClientRunner.fail("the token is not a Herald token (it names no user): get one with `herald-server token <user>`")
+            throw ExitCode(ClientExitCode.unauthorized.rawValue)
         }
         let interactive = !script && isatty(0) == 1
         var options = ClientOptions(
             server: address, token: tokenText, interactive: interactive, viewportSize: viewport,
             // Clamped to 1-10 s later anyway (T2); capping here keeps 1e300 from trapping in Int64(_:).
-            toastDuration: Milliseconds(Int64((min(toastDuration, 3600) * 1000).rounded())), openURL: open, caFile: caFile, insecure: insecure,
+            toastDuration: Milliseconds(Int64((min(max(toastDuration, 1), 10) * 1000).rounded())), openURL: open, caFile: caFile, insecure: insecure,
             compression: !noCompression)
         var deviceName = device
         // A subscription belongs to a device that lasts: without --device, a name of its own for this process.

@@ -6,3 +6,8 @@ public enum HeraldProtocolVersion {
     /// The subprotocol token of this version.
     public static let subprotocol = "herald.v1"
 }
+
+/// The release both programs report with `--version`.
+public enum HeraldRelease {
+    public static let version = "0.7.0"
+}

@@ -36,6 +36,29 @@ struct ExitCodeTests {
         #expect(client.waitForExit() == 4)
     }
 
+    @Test("--toast-duration outside 1-10 s is clamped as its help says (0 → 1 s, -5 → 1 s), not refused: the client runs and exits 4", arguments: ["0", "-5", "11"])
+    func toastDurationIsClamped(_ value: String) throws {
+        let client = try ClientProcess.launch(["--server", "ws://127.0.0.1:1", "--token", "a.eyJzdWIiOiJhIn0.b", "--toast-duration=\(value)", "--script"])
+        #expect(client.waitForExit() == 4)
+    }
+
+    @Test("exit 3: a token that is not a Herald token at all is refused like any refused token, with the reason on one line")
+    func notAHeraldToken() throws {
+        let client = try ClientProcess.launch(["--server", "ws://127.0.0.1:1", "--token", "hunter2", "--script"])
+        #expect(client.waitForExit() == 3)
+        let errors = client.stderrLines.filter { !$0.isEmpty }
+        #expect(errors.count == 1 && errors.first?.contains("not a Herald token") == true, "\(errors)")
+    }
+
+    @Test("--version: both programs say their release and protocol, and exit 0")
+    func version() throws {
+        for binary in [HeraldBinaries.client, HeraldBinaries.server] {
+            let result = try runToCompletion(binary, ["--version"])
+            #expect(result.status == 0)
+            #expect(result.standardOutput.contains("0.7.0") && result.standardOutput.contains("herald.v1"), "\(result.standardOutput)")
+        }
+    }
+
     @Test("exit 3: the server refuses the token with 401")
     func refusedToken() throws {
         let server = try TestServer()
