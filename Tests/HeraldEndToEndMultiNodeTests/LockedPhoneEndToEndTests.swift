@@ -1,1 +1,0 @@
-../HeraldEndToEndTests/LockedPhoneEndToEndTests.swift
