@@ -15,8 +15,12 @@ public struct ThreadViewport: Sendable {
 
     /// The conversation this viewport belongs to.
     public let conversation: String
-    /// How many consecutive messages the window holds (at least 1).
-    public let size: Int
+    /// How many rows the window holds (at least 1). A message takes one row unless `heights` says otherwise, so
+    /// by default this is the number of messages shown at once.
+    public private(set) var size: Int
+    /// Rows a message takes on screen where that is not 1 (a terminal wraps long messages): the window holds as many
+    /// consecutive messages as fit whole, and only those count as visible (U2/U3).
+    public private(set) var heights: [String: Int] = [:]
     /// The conversation's message ids, oldest first, as far as loaded.
     public private(set) var messageIDs: [String]
     /// Whether the thread is on screen (foreground); only then do messages become visible.
@@ -27,19 +31,25 @@ public struct ThreadViewport: Sendable {
     private var arrivedBelow = 0
 
     /// Makes a viewport at the bottom of `messageIDs`. Use `open(...)` to also get the first visible ids.
-    public init(conversation: String, messageIDs: [String], size: Int = ThreadViewport.defaultSize, isShown: Bool = true) {
+    public init(
+        conversation: String, messageIDs: [String], size: Int = ThreadViewport.defaultSize, heights: [String: Int] = [:],
+        isShown: Bool = true
+    ) {
         self.conversation = conversation
         self.size = Swift.max(1, size)
+        self.heights = heights.filter { $0.value != 1 }
         self.messageIDs = messageIDs.uniqued()
         self.isShown = isShown
-        self.start = Swift.max(0, self.messageIDs.count - self.size)
+        self.start = 0
+        self.start = bottomStart
     }
 
     /// Opens the thread at its bottom (D2) and returns the viewport with the messages that became visible.
     public static func open(
-        conversation: String, messageIDs: [String], size: Int = ThreadViewport.defaultSize, isShown: Bool = true
+        conversation: String, messageIDs: [String], size: Int = ThreadViewport.defaultSize, heights: [String: Int] = [:],
+        isShown: Bool = true
     ) -> (viewport: ThreadViewport, change: ViewportChange) {
-        let viewport = ThreadViewport(conversation: conversation, messageIDs: messageIDs, size: size, isShown: isShown)
+        let viewport = ThreadViewport(conversation: conversation, messageIDs: messageIDs, size: size, heights: heights, isShown: isShown)
         return (viewport, ViewportChange(becameVisible: isShown ? viewport.visibleIDs : [], followed: false))
     }
 
@@ -54,12 +64,35 @@ public struct ThreadViewport: Sendable {
     /// S3: how many messages arrived below the window while scrolled up.
     public var newBelow: Int { Swift.min(arrivedBelow, messageIDs.count - window.upperBound) }
 
+    /// The messages from `start` on that fit in `size` rows; always at least one (a message taller than the screen
+    /// is shown from its start).
     private var window: Range<Int> {
         let lower = Swift.min(Swift.max(0, start), messageIDs.count)
-        return lower..<Swift.min(lower + size, messageIDs.count)
+        if heights.isEmpty { return lower..<Swift.min(lower + size, messageIDs.count) }
+        var upper = lower
+        var rows = 0
+        while upper < messageIDs.count {
+            rows += height(of: messageIDs[upper])
+            if rows > size && upper > lower { break }
+            upper += 1
+        }
+        return lower..<upper
     }
 
-    private var bottomStart: Int { Swift.max(0, messageIDs.count - size) }
+    /// The first index of the window that ends at the newest message.
+    private var bottomStart: Int {
+        if heights.isEmpty { return Swift.max(0, messageIDs.count - size) }
+        var lower = messageIDs.count
+        var rows = 0
+        while lower > 0 {
+            rows += height(of: messageIDs[lower - 1])
+            if rows > size && lower < messageIDs.count { break }
+            lower -= 1
+        }
+        return lower
+    }
+
+    private func height(of id: String) -> Int { Swift.max(1, heights[id] ?? 1) }
 
     // MARK: - Changes
 
@@ -116,6 +149,17 @@ public struct ThreadViewport: Sendable {
         guard let index = messageIDs.firstIndex(of: message) else { return nil }
         let before = Set(visibleIDs)
         start = Swift.min(bottomStart, Swift.max(0, index - size / 2))
+        return finish(since: before)
+    }
+
+    /// The screen changed: the window now holds `size` rows, each message taking `heights[id]` rows (1 when absent).
+    /// At the bottom it stays at the bottom (S2); scrolled up, its first message stays first. Returns what entered it.
+    public mutating func resize(size: Int, heights: [String: Int] = [:]) -> ViewportChange {
+        let before = Set(visibleIDs)
+        let wasAtBottom = isAtBottom
+        self.size = Swift.max(1, size)
+        self.heights = heights.filter { $0.value != 1 }
+        if wasAtBottom { start = bottomStart }
         return finish(since: before)
     }
 

@@ -97,4 +97,53 @@ struct ThreadViewportTests {
         #expect(back.becameVisible == viewport.visibleIDs)
         #expect(viewport.setShown(true).becameVisible.isEmpty)
     }
+
+    // MARK: - Rows (a terminal that wraps long messages)
+
+    @Test("U2/U3 on a terminal: a window of rows holds only the messages that fit whole; a tall one leaves room for fewer")
+    func rowsHoldWholeMessages() {
+        // m20 takes 4 rows and m19 3: six rows hold m20 alone; nine hold m17-m20 (1 + 1 + 3 + 4).
+        let heights = ["m20": 4, "m19": 3]
+        let (viewport, change) = ThreadViewport.open(conversation: "c1", messageIDs: twenty, size: 6, heights: heights)
+        #expect(viewport.visibleIDs == ["m20"])
+        #expect(change.becameVisible == ["m20"], "m19 would not fit whole, so it is not read")
+        let (roomy, _) = ThreadViewport.open(conversation: "c1", messageIDs: twenty, size: 9, heights: heights)
+        #expect(roomy.visibleIDs == ["m17", "m18", "m19", "m20"])
+    }
+
+    @Test("U2: a message taller than the whole window is still shown (from its start) and counts as visible")
+    func tallerThanWindow() {
+        let (viewport, change) = ThreadViewport.open(conversation: "c1", messageIDs: ["a", "b"], size: 3, heights: ["b": 10])
+        #expect(viewport.visibleIDs == ["b"])
+        #expect(change.becameVisible == ["b"])
+    }
+
+    @Test("Resize: a taller screen at the bottom shows older messages (they become visible); a shorter one reads nothing")
+    func resizeAtBottom() {
+        var (viewport, _) = ThreadViewport.open(conversation: "c1", messageIDs: twenty, size: 5)
+        #expect(viewport.resize(size: 3).becameVisible == [])
+        #expect(viewport.visibleIDs == ["m18", "m19", "m20"])
+        #expect(viewport.isAtBottom)
+        #expect(viewport.resize(size: 8).becameVisible == ["m13", "m14", "m15", "m16", "m17"])
+        #expect(viewport.isAtBottom)
+    }
+
+    @Test("Resize: scrolled up, the first message stays first and the window grows downwards")
+    func resizeScrolledUp() {
+        var (viewport, _) = ThreadViewport.open(conversation: "c1", messageIDs: twenty, size: 5)
+        _ = viewport.scrollUp(by: 10)
+        #expect(viewport.visibleIDs == ["m6", "m7", "m8", "m9", "m10"])
+        #expect(viewport.resize(size: 7, heights: ["m11": 2]).becameVisible == ["m11"])
+        #expect(viewport.visibleIDs == ["m6", "m7", "m8", "m9", "m10", "m11"])
+        #expect(!viewport.isAtBottom)
+    }
+
+    @Test("S2 with rows: at the bottom a tall new message pushes as many old ones out as it needs")
+    func appendTallAtBottom() {
+        var (viewport, _) = ThreadViewport.open(conversation: "c1", messageIDs: twenty, size: 5)
+        _ = viewport.resize(size: 5, heights: ["m21": 3])
+        let change = viewport.append("m21")
+        #expect(change == ViewportChange(becameVisible: ["m21"], followed: true))
+        #expect(viewport.visibleIDs == ["m19", "m20", "m21"])
+    }
 }
