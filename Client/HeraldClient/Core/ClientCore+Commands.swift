@@ -11,8 +11,10 @@ extension ClientCore {
         case .state:
             active = nil
             emit(StateEncoder.state(of: self))
-        case .dm(let user):
-            request(.dm(user: user), purpose: .command(retryable: true))
+        case .dm(let other):
+            // A conversation needs someone else in it.
+            if other == user { return answerError(code: "bad_arguments", message: "you cannot start a conversation with yourself") }
+            request(.dm(user: other), purpose: .command(retryable: true))
         case .group(let title, let members):
             request(.group(title: title, members: members), purpose: .command(retryable: false))
         case .send(let conversation, let text):
@@ -94,6 +96,8 @@ extension ClientCore {
             request(send, purpose: .send(clientMessageId: clientMessageId, answers: false))
             answerQueuedSend(send, clientMessageId: clientMessageId)
         }
+        // The pending send takes rows under the thread.
+        if viewport?.conversation == conversation { relayoutThread() }
     }
 
     // MARK: - Toasts

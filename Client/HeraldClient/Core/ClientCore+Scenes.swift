@@ -33,7 +33,9 @@ extension ClientCore {
     /// any and loads the newest page; the command is answered when that page is shown (or at once while offline).
     mutating func openThread(_ conversation: String, reveal: String?, answers: Bool) {
         let cached = threads[conversation]?.ids ?? []
-        let opened = ThreadViewport.open(conversation: conversation, messageIDs: cached, size: configuration.viewportSize)
+        noteOpenedUnread(conversation)
+        let opened = ThreadViewport.open(
+            conversation: conversation, messageIDs: cached, size: viewportRows(conversation), heights: viewportHeights(conversation))
         scene = .thread(conversation)
         sceneBeforeBackground = scene
         viewport = opened.viewport
@@ -135,31 +137,50 @@ extension ClientCore {
             cache.hasOlder = response.hasMore ?? false
         }
         threads[conversation] = cache
+        emitHistory(conversation: conversation, page: page)
         guard var viewport, viewport.conversation == conversation else {
             if answers { answerOK() }
             return
         }
         var visible: [String] = []
+        if case .open = mode { placeDivider() }
+        let rows = viewportRows(conversation)
+        let heights = viewportHeights(conversation)
         switch mode {
         case .open(let reveal, _):
-            let opened = ThreadViewport.open(conversation: conversation, messageIDs: cache.ids, size: configuration.viewportSize,
+            let opened = ThreadViewport.open(conversation: conversation, messageIDs: cache.ids, size: rows, heights: heights,
                                              isShown: scene.isViewing(conversation))
             let before = Set(viewport.visibleIDs)
             viewport = opened.viewport
             visible = opened.change.becameVisible.filter { !before.contains($0) }
             if let reveal, let change = viewport.reveal(reveal) { visible += change.becameVisible.filter { !before.contains($0) } }
         case .older(let count, _):
+            visible += viewport.resize(size: rows, heights: heights).becameVisible
             visible += viewport.prependOlder(cache.ids).becameVisible
             visible += viewport.scrollUp(by: count).becameVisible
         case .refresh:
             // Only messages newer than the window's last known one are new here; resumed events usually brought them.
             let known = Set(viewport.messageIDs)
             let lastKnown = cache.ids.lastIndex { known.contains($0) } ?? -1
+            visible += viewport.resize(size: rows, heights: heights).becameVisible
             for (index, id) in cache.ids.enumerated() where index > lastKnown { visible += viewport.append(id).becameVisible }
         }
         self.viewport = viewport
         reportScene()
         markVisible(visible, answers: answers)
+    }
+
+    /// Script mode's record of a loaded page (history prints no `message` events): the messages with their text,
+    /// oldest first.
+    mutating func emitHistory(conversation: String, page: [MessageInfo]) {
+        let messages: [JSONValue] = page.sorted { ($0.createdAt, ThreadCache.number($0.id)) < ($1.createdAt, ThreadCache.number($1.id)) }.map { message in
+            var fields = [JSONField("message", .string(message.id)), JSONField("sender", .string(message.sender)),
+                          JSONField("senderName", .string(message.senderName)), JSONField("kind", .string(message.kind.rawValue)),
+                          JSONField("text", .optional(message.text)), JSONField("createdAt", .int(message.createdAt))]
+            if let url = message.imageURL { fields.append(JSONField("imageURL", .string(url))) }
+            return .object(fields)
+        }
+        event("history", ["conversation": .string(conversation), "messages": .array(messages)])
     }
 
     // MARK: - Deep links (D1-D3), through HeraldRules' DeepLinkRouter

@@ -7,20 +7,39 @@ extension ClientCore {
         let rows = directory.ordered.map {
             ScreenModel.ConversationRow(
                 id: $0.id, title: directory.title(of: $0.id, me: user), unread: unread.unread(in: $0.id),
-                preview: $0.lastMessage.map(StateEncoder.preview) ?? "")
+                preview: $0.lastMessage.map(StateEncoder.preview) ?? "", lastActivity: $0.lastMessage?.createdAt)
         }
         var lines: [ScreenModel.ThreadLine] = []
-        if let viewport, let cache = threads[viewport.conversation] {
-            let byId = Dictionary(cache.messages.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
-            lines = viewport.visibleIDs.compactMap { id in
-                byId[id].map { ScreenModel.ThreadLine(id: id, sender: $0.senderName, text: StateEncoder.preview($0)) }
-            }
+        var title = ""
+        var members: [String] = []
+        var pending: [ScreenModel.PendingLine] = []
+        if let viewport {
+            let visible = Set(viewport.visibleIDs)
+            lines = threadLines(viewport.conversation).filter { visible.contains($0.id) }
+            title = directory.title(of: viewport.conversation, me: user)
+            members = directory[viewport.conversation]?.participants.map { $0.id == user ? "you" : $0.name } ?? []
+            pending = pendingSends(in: viewport.conversation)
         }
         let remaining = toasts.visibleRemaining(now: now).map { Int(($0.value + 999) / 1000) }
         return ScreenModel(
             user: user, connected: connected, scene: scene, conversations: rows, badgeText: unread.badgeText,
             bellBadgeText: bell.badgeText, bellItems: bell.items, thread: lines, atBottom: viewport?.isAtBottom ?? true,
             newBelow: viewport?.newBelow ?? 0, toast: scene.isForeground ? toasts.visible : nil, toastSecondsLeft: remaining,
-            pendingPushes: pushes.count)
+            pendingPushes: pushes.count, threadTitle: title, threadMembers: members, pending: pending)
     }
+
+    /// User ids this device knows (everyone in its conversations), for completion.
+    public var knownPeople: [String] {
+        Array(Set(directory.ordered.flatMap { $0.participants.map(\.id) })).sorted()
+    }
+
+    /// The newest message from someone else in the open thread (what `/react` reacts to by default).
+    public var newestFromOthersInThread: String? {
+        guard let viewport else { return nil }
+        let visible = Set(viewport.visibleIDs)
+        return threads[viewport.conversation]?.messages.last { $0.sender != user && visible.contains($0.id) }?.id
+    }
+
+    /// How many messages the viewport shows (a page for PageUp/PageDown).
+    public var viewportMessageCount: Int { viewport?.visibleIDs.count ?? 0 }
 }

@@ -102,7 +102,7 @@ extension ClientCore {
         if let message = response.message {
             arrive(message, sequence: nil)
             answerOK([JSONField("conversation", .string(message.conversation)), JSONField("message", .string(message.id)),
-                      JSONField("duplicate", .bool(response.duplicate ?? false))])
+                      JSONField("duplicate", .bool(response.duplicate ?? false)), JSONField("clientMessageId", .string(clientMessageId))])
         } else {
             answerServerError(response)
         }
@@ -160,6 +160,9 @@ extension ClientCore {
             left(conversation, user: who, sequence: frame.seq)
             event("left", ["conversation": .string(conversation), "user": .string(who)])
         case .receipt:
+            if let conversation = frame.conversationId, let message = frame.messageId, let reader = frame.reader {
+                noteReceipt(conversation: conversation, message: message, reader: reader)
+            }
             event("receipt", ["conversation": .optional(frame.conversationId), "message": .optional(frame.messageId),
                               "reader": .optional(frame.reader), "at": frame.at.map { .int($0) } ?? .null])
         case .bell:
@@ -262,6 +265,7 @@ extension ClientCore {
             JSONField("kind", .string(message.kind.rawValue)), JSONField("text", .optional(message.text)),
         ]
         if let url = message.imageURL { fields.append(JSONField("imageURL", .string(url))) }
+        if message.sender == user, let clientMessageId = message.clientMessageId { fields.append(JSONField("clientMessageId", .string(clientMessageId))) }
         if let sequence { fields.append(JSONField("seq", .int(sequence))) }
         emit(.object([JSONField("type", "event"), JSONField("event", "message")] + fields))
 
@@ -277,9 +281,11 @@ extension ClientCore {
             scene: scene, isForeground: scene.isForeground, viewportAtBottom: viewport?.isAtBottom ?? true)
         if var viewport, viewport.conversation == message.conversation {
             // The thread keeps its ids even while the app is in the background; only a shown thread makes them visible.
+            // On a screen the new message's rows are known before it joins the window.
+            let sized = screenGeometry == nil ? [] : viewport.resize(size: viewportRows(message.conversation), heights: viewportHeights(message.conversation)).becameVisible
             let change = viewport.append(message.id)
             self.viewport = viewport
-            if outcome.presentation == .inline { markVisible(change.becameVisible) }
+            if outcome.presentation == .inline { markVisible(sized + change.becameVisible) }
             reportScene()
         }
         if outcome.presentation == .toast {

@@ -94,6 +94,14 @@ public struct ClientCore: Sendable {
     /// D3: the link waiting for its conversation.
     var pendingDeepLink: DeepLink? { router.pending }
 
+    /// The terminal's thread area (columns, rows), when a screen draws the thread; the viewport is then sized in
+    /// rows by ``ThreadLayout`` instead of `--viewport` messages.
+    var screenGeometry: ScreenGeometry?
+    /// Receipts seen on this device: conversation → reader → the newest message of mine they read (U6).
+    var receipts: [String: [String: String]] = [:]
+    /// The open thread's unread count when it was opened, and the message the "new" divider goes above.
+    var openedUnread: OpenedUnread?
+
     var active: ActiveCommand?
     var outputs: [ClientOutput] = []
     /// The time of the input being handled.

@@ -2,19 +2,42 @@ import Glibc
 import HeraldProtocol
 import HeraldRules
 
-/// The interactive terminal: header with the Messages and bell badges, the toast banner with its countdown,
-/// the current scene drawn by its presenter, the latest events, and an input line taking the script commands.
-/// Plain ANSI escapes; fits 80x24.
+/// The interactive terminal, laid out like the chat clients people like (a header with the badges, the toast banner,
+/// the scene, a notice line, a status line, the input line) and driven by chat-style input and keys: plain text is
+/// sent in a thread, commands start with `/`, arrows select and scroll, Esc goes back. The screen follows the
+/// terminal's size; the thread viewport is sized to the rows it really has, so only what is drawn is read (U2/U3).
 final class TerminalFrontEnd: ClientFrontEnd {
     private(set) var inputEnded = false
-    private var buffer: [UInt8] = []
-    private var escape = 0
-    private var recent: [String] = []
+    private var decoder = KeyDecoder()
+    private var editor = LineEditor()
+    /// The list row the arrows move (its index in list order).
+    private var selectedRow = 0
+    private var showingHelp = false
+    /// The newest thing to tell the person (an error, an answer, a hint).
+    private var notice = ""
+    /// Commands the front end runs itself after an answer (open the conversation `/dm` made).
+    private var followUps: [String] = []
+    /// `/dm` and `/group` typed here open their conversation once answered.
+    private var openAnswer = false
+    private var connection: ConnectionStatus = .connecting
     private var lastFrame = ""
+    private var lastSize = (columns: 0, rows: 0)
+    private var utcOffset = 0
     private let active: Bool
+    /// What typed lines and completion refer to, taken at the last redraw.
+    private var context = ChatContext(me: "", scene: .list, conversations: [], users: [], newestFromOthers: nil)
+    private var toastVisible = false
+    private var pageSize = 1
+
+    /// Fixed rows around the scene: header, two toast rows, two rules, notice, status and input.
+    static let chromeRows = 8
 
     init() {
         active = RawTerminal.enter()
+        var now = time(nil)
+        var local = tm()
+        localtime_r(&now, &local)
+        utcOffset = local.tm_gmtoff
     }
 
     // MARK: - Input
@@ -25,50 +48,135 @@ final class TerminalFrontEnd: ClientFrontEnd {
             return []
         }
         var lines: [String] = []
-        for byte in bytes {
-            if escape > 0 {
-                // Skip ESC [ … final byte (arrow keys and friends).
-                if escape == 1 && byte != UInt8(ascii: "[") && byte != UInt8(ascii: "O") { escape = 0 } else if escape > 1 && (0x40...0x7E).contains(byte) { escape = 0 } else { escape += 1 }
-                continue
-            }
-            switch byte {
-            case 0x03, 0x04:  // Ctrl-C, Ctrl-D: leave cleanly
-                lines.append("quit")
-                inputEnded = true
-            case 0x1B: escape = 1
-            case 0x7F, 0x08: if !buffer.isEmpty { buffer.removeLast() }
-            case 0x15: buffer.removeAll()  // Ctrl-U
-            case UInt8(ascii: "\r"), UInt8(ascii: "\n"):
-                let line = String(decoding: buffer, as: UTF8.self)
-                buffer.removeAll()
-                if !line.isEmpty {
-                    note("> \(line)")
-                    lines.append(line)
-                }
-            default:
-                if byte >= 0x20 { buffer.append(byte) }
-            }
+        for key in decoder.feed(bytes) {
+            lines += handle(key)
+            if inputEnded { break }
         }
         return lines
+    }
+
+    /// What one key does; returns the script commands it runs.
+    private func handle(_ key: Key) -> [String] {
+        let scene = context.scene
+        switch key {
+        case .text(let text): editor.insert(text)
+        case .enter:
+            if editor.isEmpty {
+                if showingHelp { showingHelp = false }
+                if scene == .list, context.conversations.indices.contains(selectedRow) {
+                    return ["open thread \(context.conversations[selectedRow].id)"]
+                }
+                return []
+            }
+            showingHelp = false
+            return run(editor.submit())
+        case .backspace: editor.backspace()
+        case .delete: editor.deleteForward()
+        case .left: editor.moveLeft()
+        case .right: editor.moveRight()
+        case .home: editor.moveHome()
+        case .end:
+            if editor.isEmpty, scene.conversation != nil { return ["scroll bottom"] }
+            editor.moveEnd()
+        case .up:
+            if scene == .list && editor.isEmpty {
+                selectedRow = max(0, selectedRow - 1)
+            } else {
+                editor.historyBack()
+            }
+        case .down:
+            if scene == .list && editor.isEmpty {
+                selectedRow = min(max(0, context.conversations.count - 1), selectedRow + 1)
+            } else {
+                editor.historyForward()
+            }
+        case .pageUp:
+            if scene.conversation != nil { return ["scroll up \(pageSize)"] }
+        case .pageDown:
+            if scene.conversation != nil { return ["scroll down \(pageSize)"] }
+        case .tab:
+            let completion = ChatInput.complete(editor.text, in: context)
+            if let line = completion.line { editor.replace(with: line) }
+            if completion.matches.count > 1 { notice = completion.matches.joined(separator: "  ") }
+        case .escape:
+            if showingHelp {
+                showingHelp = false
+            } else if !editor.isEmpty {
+                editor.replace(with: "")
+            } else if scene != .list && scene.isForeground {
+                return ["open list"]
+            }
+        case .control(let letter):
+            return control(letter)
+        }
+        return []
+    }
+
+    private func control(_ letter: Character) -> [String] {
+        switch letter {
+        case "c", "d":  // leave cleanly
+            inputEnded = true
+            return ["quit"]
+        case "u": editor.deleteToStart()
+        case "w": editor.deleteWordBackward()
+        case "k": editor.deleteToEnd()
+        case "a": editor.moveHome()
+        case "e": editor.moveEnd()
+        case "p": editor.historyBack()
+        case "n": editor.historyForward()
+        case "o": if toastVisible { return ["toast tap"] }
+        case "x": if toastVisible { return ["toast swipe"] }
+        case "b": return ["open notifications"]
+        case "l": lastFrame = ""  // redraw everything
+        default: break
+        }
+        return []
+    }
+
+    /// A typed line: a message, a command, or help.
+    private func run(_ line: String) -> [String] {
+        switch ChatInput.interpret(line, in: context) {
+        case .commands(let commands):
+            if let first = commands.first, first.hasPrefix("dm ") || first.hasPrefix("group ") { openAnswer = true }
+            notice = ""
+            return commands
+        case .help: showingHelp = true
+        case .notice(let text): notice = text
+        case .nothing: break
+        }
+        return []
+    }
+
+    func takeFollowUps() -> [String] {
+        defer { followUps = [] }
+        return followUps
     }
 
     // MARK: - Output
 
     func deliver(_ line: JSONValue) {
         guard case .string(let type)? = line["type"] else { return }
+        let command = Self.text(line["cmd"])
         switch type {
         case "ok":
-            note("ok \(Self.text(line["cmd"]))\(line["conversation"].map { " \(Self.text($0))" } ?? "")")
+            if (command == "dm" || command == "group") && openAnswer, case .string(let conversation)? = line["conversation"] {
+                openAnswer = false
+                followUps.append("open thread \(conversation)")
+            } else if command == "users" || command == "members" {
+                notice = Self.people(line[command])
+            } else if !["send", "send-image", "open", "scroll", "toast", "quit", "dm", "group"].contains(command) {
+                notice = "✓ \(command)"
+            }
         case "error":
-            note("error: \(Self.text(line["message"]))")
+            openAnswer = false
+            notice = "✗ \(command): \(Self.text(line["message"]))"
+        case "state":
+            notice = "state: \(Self.text(line["scene"])) · badge \(Self.text(line["badge"])) · \(line["connected"] == .bool(true) ? "online" : "offline")"
         case "event":
-            let name = Self.text(line["event"])
-            switch name {
-            case "message": note("\(Self.text(line["senderName"])): \(Self.text(line["text"]))")
-            case "connected": note("connected")
-            case "disconnected": note("disconnected: reconnecting…")
-            case "push": note("push: \(Self.text(line["title"])): \(Self.text(line["preview"]))")
-            case "route": note("opened \(Self.text(line["url"]))")
+            switch Self.text(line["event"]) {
+            case "push": notice = "push: \(Self.text(line["title"])): \(Self.text(line["preview"]))"
+            case "send.failed": notice = "✗ not sent: \(Self.text(line["message"]))"
+            case "left" where Self.text(line["user"]) == context.me: notice = "you left \(Self.text(line["conversation"]))"
             default: break
             }
         default:
@@ -76,10 +184,18 @@ final class TerminalFrontEnd: ClientFrontEnd {
         }
     }
 
-    private func note(_ text: String) {
-        recent.append(text)
-        if recent.count > 3 { recent.removeFirst(recent.count - 3) }
+    /// `users` / `members` answers as one line of names.
+    private static func people(_ value: JSONValue?) -> String {
+        guard case .array(let people)? = value else { return "" }
+        if people.isEmpty { return "nobody" }
+        return people.map { "\(text($0["id"])) (\(text($0["name"])))" }.joined(separator: ", ")
     }
+
+    func log(_ text: String) {
+        // Diagnostics would scribble over the screen; the status line shows the connection's state instead.
+    }
+
+    func connectionChanged(_ status: ConnectionStatus) { connection = status }
 
     static func text(_ value: JSONValue?) -> String {
         switch value {
@@ -92,36 +208,85 @@ final class TerminalFrontEnd: ClientFrontEnd {
 
     // MARK: - Drawing
 
+    func geometry() -> ScreenGeometry? {
+        guard active else { return nil }
+        let (width, height) = RawTerminal.size()
+        // The thread's title takes one row of the scene.
+        return ScreenGeometry(width: width, rows: max(1, height - Self.chromeRows - 1))
+    }
+
     func render(_ core: ClientCore, now: Instant) {
         guard active else { return }
         let (width, height) = RawTerminal.size()
-        let model = core.screenModel(now: now)
+        var model = core.screenModel(now: now)
+        selectedRow = min(selectedRow, max(0, model.conversations.count - 1))
+        model.selectedRow = model.scene == .list && !model.conversations.isEmpty ? selectedRow : nil
+        model.utcOffsetSeconds = utcOffset
+        context = ChatContext(
+            me: model.user, scene: model.scene, conversations: model.conversations.map { ($0.id, $0.title) },
+            users: core.knownPeople, newestFromOthers: core.newestFromOthersInThread)
+        toastVisible = model.toast != nil
+        pageSize = max(1, core.viewportMessageCount - 1)
+
         let presenter = ScenePresenters.presenter(for: model.scene)
         var lines: [String] = []
-        let status = model.connected ? "online" : "connecting…"
-        let badge = model.badgeText.isEmpty ? "" : " (\(model.badgeText))"
         let bell = model.bellBadgeText.isEmpty ? "" : " (\(model.bellBadgeText))"
-        lines.append(fit("Herald · \(model.user) · \(status) · Messages\(badge) · Bell\(bell)", width))
+        let badge = model.badgeText.isEmpty ? "" : " (\(model.badgeText))"
+        lines.append(fit("Herald · \(model.user) · Messages\(badge) · Bell\(bell)", width))
         var banner = presenter.toastOverlay(model, width: width)
+        if !banner.isEmpty { banner[0] = fit(banner[0] + "  ^O open · ^X dismiss", width) }
         while banner.count < 2 { banner.append("") }
         lines += banner.prefix(2)
-        lines.append(String(repeating: "─", count: min(width, 80)))
-        let bodyHeight = max(1, height - lines.count - 5)
-        var body = presenter.body(model, width: width, height: bodyHeight)
-        if body.count > bodyHeight { body = Array(body.prefix(bodyHeight)) }
+        lines.append(String(repeating: "─", count: width))
+        let bodyHeight = max(1, height - Self.chromeRows)
+        var body = showingHelp ? ChatInput.helpLines.map { fit($0, width) } : presenter.body(model, width: width, height: bodyHeight)
+        if body.count > bodyHeight {
+            // The thread's title stays; the newest rows win (what the viewport counted is what fits).
+            body = model.scene.conversation != nil && !showingHelp ? [body[0]] + body.suffix(bodyHeight - 1) : Array(body.prefix(bodyHeight))
+        }
         while body.count < bodyHeight { body.append("") }
         lines += body
-        lines.append(String(repeating: "─", count: min(width, 80)))
-        var log = recent.map { fit($0, width) }
-        while log.count < 3 { log.insert("", at: 0) }
-        lines += log
-        let prompt = "> " + String(decoding: buffer, as: UTF8.self)
-        var frame = "\u{1B}[H"
-        for line in lines.prefix(height - 1) { frame += line + "\u{1B}[K\r\n" }
-        frame += fit(prompt, width) + "\u{1B}[K\u{1B}[J"
+        lines.append(String(repeating: "─", count: width))
+        lines.append(fit(notice, width))
+        lines.append(fit(statusLine(model, core: core, now: now), width))
+        let (shown, cursor) = editor.view(width: width - 2)
+        lines.append("> " + shown)
+
+        var frame = ""
+        if (width, height) != lastSize {
+            lastSize = (width, height)
+            frame += "\u{1B}[2J"  // resized: clear what the old layout left
+        }
+        frame += "\u{1B}[H"
+        frame += lines.prefix(height).joined(separator: "\u{1B}[K\r\n") + "\u{1B}[K"
+        frame += "\u{1B}[\(min(height, lines.count));\(3 + cursor)H"
         guard frame != lastFrame else { return }
         lastFrame = frame
         RawTerminal.write(frame)
+    }
+
+    /// The connection's state and what the keys do here.
+    private func statusLine(_ model: ScreenModel, core: ClientCore, now: Instant) -> String {
+        let state: String
+        if model.connected {
+            state = "● online"
+        } else {
+            switch connection {
+            case .locked: state = "○ locked: pushes only"
+            case .reconnecting(let at, let reason):
+                let seconds = max(0, (at - now).value + 999) / 1000
+                state = seconds > 0 ? "○ offline (\(reason)): retrying in \(seconds) s" : "○ reconnecting…"
+            case .connecting: state = "○ connecting…"
+            }
+        }
+        let waiting = model.pending.isEmpty || model.connected ? "" : " · \(model.pending.count) waiting to send"
+        let keys: String
+        switch model.scene {
+        case .list: keys = "↑↓ Enter open · /dm <user> · /help"
+        case .thread: keys = "Enter send · PgUp/PgDn · Esc back · /help"
+        default: keys = "Esc back · /help"
+        }
+        return "\(state)\(waiting) · \(keys)"
     }
 
     func nextRedraw(now: Instant) -> Instant? {
@@ -131,4 +296,13 @@ final class TerminalFrontEnd: ClientFrontEnd {
     func finish() {
         RawTerminal.restore()
     }
+}
+
+/// What the terminal's status line says about the connection.
+enum ConnectionStatus: Sendable {
+    case connecting
+    /// Lost; the next attempt is at `at`.
+    case reconnecting(at: Instant, reason: String)
+    /// `lock`: closed on purpose until `unlock`.
+    case locked
 }

@@ -17,6 +17,15 @@ public struct ScreenModel: Sendable {
     /// Seconds left on the visible toast (T2 countdown).
     public var toastSecondsLeft: Int?
     public var pendingPushes: Int
+    /// The open thread's title (the other person's name, or the group's title) and its members' names.
+    public var threadTitle: String = ""
+    public var threadMembers: [String] = []
+    /// Sends to the open thread the server has not acknowledged yet, oldest first.
+    public var pending: [PendingLine] = []
+    /// The highlighted row of the list (keyboard selection), set by the terminal.
+    public var selectedRow: Int?
+    /// Local time's offset from UTC for timestamps, set by the terminal.
+    public var utcOffsetSeconds = 0
 
     /// One row of the conversation list.
     public struct ConversationRow: Sendable, Equatable {
@@ -24,12 +33,30 @@ public struct ScreenModel: Sendable {
         public var title: String
         public var unread: Int
         public var preview: String
+        /// When the last message was written (ms since the epoch), if any.
+        public var lastActivity: Int64? = nil
     }
 
-    /// One message line of the thread viewport.
+    /// One message of the thread viewport, with what the screen shows around it.
     public struct ThreadLine: Sendable, Equatable {
         public var id: String
         public var sender: String
+        public var senderName: String
+        /// The whole text (empty for an image without caption).
+        public var text: String
+        public var imageURL: String? = nil
+        public var createdAt: Int64 = 0
+        /// Written by this user (shown as "You").
+        public var isMine = false
+        /// The first message that was unread when the thread was opened: the "new" divider goes above it.
+        public var unreadDividerAbove = false
+        /// Under your newest message others have read: "Seen" (1:1) or "Seen by …" (group); nil otherwise.
+        public var seenBy: String? = nil
+    }
+
+    /// A send waiting for the server's acknowledgement.
+    public struct PendingLine: Sendable, Equatable {
+        public var clientMessageId: String
         public var text: String
     }
 }
@@ -79,30 +106,66 @@ public struct ListPresenter: ScenePresenter {
 
     public func body(_ model: ScreenModel, width: Int, height: Int) -> [String] {
         var lines = [fit("Messages\(model.badgeText.isEmpty ? "" : " (\(model.badgeText))")", width)]
-        if model.conversations.isEmpty { lines.append("  (no conversations)") }
-        for row in model.conversations.prefix(max(0, height - 1)) {
+        if model.conversations.isEmpty {
+            lines += ["", "  No conversations yet. Start one:", "    /dm <user>      talk to someone (/users lists people)",
+                      "    /group \"<title>\" <user> <user>…", "  /help lists every command."]
+            return lines.map { fit($0, width) }
+        }
+        // Keep the selected row on screen.
+        let room = max(1, height - 1)
+        let selected = model.selectedRow ?? 0
+        let first = max(0, min(selected - room + 1, model.conversations.count - room))
+        for (index, row) in model.conversations.enumerated().dropFirst(first).prefix(room) {
             let badge = row.unread > 0 ? " [\(BadgeText.text(for: row.unread))]" : ""
-            lines.append(fit("  \(row.id) \(row.title)\(badge): \(row.preview)", width))
+            let time = row.lastActivity.map { " " + ThreadPresenter.clock($0, offset: model.utcOffsetSeconds) } ?? ""
+            let head = "\(index + 1). \(row.title)\(badge)"
+            let line = fit("\(DisplayWidth.pad(head, to: min(28, width / 3)))\(time)  \(row.preview)", width - 2)
+            lines.append(index == model.selectedRow ? "\u{1B}[7m> \(line)\u{1B}[0m" : "  \(line)")
         }
         return lines
     }
 }
 
-/// thread(c): the viewport's messages and the "N new messages" affordance (S3).
+/// thread(c): the viewport's messages in full (wrapped), names and times, the unread divider, "Seen", sends not yet
+/// acknowledged, and the "N new messages" affordance (S3). Rows are laid out by ``ThreadLayout``, which also sizes the
+/// viewport, so exactly the drawn messages count as visible.
 public struct ThreadPresenter: ScenePresenter {
     public var conversation: String
     public var anchor: String? { Anchor.thread(conversation) }
 
     public func body(_ model: ScreenModel, width: Int, height: Int) -> [String] {
-        var lines = [fit("Thread \(conversation)", width)]
-        if model.thread.isEmpty { lines.append("  (no messages)") }
-        for line in model.thread.suffix(max(0, height - 2)) { lines.append(fit("  \(line.sender): \(line.text)", width)) }
+        let members = model.threadMembers.count > 2 ? " · " + model.threadMembers.joined(separator: ", ") : ""
+        var lines = [fit("\(model.threadTitle.isEmpty ? conversation : model.threadTitle)\(members)", width)]
+        if model.thread.isEmpty && model.pending.isEmpty { lines.append("  No messages yet: type one and press Enter.") }
+        let pad = String(repeating: " ", count: ThreadLayout.indent)
+        for line in model.thread {
+            if line.unreadDividerAbove { lines.append(fit("────── new " + String(repeating: "─", count: max(0, width - 11)), width)) }
+            let text = ThreadLayout.textLines(line, width: width)
+            let time = Self.clock(line.createdAt, offset: model.utcOffsetSeconds)
+            for (index, part) in text.enumerated() {
+                lines.append(index == 0 ? "\(time) \(ThreadLayout.label(line)): \(part)" : pad + part)
+            }
+            if let seen = line.seenBy { lines.append(pad + seen) }
+        }
+        if model.atBottom {
+            for pending in model.pending {
+                let text = TextWrap.lines(pending.text + ThreadLayout.pendingMark, first: width - ThreadLayout.indent - 5, rest: width - ThreadLayout.indent)
+                for (index, part) in text.enumerated() { lines.append(index == 0 ? "  ·   You: \(part)" : pad + part) }
+            }
+        }
         if model.newBelow > 0 {
-            lines.append(fit("  v \(model.newBelow) new message\(model.newBelow == 1 ? "" : "s") (scroll bottom)", width))
-        } else if model.atBottom {
-            lines.append("  --")
+            lines.append(fit("  ↓ \(model.newBelow) new message\(model.newBelow == 1 ? "" : "s") (End)", width))
         }
         return lines
+    }
+
+    /// `HH:MM` of a time in milliseconds since the epoch, at `offset` seconds from UTC.
+    public static func clock(_ milliseconds: Int64, offset: Int) -> String {
+        let minutes = ((milliseconds / 1000 + Int64(offset)) / 60) % 1440
+        let positive = minutes < 0 ? minutes + 1440 : minutes
+        let hours = positive / 60
+        let rest = positive % 60
+        return (hours < 10 ? "0" : "") + String(hours) + ":" + (rest < 10 ? "0" : "") + String(rest)
     }
 }
 
@@ -140,7 +203,5 @@ public struct BackgroundPresenter: ScenePresenter {
     public func toastOverlay(_ model: ScreenModel, width: Int) -> [String] { [] }
 }
 
-/// Cuts `text` to `width` characters.
-func fit(_ text: String, _ width: Int) -> String {
-    text.count <= width ? text : String(text.prefix(max(0, width - 1))) + "…"
-}
+/// Cuts `text` to `width` columns.
+func fit(_ text: String, _ width: Int) -> String { DisplayWidth.truncate(text, to: width) }

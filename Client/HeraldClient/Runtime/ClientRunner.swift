@@ -20,6 +20,14 @@ protocol ClientFrontEnd: AnyObject {
     func nextRedraw(now: Instant) -> Instant?
     /// Restores the terminal.
     func finish()
+    /// Commands the front end runs by itself after an answer it printed (e.g. open the conversation `/dm` made).
+    func takeFollowUps() -> [String]
+    /// A diagnostic: stderr in script mode; the terminal keeps its screen clean.
+    func log(_ text: String)
+    /// The connection's state changed (shown on the terminal's status line).
+    func connectionChanged(_ status: ConnectionStatus)
+    /// The thread area of the screen, when there is one; the viewport is sized to it.
+    func geometry() -> ScreenGeometry?
 }
 
 /// The client's IO: one thread, one poll() over stdin and the socket, a timeout at the next deadline of the
@@ -167,7 +175,7 @@ public final class ClientRunner {
         for received in pushEndpoint.readable(fd) {
             switch received {
             case .payload(let payload): core.receiveProviderPush(payload, now: MonotonicClock.now())
-            case .undecryptable(let reason): Self.log("push endpoint refused \(reason)")
+            case .undecryptable(let reason): frontEnd.log("push endpoint refused \(reason)")
             }
         }
         flush(now: MonotonicClock.now())
@@ -189,6 +197,7 @@ public final class ClientRunner {
             reconnectAt = nil
             openedAt = nil
             core.connectionLost(now: now, reason: "locked")
+            frontEnd.connectionChanged(.locked)
             flush(now: now)
         } else if transport == nil, reconnectAt == nil, everOpened, exitCode == nil {
             backoff.reset()
@@ -235,10 +244,12 @@ public final class ClientRunner {
 
     /// Prints the core's lines, sends its requests, writes the socket, redraws.
     private func flush(now: Instant) {
+        // The screen's size first: a resize may bring messages on screen, and their acks go out with the rest.
+        if let geometry = frontEnd.geometry() { core.setScreen(geometry) }
         for output in core.drainOutputs() {
             switch output {
             case .line(let line): frontEnd.deliver(line)
-            case .log(let text): Self.log(text)
+            case .log(let text): frontEnd.log(text)
             case .send(let frame):
                 webSocket?.send(String(decoding: frame.encode(), as: UTF8.self))
             }
@@ -252,6 +263,7 @@ public final class ClientRunner {
             }
         }
         frontEnd.render(core, now: now)
+        pendingLines += frontEnd.takeFollowUps()
     }
 
     // MARK: - Connection
@@ -333,7 +345,7 @@ public final class ClientRunner {
             case .text(let text):
                 switch ServerFrame.decode(text) {
                 case .success(let frame): core.receive(frame, now: now)
-                case .failure(let error): Self.log("undecodable frame from the server: \(error.message)")
+                case .failure(let error): frontEnd.log("undecodable frame from the server: \(error.message)")
                 }
             case .rejected(let status, let reason):
                 if status == 401 {
@@ -406,7 +418,8 @@ public final class ClientRunner {
         openedAt = nil
         let delay = backoff.nextDelay()
         reconnectAt = now + delay
-        Self.log("\(reason); reconnecting in \(delay.value) ms")
+        frontEnd.connectionChanged(.reconnecting(at: now + delay, reason: reason))
+        frontEnd.log("\(reason); reconnecting in \(delay.value) ms")
     }
 
     /// Closes every descriptor above 2 listed in /proc/self/fd (there is no close_range in Swift's Glibc).
@@ -477,4 +490,8 @@ final class ScriptFrontEnd: ClientFrontEnd {
     func render(_ core: ClientCore, now: Instant) {}
     func nextRedraw(now: Instant) -> Instant? { nil }
     func finish() {}
+    func takeFollowUps() -> [String] { [] }
+    func log(_ text: String) { ClientRunner.log(text) }
+    func connectionChanged(_ status: ConnectionStatus) {}
+    func geometry() -> ScreenGeometry? { nil }
 }

@@ -1,0 +1,130 @@
+import HeraldProtocol
+import HeraldRules
+
+/// The terminal's thread area: what the viewport is sized to.
+public struct ScreenGeometry: Equatable, Sendable {
+    /// Columns of the screen.
+    public var width: Int
+    /// Rows below the thread's title line available to messages, pending sends and the "new messages" line.
+    public var rows: Int
+
+    public init(width: Int, rows: Int) {
+        self.width = width
+        self.rows = rows
+    }
+}
+
+/// Where the unread divider of the open thread goes.
+struct OpenedUnread: Sendable {
+    var conversation: String
+    /// Unread messages in the conversation when it was opened.
+    var count: Int
+    /// The first of them, once the messages are loaded.
+    var divider: String?
+}
+
+extension ClientCore {
+    // MARK: - Screen size (U2/U3 count only what is drawn)
+
+    /// The terminal's thread area changed (start, resize): the viewport now holds what fits, and whatever that
+    /// brings on screen is read.
+    public mutating func setScreen(_ geometry: ScreenGeometry) {
+        guard geometry != screenGeometry else { return }
+        screenGeometry = geometry
+        relayoutThread()
+    }
+
+    /// Rows (or, without a screen, messages) the viewport of `conversation` holds.
+    func viewportRows(_ conversation: String) -> Int {
+        guard let screenGeometry else { return configuration.viewportSize }
+        let pendingRows = pendingSends(in: conversation).reduce(0) { $0 + ThreadLayout.rows(pending: $1, width: screenGeometry.width) }
+        // One row stays for the "N new messages" line.
+        return max(1, screenGeometry.rows - 1 - pendingRows)
+    }
+
+    /// Rows each message of `conversation` takes on the screen; empty without a screen (one message, one row).
+    func viewportHeights(_ conversation: String) -> [String: Int] {
+        guard let screenGeometry else { return [:] }
+        var heights: [String: Int] = [:]
+        for line in threadLines(conversation) {
+            heights[line.id] = ThreadLayout.rows(line, width: screenGeometry.width)
+        }
+        return heights
+    }
+
+    /// Re-sizes the viewport to the screen and the current messages; what that brings on screen is read (U2/U3).
+    mutating func relayoutThread() {
+        guard screenGeometry != nil, var viewport else { return }
+        let wasAtBottom = viewport.isAtBottom
+        let change = viewport.resize(size: viewportRows(viewport.conversation), heights: viewportHeights(viewport.conversation))
+        self.viewport = viewport
+        if scene.isViewing(viewport.conversation) { markVisible(change.becameVisible) }
+        if viewport.isAtBottom != wasAtBottom { reportScene() }
+    }
+
+    // MARK: - What the thread shows
+
+    /// Every loaded message of `conversation` with its decorations (divider, "Seen"), oldest first.
+    func threadLines(_ conversation: String) -> [ScreenModel.ThreadLine] {
+        guard let cache = threads[conversation] else { return [] }
+        let divider = openedUnread?.conversation == conversation ? openedUnread?.divider : nil
+        let seen = seenLine(conversation, cache: cache)
+        return cache.messages.map { message in
+            ScreenModel.ThreadLine(
+                id: message.id, sender: message.sender, senderName: message.senderName, text: message.text ?? "",
+                imageURL: message.imageURL, createdAt: message.createdAt, isMine: message.sender == user,
+                unreadDividerAbove: message.id == divider, seenBy: seen?.message == message.id ? seen?.text : nil)
+        }
+    }
+
+    /// U6 on screen: under my newest message, who has read it ("Seen" in a 1:1 conversation).
+    private func seenLine(_ conversation: String, cache: ThreadCache) -> (message: String, text: String)? {
+        guard let readers = receipts[conversation], !readers.isEmpty,
+              let mine = cache.messages.lastIndex(where: { $0.sender == user }) else { return nil }
+        let positions = Dictionary(cache.messages.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { a, _ in a })
+        let who = readers.filter { (positions[$0.value] ?? -1) >= mine }.map(\.key).sorted()
+        guard !who.isEmpty else { return nil }
+        let info = directory[conversation]
+        if info?.kind != .group { return (cache.messages[mine].id, "Seen") }
+        let names = who.map { reader in info?.participants.first { $0.id == reader }?.name ?? reader }
+        return (cache.messages[mine].id, "Seen by " + names.joined(separator: ", "))
+    }
+
+    /// Sends to `conversation` waiting for the server, oldest first (in flight, then queued).
+    func pendingSends(in conversation: String) -> [ScreenModel.PendingLine] {
+        let waiting = inFlight.sorted { $0.key < $1.key }.map(\.value) + deferred
+        return waiting.compactMap { request, _ in
+            guard case .send(let target, let clientMessageId, let kind, let text, let imageURL) = request, target == conversation else { return nil }
+            return ScreenModel.PendingLine(clientMessageId: clientMessageId, text: kind == .image ? "[image] \(imageURL ?? "")" : text ?? "")
+        }
+    }
+
+    /// Remembers where the unread messages start when a thread opens (the divider stays put while they are read).
+    mutating func noteOpenedUnread(_ conversation: String) {
+        openedUnread = OpenedUnread(conversation: conversation, count: unread.unread(in: conversation), divider: nil)
+        placeDivider()
+    }
+
+    /// Puts the divider above the oldest unread message once the thread's messages are loaded.
+    mutating func placeDivider() {
+        guard var opened = openedUnread, opened.divider == nil, opened.count > 0,
+              let messages = threads[opened.conversation]?.messages, !messages.isEmpty else { return }
+        var remaining = opened.count
+        for message in messages.reversed() where message.sender != user {
+            remaining -= 1
+            if remaining == 0 {
+                opened.divider = message.id
+                break
+            }
+        }
+        if remaining > 0 { opened.divider = messages.first { $0.sender != user }?.id }
+        openedUnread = opened
+    }
+
+    /// A receipt: `reader` read my `message` (and everything before it) in `conversation`.
+    mutating func noteReceipt(conversation: String, message: String, reader: String) {
+        guard reader != user else { return }
+        receipts[conversation, default: [:]][reader] = message
+        if viewport?.conversation == conversation { relayoutThread() }
+    }
+}

@@ -1,0 +1,185 @@
+import HeraldRules
+
+/// What the person at the terminal can refer to when typing: the scene, the conversation list, people.
+public struct ChatContext: Sendable {
+    public var me: String
+    public var scene: Scene
+    /// Conversations in list order: id and title.
+    public var conversations: [(id: String, title: String)]
+    /// User ids known to this device (conversation participants, `/users` answers), for completion.
+    public var users: [String]
+    /// In a thread: the newest message from someone else (the default target of `/react`).
+    public var newestFromOthers: String?
+
+    public init(me: String, scene: Scene, conversations: [(id: String, title: String)], users: [String], newestFromOthers: String?) {
+        self.me = me
+        self.scene = scene
+        self.conversations = conversations
+        self.users = users
+        self.newestFromOthers = newestFromOthers
+    }
+}
+
+/// What a typed line does.
+public enum ChatAction: Equatable, Sendable {
+    /// Run these script command lines, in order.
+    case commands([String])
+    /// Show the help screen.
+    case help
+    /// Tell the person something (a mistake, a hint); nothing is run.
+    case notice(String)
+    /// Nothing (a blank line).
+    case nothing
+}
+
+/// Chat-style input, sans-IO: in a thread plain text is a message; commands start with `/` (`//` sends a line that
+/// starts with a slash). Outside a thread, a line that is a script command still works as one, so what the script
+/// contract documents can be typed too.
+public enum ChatInput {
+    /// One command of the help screen.
+    public struct Command: Sendable {
+        public var name: String
+        public var usage: String
+        public var summary: String
+    }
+
+    /// The chat commands, in the order `/help` lists them (Tab completes their names).
+    public static let commands: [Command] = [
+        Command(name: "help", usage: "/help", summary: "this list"),
+        Command(name: "dm", usage: "/dm <user>", summary: "talk to someone (find people with /users)"),
+        Command(name: "group", usage: "/group \"<title>\" <user> <user>…", summary: "start a group"),
+        Command(name: "open", usage: "/open <number | name | id>", summary: "open a conversation of the list"),
+        Command(name: "back", usage: "/back", summary: "back to the list (Esc)"),
+        Command(name: "users", usage: "/users [<prefix>]", summary: "people you can message"),
+        Command(name: "members", usage: "/members", summary: "who is in this conversation"),
+        Command(name: "image", usage: "/image <url>", summary: "send an image"),
+        Command(name: "react", usage: "/react [<message>] <emoji>", summary: "react (default: newest message from someone else)"),
+        Command(name: "bell", usage: "/bell", summary: "notifications (Ctrl-B); /read-all marks them read"),
+        Command(name: "read-all", usage: "/read-all", summary: "mark every notification read"),
+        Command(name: "follow", usage: "/follow <user>", summary: "follow someone"),
+        Command(name: "leave", usage: "/leave", summary: "leave this group"),
+        Command(name: "bottom", usage: "/bottom", summary: "jump to the newest message (End)"),
+        Command(name: "background", usage: "/background", summary: "send the app to the background (/foreground)"),
+        Command(name: "foreground", usage: "/foreground", summary: "bring it back"),
+        Command(name: "quit", usage: "/quit", summary: "leave (Ctrl-C)"),
+    ]
+
+    /// The help screen's lines.
+    public static let helpLines: [String] = {
+        var lines = ["Type a message and press Enter to send it in the open conversation.", "Commands:"]
+        let width = commands.map { DisplayWidth.of($0.usage) }.max() ?? 0
+        lines += commands.map { "  " + DisplayWidth.pad($0.usage, to: width) + "  " + $0.summary }
+        lines += [
+            "  Any script command works after a slash too: /scroll up 5, /toast tap, /state.",
+            "Keys: Enter open/send · Up/Down select or history · PgUp/PgDn scroll · End newest · Esc back",
+            "      Tab complete · Ctrl-O open toast · Ctrl-X dismiss toast · Ctrl-B bell · Ctrl-C quit",
+        ]
+        return lines
+    }()
+
+    /// What `line` does in `context`.
+    public static func interpret(_ line: String, in context: ChatContext) -> ChatAction {
+        let trimmed = line.trimmingSpaces
+        if trimmed.isEmpty { return .nothing }
+        let open = context.scene.conversation
+        if trimmed.hasPrefix("//") {
+            guard let open else { return .notice("open a conversation first to send a message") }
+            return .commands(["send \(open) \(trimmed.dropFirst())"])
+        }
+        guard trimmed.hasPrefix("/") else {
+            if let open { return .commands(["send \(open) \(trimmed)"]) }
+            if case .success? = ScriptCommandParser.parse(trimmed) { return .commands([trimmed]) }
+            return .notice("No conversation is open: press Enter on one, /open it, or /dm <user>. /help lists commands.")
+        }
+        let body = String(trimmed.dropFirst())
+        let words = body.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+        let name = words.first ?? ""
+        let arguments = Array(words.dropFirst())
+        let rest = String(body.dropFirst(name.count)).trimmingSpaces
+        switch name {
+        case "", "help", "?", "h": return .help
+        case "back", "list": return .commands(["open list"])
+        case "bell", "notifications": return .commands(["open notifications"])
+        case "read-all": return .commands(["bell read-all"])
+        case "bottom": return .commands(["scroll bottom"])
+        case "quit", "exit", "q": return .commands(["quit"])
+        case "dm":
+            guard arguments.count == 1 else { return .notice("usage: /dm <user>") }
+            if arguments[0] == context.me { return .notice("that is you: /dm someone else (/users lists people)") }
+            return .commands(["dm \(arguments[0])"])
+        case "group":
+            guard arguments.count >= 2 else { return .notice("usage: /group \"<title>\" <user> <user>…") }
+            return .commands(["group \(rest)"])
+        case "open":
+            guard !rest.isEmpty else { return .notice("usage: /open <number | name | id>") }
+            guard let id = conversation(named: rest, in: context) else { return .notice("no conversation \"\(rest)\" in your list") }
+            return .commands(["open thread \(id)"])
+        case "image":
+            guard let open else { return .notice("open a conversation first") }
+            guard arguments.count == 1 else { return .notice("usage: /image <url>") }
+            return .commands(["send-image \(open) \(arguments[0])"])
+        case "react":
+            switch arguments.count {
+            case 1:
+                guard let target = context.newestFromOthers else { return .notice("nothing to react to here: /react <message> <emoji>") }
+                return .commands(["react \(target) \(arguments[0])"])
+            case 2: return .commands(["react \(arguments[0]) \(arguments[1])"])
+            default: return .notice("usage: /react [<message>] <emoji>")
+            }
+        case "members":
+            guard let target = arguments.first ?? open else { return .notice("usage: /members <conversation>") }
+            return .commands(["members \(target)"])
+        case "leave":
+            guard let target = arguments.first ?? open else { return .notice("usage: /leave (in a group)") }
+            return .commands(["leave \(target)"])
+        default:
+            switch ScriptCommandParser.parse(body) {
+            case .success?: return .commands([body])
+            case .failure(let error)? where error.code == "unknown_command":
+                return .notice("unknown command /\(name): /help lists them")
+            case .failure(let error)?: return .notice(error.message)
+            case nil: return .nothing
+            }
+        }
+    }
+
+    /// A conversation by its list number (1 is the top), id, or title (exact, then a unique prefix; any case).
+    static func conversation(named reference: String, in context: ChatContext) -> String? {
+        if let number = Int(reference), context.conversations.indices.contains(number - 1) { return context.conversations[number - 1].id }
+        if context.conversations.contains(where: { $0.id == reference }) { return reference }
+        let lowered = reference.lowercased()
+        if let exact = context.conversations.first(where: { $0.title.lowercased() == lowered }) { return exact.id }
+        let matches = context.conversations.filter { $0.title.lowercased().hasPrefix(lowered) }
+        return matches.count == 1 ? matches[0].id : nil
+    }
+
+    // MARK: - Tab completion
+
+    /// Completes the word before the end of `line`: a command name after `/`, else a user id or a conversation
+    /// (by title) depending on the command. Returns the new line (nil when nothing matches) and every match.
+    public static func complete(_ line: String, in context: ChatContext) -> (line: String?, matches: [String]) {
+        let endsWithSpace = line.hasSuffix(" ")
+        let words = line.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+        let partial = endsWithSpace ? "" : (words.last ?? "")
+        let head = String(line.dropLast(partial.count))
+        let candidates: [String]
+        if line.hasPrefix("/") && words.count <= 1 && !endsWithSpace {
+            candidates = commands.map { "/" + $0.name }
+        } else if let command = words.first, command.hasPrefix("/") {
+            switch command {
+            case "/open": candidates = context.conversations.map(\.title)
+            case "/dm", "/group", "/follow", "/users": candidates = context.users.filter { $0 != context.me }
+            case "/members", "/leave": candidates = context.conversations.map(\.id)
+            default: candidates = []
+            }
+        } else {
+            // In a message: @-style names of people.
+            candidates = context.users.filter { $0 != context.me }
+        }
+        let matches = Array(Set(candidates.filter { $0.lowercased().hasPrefix(partial.lowercased()) })).sorted()
+        guard !matches.isEmpty else { return (nil, []) }
+        if matches.count == 1 { return (head + matches[0] + " ", matches) }
+        let common = matches.dropFirst().reduce(matches[0]) { prefix, match in String(zip(prefix, match).prefix { $0.0 == $0.1 }.map(\.0)) }
+        return (common.count > partial.count ? head + common : nil, matches)
+    }
+}

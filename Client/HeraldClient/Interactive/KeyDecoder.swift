@@ -1,0 +1,121 @@
+/// One key press (or a run of typed text) from a terminal in raw mode.
+public enum Key: Equatable, Sendable {
+    /// Printable text, whole UTF-8 characters (a paste may bring many).
+    case text(String)
+    case enter, backspace, delete, tab, escape
+    case left, right, up, down, home, end, pageUp, pageDown
+    /// Ctrl plus a letter, as the lowercase letter (`Ctrl-C` is `.control("c")`).
+    case control(Character)
+}
+
+/// Turns the bytes a terminal sends into keys, sans-IO. Escape sequences (CSI `ESC [ … final`, SS3 `ESC O x`) become
+/// their keys; an Esc followed by anything else is Esc and then that key, never a swallowed byte; a lone Esc at the end
+/// of a read is Esc (terminals send a whole sequence in one write). UTF-8 split across reads is joined.
+public struct KeyDecoder: Sendable {
+    /// Bytes of an unfinished sequence or character, kept for the next read.
+    private var pending: [UInt8] = []
+
+    public init() {}
+
+    /// The keys in `bytes`, in order.
+    public mutating func feed<C: Collection>(_ bytes: C) -> [Key] where C.Element == UInt8 {
+        pending += bytes
+        var keys: [Key] = []
+        var text: [UInt8] = []
+        func flushText() {
+            if !text.isEmpty { keys.append(.text(String(decoding: text, as: UTF8.self))) }
+            text.removeAll()
+        }
+        var index = 0
+        let input = pending
+        scan: while index < input.count {
+            let byte = input[index]
+            switch byte {
+            case 0x1B:
+                flushText()
+                guard index + 1 < input.count else {
+                    keys.append(.escape)
+                    index += 1
+                    break
+                }
+                let next = input[index + 1]
+                if next == UInt8(ascii: "[") {
+                    guard let end = input[(index + 2)...].firstIndex(where: { (0x40...0x7E).contains($0) }) else { break scan }
+                    if let key = Self.csi(parameters: Array(input[(index + 2)..<end]), final: input[end]) { keys.append(key) }
+                    index = end + 1
+                } else if next == UInt8(ascii: "O") {
+                    guard index + 2 < input.count else { break scan }
+                    if let key = Self.ss3(input[index + 2]) { keys.append(key) }
+                    index += 3
+                } else {
+                    keys.append(.escape)
+                    index += 1
+                }
+            case 0x0D, 0x0A:
+                flushText()
+                keys.append(.enter)
+                // CR LF (a paste, or a terminal that sends both) is one Enter.
+                index += (byte == 0x0D && index + 1 < input.count && input[index + 1] == 0x0A) ? 2 : 1
+            case 0x7F, 0x08:
+                flushText()
+                keys.append(.backspace)
+                index += 1
+            case 0x09:
+                flushText()
+                keys.append(.tab)
+                index += 1
+            case 0x00..<0x20:
+                flushText()
+                keys.append(.control(Character(Unicode.Scalar(byte + 0x60))))
+                index += 1
+            case 0x80...:
+                let length = byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : byte >= 0xC0 ? 2 : 1
+                guard index + length <= input.count else { break scan }
+                text += input[index..<(index + length)]
+                index += length
+            default:
+                text.append(byte)
+                index += 1
+            }
+        }
+        flushText()
+        pending = Array(input[index...])
+        return keys
+    }
+
+    /// `ESC [ parameters final`: arrows, Home/End, Delete, PageUp/PageDown (modifiers such as `1;5` are ignored).
+    private static func csi(parameters: [UInt8], final: UInt8) -> Key? {
+        switch final {
+        case UInt8(ascii: "A"): return .up
+        case UInt8(ascii: "B"): return .down
+        case UInt8(ascii: "C"): return .right
+        case UInt8(ascii: "D"): return .left
+        case UInt8(ascii: "H"): return .home
+        case UInt8(ascii: "F"): return .end
+        case UInt8(ascii: "~"):
+            let first = String(decoding: parameters.prefix { $0 != UInt8(ascii: ";") }, as: UTF8.self)
+            switch first {
+            case "1", "7": return .home
+            case "4", "8": return .end
+            case "3": return .delete
+            case "5": return .pageUp
+            case "6": return .pageDown
+            default: return nil
+            }
+        default: return nil  // function keys, focus reports: nothing we bind
+        }
+    }
+
+    /// `ESC O x`: the arrows and Home/End in application cursor mode.
+    private static func ss3(_ final: UInt8) -> Key? {
+        switch final {
+        case UInt8(ascii: "A"): .up
+        case UInt8(ascii: "B"): .down
+        case UInt8(ascii: "C"): .right
+        case UInt8(ascii: "D"): .left
+        case UInt8(ascii: "H"): .home
+        case UInt8(ascii: "F"): .end
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,56 @@
+/// How many terminal columns text takes: East Asian wide characters and emoji take two, combining marks and
+/// controls none. Grapheme clusters are the unit, so a flag or a family emoji is one two-column character.
+public enum DisplayWidth {
+    /// Columns of one grapheme cluster.
+    public static func of(_ character: Character) -> Int {
+        let scalars = character.unicodeScalars
+        guard let first = scalars.first else { return 0 }
+        if first.value < 0x20 || (0x7F..<0xA0).contains(first.value) { return 0 }
+        switch first.properties.generalCategory {
+        case .nonspacingMark, .enclosingMark, .format: return 0
+        default: break
+        }
+        if first.properties.isEmojiPresentation || isWide(first.value) { return 2 }
+        // A text-style symbol made emoji by VS16, or a keycap / regional-indicator sequence.
+        if scalars.count > 1, first.properties.isEmoji, scalars.contains(where: { $0.value == 0xFE0F || $0.value == 0x20E3 }) { return 2 }
+        return 1
+    }
+
+    /// Columns of a string.
+    public static func of<S: StringProtocol>(_ text: S) -> Int {
+        text.reduce(0) { $0 + of($1) }
+    }
+
+    /// `text` cut to at most `width` columns, with "…" where it was cut.
+    public static func truncate<S: StringProtocol>(_ text: S, to width: Int) -> String {
+        guard width > 0 else { return "" }
+        if of(text) <= width { return String(text) }
+        var result = ""
+        var used = 0
+        for character in text {
+            let columns = of(character)
+            if used + columns > width - 1 { break }
+            result.append(character)
+            used += columns
+        }
+        return result + "…"
+    }
+
+    /// `text` padded with spaces (or cut) to exactly `width` columns.
+    public static func pad<S: StringProtocol>(_ text: S, to width: Int) -> String {
+        let cut = truncate(text, to: width)
+        return cut + String(repeating: " ", count: max(0, width - of(cut)))
+    }
+
+    /// Unicode's East Asian Wide and Fullwidth blocks (Hangul, CJK, fullwidth forms, …).
+    private static func isWide(_ value: UInt32) -> Bool {
+        switch value {
+        case 0x1100...0x115F, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xA000...0xA4CF,
+             0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60, 0xFFE0...0xFFE6,
+             0x1F300...0x1F64F, 0x1F900...0x1F9FF, 0x20000...0x2FFFD, 0x30000...0x3FFFD:
+            return true
+        default:
+            return false
+        }
+    }
+}
