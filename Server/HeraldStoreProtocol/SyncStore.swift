@@ -43,6 +43,10 @@ public protocol SyncStore: AnyObject {
     func upsertUser(id: String, name: String) throws
     /// The user, or nil.
     func user(id: String) throws -> UserRecord?
+    /// Up to `limit` users other than `caller`, ordered by id (byte order), only ids after `after` when given (the
+    /// last id of the previous page); with `prefix`, only those whose id or name starts with it, ASCII letters
+    /// compared case-insensitively (other characters exactly, so every store answers alike). One query.
+    func users(excluding caller: String, after: String?, prefix: String?, limit: Int) throws -> [UserRecord]
     /// Signs `user` out: their tokens issued before `issuedBefore` (seconds since the epoch) are refused from now on,
     /// every one when `device` is nil, else those of `device`. An earlier sign-out is never moved back.
     func signOut(user: String, device: String?, issuedBefore: Int64) throws

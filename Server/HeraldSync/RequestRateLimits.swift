@@ -59,7 +59,7 @@ extension ClientRequest {
         case .follow, .react: .social
         case .ack, .bellRead, .bellReadAll: .read
         case .scene: .scene
-        case .sync, .conversations, .history, .bell, .members: nil
+        case .sync, .conversations, .history, .bell, .members, .users: nil
         }
     }
 }

@@ -115,6 +115,12 @@ extension SyncCore {
             response.participants = try rest.prefix(limit).map { ParticipantInfo(id: $0, name: try name(of: $0)) }
             response.hasMore = rest.count > limit
 
+        case .users(let after, let prefix, let limit):
+            // One row more than the page tells whether another page follows, without a count.
+            let page = try store.users(excluding: user, after: after, prefix: prefix, limit: limit + 1)
+            response.users = page.prefix(limit).map { ParticipantInfo(id: $0.id, name: $0.name) }
+            response.hasMore = page.count > limit
+
         case .leave(let conversation):
             try leave(user, conversation: conversation, now: now, step: &step)
 

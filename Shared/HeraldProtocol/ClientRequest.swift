@@ -58,6 +58,10 @@ public enum ClientRequest: Sendable, Equatable {
     /// A page of a conversation's participants, by id, after the id `after` (wire: `cursor`): list answers name only
     /// the first ones of a big group.
     case members(conversation: String, after: String?, limit: Int)
+    /// A page of the people the user can start a conversation with: every other user, by id, after the id `after`
+    /// (wire: `cursor`), optionally only those whose id or name starts with `prefix` (wire: `text`; ASCII letters
+    /// compare case-insensitively). The wire reuses existing keys: the fast scanner has room for only 32.
+    case users(after: String?, prefix: String?, limit: Int)
     /// Register (or replace) where this device is alerted while it has no connection (a locked phone): its push
     /// provider and address there. The connection must name its device (`?device=`).
     case pushRegister(PushRegistration)
@@ -83,6 +87,7 @@ public enum ClientRequest: Sendable, Equatable {
         case .signOut: "signOut"
         case .leave: "leave"
         case .members: "members"
+        case .users: "users"
         case .pushRegister: "push.register"
         case .pushUnregister: "push.unregister"
         }

@@ -92,6 +92,7 @@ extension ResponseFrame: JSONWritable {
             out.field("messages", messages)
             out.field("hasMore", hasMore)
             out.field("participants", participants)
+            out.field("users", users)
             out.field("message", message)
             out.field("duplicate", duplicate)
             out.field("read", read)

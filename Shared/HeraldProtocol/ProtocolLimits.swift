@@ -17,6 +17,9 @@ public struct ProtocolLimits: Sendable {
     public var maxURLBytes: Int
     /// Largest page a `members` request may ask for.
     public var maxMembersPage: Int { 500 }
+    /// Largest page a `users` request may ask for, and the page it gets without `limit`.
+    public var maxUsersPage: Int { 200 }
+    public var defaultUsersPage: Int { 50 }
 
     public init(
         maxTextBytes: Int = 8192, maxIdBytes: Int = 128, maxTitleBytes: Int = 200, maxGroupMembers: Int = 1_000,

@@ -114,6 +114,10 @@ extension RequestFrame {
             wire.conversation = conversation
             wire.cursor = after
             wire.limit = limit
+        case .users(let after, let prefix, let limit):
+            wire.cursor = after
+            wire.text = prefix
+            wire.limit = limit
         case .pushRegister(let registration):
             wire.provider = registration.provider
             wire.token = registration.token
@@ -215,6 +219,14 @@ extension RequestFrame {
                 throw ErrorInfo(.badRequest, "field 'limit' must be 1...\(limits.maxMembersPage)")
             }
             return .members(conversation: try check.id(wire.conversation, "conversation"), after: try wire.cursor.map { try check.userId($0, "cursor") }, limit: limit)
+        case "users":
+            let limit = wire.limit ?? limits.defaultUsersPage
+            guard (1...limits.maxUsersPage).contains(limit) else {
+                throw ErrorInfo(.badRequest, "field 'limit' must be 1...\(limits.maxUsersPage) (default \(limits.defaultUsersPage))")
+            }
+            // `text` is the prefix; empty means no filter, as if it were absent.
+            let prefix = try wire.text.map { try check.text($0, "text", max: limits.maxIdBytes, allowEmpty: true) }
+            return .users(after: try wire.cursor.map { try check.userId($0, "cursor") }, prefix: prefix?.isEmpty == true ? nil : prefix, limit: limit)
         case "leave":
             return .leave(conversation: try check.id(wire.conversation, "conversation"))
         case "signOut":

@@ -38,6 +38,8 @@ public struct ResponseFrame: Codable, Sendable, Equatable {
     public var hasMore: Bool?
     /// `members`: one page of a conversation's participants, by id.
     public var participants: [ParticipantInfo]?
+    /// `users`: one page of the other users, by id.
+    public var users: [ParticipantInfo]?
     // send
     public var message: MessageInfo?
     /// True when a send was a retry of an already stored message (R4).

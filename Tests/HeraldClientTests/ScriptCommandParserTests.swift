@@ -45,6 +45,11 @@ struct ScriptCommandParserTests {
         ("bell read-all", .bellReadAll),
         ("sleep 250", .sleep(milliseconds: 250)),
         ("quit", .quit),
+        ("users", .users(prefix: nil)),
+        ("users bo", .users(prefix: "bo")),
+        ("users \"Zed D\"", .users(prefix: "Zed D")),
+        ("users \"\"", .users(prefix: nil)),
+        ("members c3", .members(conversation: "c3")),
     ])
     func parses(_ line: String, _ expected: ScriptCommand) {
         #expect(parse(line) == expected)
@@ -56,6 +61,8 @@ struct ScriptCommandParserTests {
         #expect(parse("toast tap")?.name == "toast")
         #expect(parse("bell read-all")?.name == "bell")
         #expect(parse("open-url herald://messages")?.name == "open-url")
+        #expect(parse("users")?.name == "users")
+        #expect(parse("members c1")?.name == "members")
     }
 
     @Test("blank lines and comments are not commands")
@@ -74,6 +81,10 @@ struct ScriptCommandParserTests {
         ("group \"Team A bob", "group", "bad_arguments"),
         ("sleep -5", "sleep", "bad_arguments"),
         ("open thread", "open", "bad_arguments"),
+        ("users bo b", "users", "bad_arguments"),
+        ("members", "members", "bad_arguments"),
+        ("members c1 c2", "members", "bad_arguments"),
+        ("members \"\"", "members", "bad_arguments"),
     ])
     func errors(_ line: String, _ command: String, _ code: String) {
         let failure = error(line)

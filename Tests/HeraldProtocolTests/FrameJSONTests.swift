@@ -118,6 +118,7 @@ private extension SplitMix {
         if chance() { frame.conversations = (0..<below(3)).map { _ in conversation() } }
         if chance() { frame.messages = (0..<below(3)).map { _ in message() } }
         if chance() { frame.hasMore = chance() }
+        if chance() { frame.users = (0..<below(3)).map { _ in ParticipantInfo(id: string(), name: string()) } }
         if chance() { frame.message = message() }
         if chance() { frame.duplicate = chance() }
         if chance() { frame.read = strings() }

@@ -17,6 +17,7 @@ struct RequestDecodingTests {
         .scene(SceneReport(scene: .background, foreground: false)), .bell, .bellRead(notification: "n1"), .bellReadAll,
         .follow(user: "bob"), .react(message: "m1", emoji: "👍"), .signOut(device: nil), .signOut(device: "phone"),
         .leave(conversation: "c3"), .members(conversation: "c3", after: nil, limit: 500), .members(conversation: "c3", after: "bob", limit: 20),
+        .users(after: nil, prefix: nil, limit: 50), .users(after: "bob", prefix: "Ca", limit: 200),
     ])
     func roundTrip(_ request: ClientRequest) throws {
         let frame = RequestFrame(id: 7, request: request)

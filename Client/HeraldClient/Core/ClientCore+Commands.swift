@@ -64,6 +64,10 @@ extension ClientCore {
             request(.follow(user: user), purpose: .command(retryable: false))
         case .leave(let conversation):
             request(.leave(conversation: conversation), purpose: .command(retryable: false))
+        case .users(let prefix):
+            listUsers(prefix: prefix)
+        case .members(let conversation):
+            listMembers(of: conversation)
         case .signOut(let device):
             // Without a device this one is signed out too: the server answers, then closes it with 4001.
             request(.signOut(device: device), purpose: .command(retryable: false))

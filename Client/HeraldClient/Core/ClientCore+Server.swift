@@ -120,6 +120,8 @@ extension ClientCore {
             answerOK(response.notification.map { [JSONField("notification", .string($0.id))] } ?? [])
         case .bellRead(let id):
             answerOK([JSONField("notification", .string(id)), JSONField("unread", .number(bell.unread))])
+        case .users, .members:
+            peoplePageAnswered(response)
         default:
             answerOK()
         }

@@ -91,6 +91,8 @@ public struct ClientCore: Sendable {
     var pushRegistered = false
     var printedMessages: Set<String> = []
     var router = DeepLinkRouter()
+    /// The pages of a `users` or `members` listing, and the last `users` answer (``knownUsers``).
+    var people = PeopleListing()
     /// D3: the link waiting for its conversation.
     var pendingDeepLink: DeepLink? { router.pending }
 

@@ -34,6 +34,10 @@ public enum ScriptCommand: Equatable, Sendable {
     case openURL(String)
     case follow(user: String)
     case leave(conversation: String)
+    /// The people this user can start a conversation with (all other users, or those whose id or name starts with `prefix`).
+    case users(prefix: String?)
+    /// A conversation's participants, every page.
+    case members(conversation: String)
     case signOut(device: String?)
     case react(message: String, emoji: String)
     case bellRead(notification: String)
@@ -61,6 +65,8 @@ public enum ScriptCommand: Equatable, Sendable {
         case .openURL: "open-url"
         case .follow: "follow"
         case .leave: "leave"
+        case .users: "users"
+        case .members: "members"
         case .signOut: "sign-out"
         case .react: "react"
         case .bellRead, .bellReadAll: "bell"
@@ -248,6 +254,12 @@ public enum ScriptCommandParser {
         case "leave":
             guard words.count == 1 else { throw bad("leave <conversation>") }
             return .leave(conversation: words[0])
+        case "users":
+            guard words.count <= 1 else { throw bad("users [<prefix>]") }
+            return .users(prefix: words.first.flatMap { $0.isEmpty ? nil : $0 })
+        case "members":
+            guard words.count == 1, !words[0].isEmpty else { throw bad("members <conversation>") }
+            return .members(conversation: words[0])
         case "sign-out":
             guard words.count <= 1 else { throw bad("sign-out [<device>]") }
             return .signOut(device: words.first)
