@@ -9,10 +9,10 @@ public final class TmuxSession {
     /// The tmux executable.
     public let tmux: String
 
-    /// Starts the session running `command`.
-    public init(command: String) throws {
+    /// Starts the session running `command` in a `columns` x `rows` window.
+    public init(command: String, columns: Int = 80, rows: Int = 24) throws {
         tmux = ["/usr/bin/tmux", "/usr/local/bin/tmux"].first { FileManager.default.isExecutableFile(atPath: $0) } ?? "/usr/bin/tmux"
-        try tmuxCommand(["-f", "/dev/null", "new-session", "-d", "-x", "80", "-y", "24", "-s", "main", command])
+        try tmuxCommand(["-f", "/dev/null", "new-session", "-d", "-x", String(columns), "-y", String(rows), "-s", "main", command])
     }
 
     @discardableResult
@@ -28,6 +28,11 @@ public final class TmuxSession {
 
     /// Presses a key by tmux name (`C-c`, `Up`).
     public func key(_ name: String) throws { try tmuxCommand(["send-keys", "-t", "main", name]) }
+
+    /// Resizes the window, as a person dragging the terminal's corner would.
+    public func resize(columns: Int, rows: Int) throws {
+        try tmuxCommand(["resize-window", "-t", "main", "-x", String(columns), "-y", String(rows)])
+    }
 
     /// The visible screen.
     public func screen() throws -> String { try tmuxCommand(["capture-pane", "-p", "-t", "main"]).standardOutput }

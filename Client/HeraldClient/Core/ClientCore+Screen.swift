@@ -28,9 +28,9 @@ extension ClientCore {
             pendingPushes: pushes.count, threadTitle: title, threadMembers: members, pending: pending)
     }
 
-    /// User ids this device knows (everyone in its conversations), for completion.
+    /// User ids this device knows (everyone in its conversations and the last `users` answer), for completion.
     public var knownPeople: [String] {
-        Array(Set(directory.ordered.flatMap { $0.participants.map(\.id) })).sorted()
+        Array(Set(directory.ordered.flatMap { $0.participants.map(\.id) } + knownUsers.map(\.id))).sorted()
     }
 
     /// The newest message from someone else in the open thread (what `/react` reacts to by default).

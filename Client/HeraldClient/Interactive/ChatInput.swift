@@ -41,38 +41,43 @@ public enum ChatInput {
         public var name: String
         public var usage: String
         public var summary: String
+        /// Listed on the help screen (the others have a key, or are mentioned with another command).
+        public var listed = true
     }
 
-    /// The chat commands, in the order `/help` lists them (Tab completes their names).
+    /// The chat commands (Tab completes their names), in the order `/help` lists them.
     public static let commands: [Command] = [
-        Command(name: "help", usage: "/help", summary: "this list"),
-        Command(name: "dm", usage: "/dm <user>", summary: "talk to someone (find people with /users)"),
+        Command(name: "dm", usage: "/dm <user>", summary: "talk to someone"),
         Command(name: "group", usage: "/group \"<title>\" <user> <user>…", summary: "start a group"),
-        Command(name: "open", usage: "/open <number | name | id>", summary: "open a conversation of the list"),
-        Command(name: "back", usage: "/back", summary: "back to the list (Esc)"),
+        Command(name: "open", usage: "/open <number | name>", summary: "open a conversation of the list"),
         Command(name: "users", usage: "/users [<prefix>]", summary: "people you can message"),
         Command(name: "members", usage: "/members", summary: "who is in this conversation"),
         Command(name: "image", usage: "/image <url>", summary: "send an image"),
-        Command(name: "react", usage: "/react [<message>] <emoji>", summary: "react (default: newest message from someone else)"),
-        Command(name: "bell", usage: "/bell", summary: "notifications (Ctrl-B); /read-all marks them read"),
-        Command(name: "read-all", usage: "/read-all", summary: "mark every notification read"),
+        Command(name: "react", usage: "/react [<message>] <emoji>", summary: "react (to the newest message)"),
         Command(name: "follow", usage: "/follow <user>", summary: "follow someone"),
         Command(name: "leave", usage: "/leave", summary: "leave this group"),
-        Command(name: "bottom", usage: "/bottom", summary: "jump to the newest message (End)"),
-        Command(name: "background", usage: "/background", summary: "send the app to the background (/foreground)"),
-        Command(name: "foreground", usage: "/foreground", summary: "bring it back"),
-        Command(name: "quit", usage: "/quit", summary: "leave (Ctrl-C)"),
+        Command(name: "read-all", usage: "/read-all", summary: "mark every notification read"),
+        Command(name: "background", usage: "/background", summary: "as if the app went away (/foreground)"),
+        Command(name: "foreground", usage: "/foreground", summary: "", listed: false),
+        Command(name: "help", usage: "/help", summary: "", listed: false),
+        Command(name: "back", usage: "/back", summary: "", listed: false),
+        Command(name: "bell", usage: "/bell", summary: "", listed: false),
+        Command(name: "bottom", usage: "/bottom", summary: "", listed: false),
+        Command(name: "quit", usage: "/quit", summary: "", listed: false),
     ]
 
-    /// The help screen's lines.
+    /// The help screen's lines (fits the scene area of an 80x24 terminal).
     public static let helpLines: [String] = {
-        var lines = ["Type a message and press Enter to send it in the open conversation.", "Commands:"]
-        let width = commands.map { DisplayWidth.of($0.usage) }.max() ?? 0
-        lines += commands.map { "  " + DisplayWidth.pad($0.usage, to: width) + "  " + $0.summary }
+        var lines = [
+            "In a conversation, type and press Enter to send. Commands start with /:",
+        ]
+        let listed = commands.filter(\.listed)
+        let width = listed.map { DisplayWidth.of($0.usage) }.max() ?? 0
+        lines += listed.map { "  " + DisplayWidth.pad($0.usage, to: width) + "  " + $0.summary }
         lines += [
-            "  Any script command works after a slash too: /scroll up 5, /toast tap, /state.",
-            "Keys: Enter open/send · Up/Down select or history · PgUp/PgDn scroll · End newest · Esc back",
-            "      Tab complete · Ctrl-O open toast · Ctrl-X dismiss toast · Ctrl-B bell · Ctrl-C quit",
+            "  Script commands work after a slash too: /scroll up 5, /toast tap, /state.",
+            "Keys: Enter open/send · ↑↓ select or history · PgUp/PgDn scroll · End newest",
+            "      Esc back · Tab complete · ^O/^X open/dismiss a toast · ^B bell · ^C quit",
         ]
         return lines
     }()

@@ -195,7 +195,11 @@ final class TerminalFrontEnd: ClientFrontEnd {
         // Diagnostics would scribble over the screen; the status line shows the connection's state instead.
     }
 
-    func connectionChanged(_ status: ConnectionStatus) { connection = status }
+    func connectionChanged(_ status: ConnectionStatus) {
+        connection = status
+        // Why it dropped goes on the notice line; the status line keeps to the state.
+        if case .reconnecting(_, let reason) = status { notice = "connection lost: \(reason)" }
+    }
 
     static func text(_ value: JSONValue?) -> String {
         switch value {
@@ -273,9 +277,9 @@ final class TerminalFrontEnd: ClientFrontEnd {
         } else {
             switch connection {
             case .locked: state = "○ locked: pushes only"
-            case .reconnecting(let at, let reason):
+            case .reconnecting(let at, _):
                 let seconds = max(0, (at - now).value + 999) / 1000
-                state = seconds > 0 ? "○ offline (\(reason)): retrying in \(seconds) s" : "○ reconnecting…"
+                state = seconds > 0 ? "○ offline: retrying in \(seconds) s" : "○ offline: reconnecting…"
             case .connecting: state = "○ connecting…"
             }
         }
