@@ -1,0 +1,172 @@
+import HeraldClient
+import HeraldRules
+import Testing
+
+@Suite("Terminal input: keys from raw bytes, the line editor, chat commands")
+struct TerminalInputTests {
+    // MARK: - KeyDecoder
+
+    @Test("Keys: CSI and SS3 sequences become arrows, Home/End, Delete and PageUp/PageDown (modifiers ignored)")
+    func escapeSequences() {
+        var decoder = KeyDecoder()
+        let bytes = Array("\u{1B}[A\u{1B}[B\u{1B}[C\u{1B}[D\u{1B}OH\u{1B}[F\u{1B}[3~\u{1B}[5~\u{1B}[6~\u{1B}[1;5A".utf8)
+        #expect(decoder.feed(bytes) == [.up, .down, .right, .left, .home, .end, .delete, .pageUp, .pageDown, .up])
+    }
+
+    @Test("Keys: Esc followed by a letter is Esc, then the letter (the old client swallowed it: `open list` became `pen list`)")
+    func escapeThenText() {
+        var decoder = KeyDecoder()
+        #expect(decoder.feed(Array("\u{1B}open list".utf8)) == [.escape, .text("open list")])
+        #expect(decoder.feed([0x1B]) == [.escape], "a lone Esc at the end of a read is Esc")
+    }
+
+    @Test("Keys: a sequence or a UTF-8 character split across reads is joined, not lost or garbled")
+    func splitAcrossReads() {
+        var decoder = KeyDecoder()
+        #expect(decoder.feed(Array("\u{1B}[".utf8)) == [])
+        #expect(decoder.feed(Array("5~".utf8)) == [.pageUp])
+        let thumbs = Array("👍".utf8)
+        #expect(decoder.feed(thumbs.prefix(2)) == [])
+        #expect(decoder.feed(thumbs.dropFirst(2)) == [.text("👍")])
+    }
+
+    @Test("Keys: Enter (CR, LF, CR LF once), Backspace (DEL and ^H), Tab and Ctrl letters; unknown function keys are ignored")
+    func controlKeys() {
+        var decoder = KeyDecoder()
+        #expect(decoder.feed([0x0D, 0x0A, 0x0A, 0x7F, 0x08, 0x09, 0x03, 0x02]) == [.enter, .enter, .backspace, .backspace, .tab, .control("c"), .control("b")])
+        #expect(decoder.feed(Array("\u{1B}OP\u{1B}[15~x".utf8)) == [.text("x")], "F1 and F5 do nothing")
+    }
+
+    // MARK: - LineEditor
+
+    @Test("Editing: Backspace removes one grapheme (a skin-toned emoji, a flag, an accented letter), never a byte")
+    func backspaceByGrapheme() {
+        var editor = LineEditor()
+        editor.insert("broken 👍🏽🇫🇷e\u{301}")
+        editor.backspace()
+        #expect(editor.text == "broken 👍🏽🇫🇷")
+        editor.backspace()
+        #expect(editor.text == "broken 👍🏽")
+        editor.backspace()
+        #expect(editor.text == "broken ")
+    }
+
+    @Test("Editing: a combining mark typed after a letter joins it; the cursor moves by characters; Ctrl-W/U/K delete")
+    func cursorAndDeletes() {
+        var editor = LineEditor()
+        editor.insert("cafe")
+        editor.insert("\u{301}")
+        #expect(editor.characters.count == 4)
+        editor.moveHome()
+        editor.moveRight()
+        editor.insert("X")
+        #expect(editor.text == "cXafé")
+        editor.moveEnd()
+        editor.insert(" au lait")
+        editor.deleteWordBackward()
+        #expect(editor.text == "cXafé au ")
+        editor.moveHome()
+        editor.deleteToEnd()
+        #expect(editor.isEmpty)
+    }
+
+    @Test("History: Up recalls earlier lines, Down comes back to what was being typed")
+    func history() {
+        var editor = LineEditor()
+        editor.insert("one")
+        _ = editor.submit()
+        editor.insert("two")
+        #expect(editor.submit() == "two")
+        editor.insert("draft")
+        editor.historyBack()
+        #expect(editor.text == "two")
+        editor.historyBack()
+        #expect(editor.text == "one")
+        editor.historyForward()
+        editor.historyForward()
+        #expect(editor.text == "draft")
+    }
+
+    @Test("A line longer than the screen scrolls so the cursor and the end stay visible; wide characters count two columns")
+    func scrolledView() {
+        var editor = LineEditor()
+        editor.insert(String(repeating: "a", count: 30) + "END")
+        let view = editor.view(width: 10)
+        #expect(view.text.hasSuffix("END"))
+        #expect(view.cursorColumn == 9)
+        var wide = LineEditor()
+        wide.insert("日本語")
+        #expect(wide.view(width: 20).cursorColumn == 6)
+    }
+
+    // MARK: - Display width and wrapping
+
+    @Test("Width: wide and emoji characters take two columns, combining marks none")
+    func displayWidth() {
+        #expect(DisplayWidth.of("abc") == 3)
+        #expect(DisplayWidth.of("日本") == 4)
+        #expect(DisplayWidth.of("👍🏽") == 2)
+        #expect(DisplayWidth.of("e\u{301}") == 1)
+        #expect(DisplayWidth.truncate("hello world", to: 6) == "hello…")
+    }
+
+    @Test("Wrap: words move whole, a word longer than a line is broken, line breaks are kept, nothing is lost")
+    func wrap() {
+        #expect(TextWrap.lines("the quick brown fox", first: 9, rest: 10) == ["the quick", "brown fox"])
+        #expect(TextWrap.lines("abcdefghijkl", first: 5, rest: 5) == ["abcde", "fghij", "kl"])
+        #expect(TextWrap.lines("one\ntwo", first: 20, rest: 20) == ["one", "two"])
+        let text = (1...50).map { "w\($0)" }.joined(separator: " ")
+        let lines = TextWrap.lines(text, first: 17, rest: 23)
+        #expect(lines.joined(separator: " ") == text)
+        #expect(lines.dropFirst().allSatisfy { DisplayWidth.of($0) <= 23 } && DisplayWidth.of(lines[0]) <= 17)
+    }
+
+    // MARK: - Chat input
+
+    private let list = ChatContext(me: "alice", scene: .list, conversations: [("c1", "Bob"), ("c2", "Team A")], users: ["alice", "bob", "carol"], newestFromOthers: nil)
+    private let thread = ChatContext(me: "alice", scene: .thread("c2"), conversations: [("c1", "Bob"), ("c2", "Team A")], users: ["alice", "bob", "carol"], newestFromOthers: "m9")
+
+    @Test("Chat: in a thread plain text is sent (// sends a leading slash); outside one it says what to do")
+    func plainText() {
+        #expect(ChatInput.interpret("hello there", in: thread) == .commands(["send c2 hello there"]))
+        #expect(ChatInput.interpret("//shrug", in: thread) == .commands(["send c2 /shrug"]))
+        guard case .notice(let hint) = ChatInput.interpret("hello", in: list) else { Issue.record("no hint"); return }
+        #expect(hint.contains("/dm"))
+        #expect(ChatInput.interpret("open thread c1", in: list) == .commands(["open thread c1"]), "script commands still work in the list")
+        #expect(ChatInput.interpret("   ", in: thread) == .nothing)
+    }
+
+    @Test("Chat: /commands map to script commands; /open takes a number, a title or an id; /react defaults to the newest")
+    func slashCommands() {
+        #expect(ChatInput.interpret("/help", in: list) == .help)
+        #expect(ChatInput.interpret("/dm bob", in: list) == .commands(["dm bob"]))
+        #expect(ChatInput.interpret("/open 2", in: list) == .commands(["open thread c2"]))
+        #expect(ChatInput.interpret("/open team", in: list) == .commands(["open thread c2"]))
+        #expect(ChatInput.interpret("/open c1", in: list) == .commands(["open thread c1"]))
+        #expect(ChatInput.interpret("/group \"Book club\" bob carol", in: list) == .commands(["group \"Book club\" bob carol"]))
+        #expect(ChatInput.interpret("/react 👍", in: thread) == .commands(["react m9 👍"]))
+        #expect(ChatInput.interpret("/members", in: thread) == .commands(["members c2"]))
+        #expect(ChatInput.interpret("/back", in: thread) == .commands(["open list"]))
+        #expect(ChatInput.interpret("/scroll up 3", in: thread) == .commands(["scroll up 3"]), "any script command after a slash")
+    }
+
+    @Test("Chat: mistakes get a notice and run nothing: /dm yourself, an unknown command, a missing argument, an unknown /open")
+    func mistakes() {
+        for line in ["/dm alice", "/frobnicate", "/dm", "/open nobody", "/react 👍"] {
+            guard case .notice = ChatInput.interpret(line, in: list) else {
+                Issue.record("\(line) ran something")
+                continue
+            }
+        }
+    }
+
+    @Test("Tab: completes command names, user ids after /dm, titles after /open; several matches are listed")
+    func completion() {
+        #expect(ChatInput.complete("/d", in: list).line == "/dm ")
+        #expect(ChatInput.complete("/dm c", in: list).line == "/dm carol ")
+        #expect(ChatInput.complete("/open Te", in: list).line == "/open Team A ")
+        let both = ChatInput.complete("/dm ", in: list)
+        #expect(both.line == nil && both.matches == ["bob", "carol"], "yourself is not offered")
+        #expect(ChatInput.complete("/zz", in: list).line == nil)
+    }
+}
