@@ -37,6 +37,18 @@ struct EngineCLITests {
         #expect(rootHelp.contains("serve (default)") && rootHelp.contains("token"))
     }
 
+    @Test("`herald-server --help` lists every setting of serve (the default command) beside the subcommands")
+    func rootHelpListsEverySetting() throws {
+        let (status, help) = try Self.run(["--help"])
+        #expect(status == 0)
+        for setting in HeraldServerOptions.settings {
+            #expect(help.contains(setting.flag), "missing \(setting.flag)")
+        }
+        for text in ["--port", "--push-grace", "HERALD_PUSH_GRACE", "serve (default)", "token", "apikey"] {
+            #expect(help.contains(text), "missing \(text)")
+        }
+    }
+
     @Test("token and apikey refuse a SQLite database that does not exist (only serve creates one): exit ≠ 0, one line naming the absolute path, no file made", arguments: [
         ["token", "alice"], ["apikey", "create"], ["apikey", "list"],
     ])
