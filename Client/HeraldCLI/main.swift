@@ -16,6 +16,10 @@ struct Herald: ParsableCommand {
     @Option(help: "Access token from `herald-server token`. Default: $HERALD_TOKEN.")
     var token: String?
 
+    @Option(name: .customLong("token-file"), help: ArgumentHelp(
+        "File holding the access token (trailing newline ignored); keeps it out of ps. Default: $HERALD_TOKEN_FILE.", valueName: "path"))
+    var tokenFile: String?
+
     @Flag(help: "Script mode: commands on stdin, one JSON object a line on stdout.")
     var script = false
 
@@ -51,6 +55,7 @@ struct Herald: ParsableCommand {
         // Any number is taken and clamped to 1-10 s as its help says (T2); only something that is no number is refused.
         guard !toastDuration.isNaN else { throw ValidationError("--toast-duration must be a number of seconds") }
         guard caFile == nil || !insecure else { throw ValidationError("--ca-file and --insecure exclude each other") }
+        guard token == nil || tokenFile == nil else { throw ValidationError("--token and --token-file exclude each other") }
         if let push, push != "webpush" { throw ValidationError("--push takes 'webpush' (the only provider a terminal can be)") }
         guard (0...65535).contains(pushPort) else { throw ValidationError("--push-port must be 0...65535") }
         if let device, !Identifiers.isDeviceName(device) { throw ValidationError("--device must be \(Identifiers.deviceNameRule)") }
@@ -61,8 +66,8 @@ struct Herald: ParsableCommand {
         guard let serverText = server ?? environment["HERALD_SERVER"], !serverText.isEmpty else {
             throw ValidationError("missing --server (or HERALD_SERVER)")
         }
-        guard let tokenText = token ?? environment["HERALD_TOKEN"], !tokenText.isEmpty else {
-            throw ValidationError("missing --token (or HERALD_TOKEN)")
+        guard let tokenText = try givenToken(environment), !tokenText.isEmpty else {
+            throw ValidationError("missing --token or --token-file (or HERALD_TOKEN, HERALD_TOKEN_FILE)")
         }
         let address: ServerAddress
         switch ServerAddress.parse(serverText) {
@@ -87,6 +92,29 @@ struct Herald: ParsableCommand {
         options.webPushPort = push == nil ? nil : pushPort
         let code = ClientRunner(options: options, user: user).run()
         if code != 0 { throw ExitCode(code) }
+    }
+}
+
+extension Herald {
+    /// The token: a flag wins over the variables, and a token given itself over a file naming it.
+    ///
+    /// - Throws: `ValidationError` naming the file when a token file cannot be read (a bad flag: exit 2).
+    func givenToken(_ environment: ProcessInfoEnvironment) throws -> String? {
+        if let token { return token }
+        let file: String?
+        if let tokenFile {
+            file = tokenFile
+        } else if let token = environment["HERALD_TOKEN"], !token.isEmpty {
+            return token
+        } else {
+            file = environment["HERALD_TOKEN_FILE"].flatMap { $0.isEmpty ? nil : $0 }
+        }
+        guard let file else { return nil }
+        do {
+            return try TokenFile.read(file)
+        } catch {
+            throw ValidationError("\(error)")
+        }
     }
 }
 

@@ -8,7 +8,10 @@ import HeraldStore
 /// a key's row on each request.
 struct APIKeyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "apikey", abstract: "Manage keys of the backend HTTP API (/api/v1).", subcommands: [Create.self, List.self, Revoke.self])
+        commandName: "apikey", abstract: "Manage keys of the backend HTTP API (/api/v1).",
+        discussion: "Uses ./herald.db of the current directory unless --db (or --store) says otherwise; the database must exist "
+            + "(herald-server serve creates it).",
+        subcommands: [Create.self, List.self, Revoke.self])
 
     /// `--db` or `--store`, falling back to HERALD_DB/HERALD_STORE and then the default.
     struct DatabaseOption: ParsableArguments {
@@ -40,7 +43,7 @@ struct APIKeyCommand: ParsableCommand {
 
         func run() throws {
             let scope = APIKeyScope(rawValue: scope) ?? .read
-            let store = try database.location().open()
+            let store = try database.location().openExisting()
             defer { store.close() }
             print(try APIKey.create(in: store, name: name, scope: scope, expiresInSeconds: expiresIn))
         }

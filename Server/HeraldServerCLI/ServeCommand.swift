@@ -10,8 +10,7 @@ struct ServeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
         abstract: "Run the server until SIGINT/SIGTERM (the default command).",
-        discussion: "Every option may also be given as an environment variable HERALD_<NAME> (e.g. HERALD_PORT, "
-            + "HERALD_HANDSHAKE_TIMEOUT); a flag wins over the variable.\n\nSETTINGS:\n" + SettingArguments.helpText()
+        discussion: SettingArguments.settingsDiscussion
     )
 
     @Argument(parsing: .allUnrecognized, help: ArgumentHelp("Any of the settings listed above, as --name <value> or --name=<value>.", valueName: "setting"))

@@ -86,6 +86,13 @@ enum SettingArguments {
         given.contains { $0.0.name == "secret" }
     }
 
+    /// How settings are given, then every setting: the discussion of both `serve --help` and `herald-server --help`
+    /// (serve is the default command, so its settings are the program's).
+    static var settingsDiscussion: String {
+        "Every option may also be given as an environment variable HERALD_<NAME> (e.g. HERALD_PORT, "
+            + "HERALD_HANDSHAKE_TIMEOUT); a flag wins over the variable.\n\nSETTINGS:\n" + helpText()
+    }
+
     /// The settings as `serve --help` lists them: flag and placeholder, then help, variable and default.
     static func helpText(_ settings: [ServerSetting] = HeraldServerOptions.settings) -> String {
         let rows = settings.map { setting in

@@ -17,19 +17,20 @@ enum StoreLocation {
         self = storeURL.map { .postgres(url: $0) } ?? .file(dbPath)
     }
 
-    /// Opens the store, creating and migrating it when needed.
-    func open() throws -> any SyncStore & APIKeyStore {
+    /// Opens the store, migrating it when needed (a SQLite file that does not exist is created: callers check first).
+    private func open() throws -> any SyncStore & APIKeyStore {
         switch self {
         case .file(let path): try SQLiteStore(path: path)
         case .postgres(let url): try PostgresStore(url: url)
         }
     }
 
-    /// Opens a store that must already exist: listing or revoking in a mistyped file must not create a database there.
+    /// Opens a store that must already exist, for `token` and `apikey`: a mistyped path or another directory must not
+    /// get a new database whose tokens and keys no running server knows. A PostgreSQL store is the operator's to create.
     ///
-    /// - Throws: ``APIKeyError/noDatabase(_:)`` when the SQLite file does not exist.
+    /// - Throws: ``MissingDatabaseError`` when the SQLite file does not exist.
     func openExisting() throws -> any SyncStore & APIKeyStore {
-        if case .file(let path) = self, !FileManager.default.fileExists(atPath: path) { throw APIKeyError.noDatabase(path) }
+        if case .file(let path) = self, !FileManager.default.fileExists(atPath: path) { throw MissingDatabaseError(path: path) }
         return try open()
     }
 

@@ -69,6 +69,39 @@ struct ExitCodeTests {
         #expect(client.stderrLines.first?.contains("401") == true)
     }
 
+    /// Signed by python3's hmac with the secret "herald-test-secret"; it expired in 2025 (the server's SyncAuthTests
+    /// check the same token).
+    static let expiredToken = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJleHAiOjE3NjM4MDM2MDAsImlhdCI6MTc2MzgwMDAwMCwibmFtZSI6IkFsaWNlIiwic3ViIjoiYWxpY2UifQ.BYn0rfjdVOSMqn29tnP3pez15kIfcPGAhtmpnIbUXaA"
+
+    /// The one stderr line of a client that exited 3.
+    static func refusal(_ client: ClientProcess) -> String {
+        let errors = client.stderrLines.filter { !$0.isEmpty }
+        #expect(errors.count == 1, "one line: \(errors)")
+        return errors.first ?? ""
+    }
+
+    @Test("exit 3: an expired token is refused, and the line says the server's reason (token expired)")
+    func expiredTokenSaysWhy() throws {
+        let server = try TestServer(arguments: ["--secret", "herald-test-secret"])
+        let client = try ClientProcess.start(port: server.port, token: Self.expiredToken)
+        #expect(client.waitForExit() == 3)
+        let line = Self.refusal(client)
+        #expect(line.hasPrefix("herald: error:") && line.contains("401") && line.contains("token expired"), "\(line)")
+    }
+
+    @Test("exit 3: a token for a user this server has never seen, minted on another database, is refused with the reason (not this server's signature)")
+    func foreignUserTokenSaysWhy() throws {
+        let server = try TestServer()
+        let elsewhere = try TestServer()
+        let carol = try elsewhere.token("carol")
+        elsewhere.kill()
+        let client = try ClientProcess.start(port: server.port, token: carol)
+        #expect(client.waitForExit() == 3)
+        let line = Self.refusal(client)
+        #expect(line.hasPrefix("herald: error:") && line.contains("401") && line.contains("bad token signature")
+                && line.contains("another database"), "\(line)")
+    }
+
     @Test("exit 0 after quit and after end of input; HERALD_SERVER and HERALD_TOKEN stand in for the flags")
     func cleanExit() throws {
         let server = try TestServer()

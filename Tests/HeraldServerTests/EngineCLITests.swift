@@ -1,4 +1,5 @@
 import Foundation
+import HeraldServer
 import HeraldTestSupport
 import Testing
 
@@ -34,6 +35,45 @@ struct EngineCLITests {
         }
         let (_, rootHelp) = try Self.run(["--help"])
         #expect(rootHelp.contains("serve (default)") && rootHelp.contains("token"))
+    }
+
+    @Test("`herald-server --help` lists every setting of serve (the default command) beside the subcommands")
+    func rootHelpListsEverySetting() throws {
+        let (status, help) = try Self.run(["--help"])
+        #expect(status == 0)
+        for setting in HeraldServerOptions.settings {
+            #expect(help.contains(setting.flag), "missing \(setting.flag)")
+        }
+        for text in ["--port", "--push-grace", "HERALD_PUSH_GRACE", "serve (default)", "token", "apikey"] {
+            #expect(help.contains(text), "missing \(text)")
+        }
+    }
+
+    @Test("token and apikey refuse a SQLite database that does not exist (only serve creates one): exit ≠ 0, one line naming the absolute path, no file made", arguments: [
+        ["token", "alice"], ["apikey", "create"], ["apikey", "list"],
+    ])
+    func storeCommandsNeedAnExistingDatabase(_ command: [String]) throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-nodb-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // Run in that directory without --db: ./herald.db is the database looked for.
+        var environment = ProcessInfo.processInfo.environment
+        for name in ["HERALD_DB", "HERALD_STORE", "HERALD_SECRET", "HERALD_SECRET_FILE"] { environment[name] = nil }
+        let result = try runToCompletion("/bin/sh", ["-c", "cd \"$0\" && exec \"$@\"", directory.path, ServerHarness.binaryPath()] + command,
+                                         environment: environment, timeout: .seconds(30))
+        let expected = directory.appendingPathComponent("herald.db").standardizedFileURL.path
+        let lines = result.standardError.split(separator: "\n").filter { !$0.isEmpty }
+        #expect(result.status != 0 && result.status < 128, "exit \(result.status)")
+        #expect(lines.count == 1 && lines[0].contains("no database at \(expected)") && lines[0].contains("--db"), "\(result.standardError)")
+        #expect(result.standardOutput.isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty, "nothing was created")
+
+        // Once serve made the database there, the same command works.
+        let server = try ServerHarness.start(["--db", directory.appendingPathComponent("herald.db").path])
+        defer { server.stop() }
+        let again = try runToCompletion("/bin/sh", ["-c", "cd \"$0\" && exec \"$@\"", directory.path, ServerHarness.binaryPath()] + command,
+                                        environment: environment, timeout: .seconds(30))
+        #expect(again.status == 0, "\(again.standardError)")
     }
 
     @Test("HERALD_ECHO=true enables /echo without the flag; --no-echo on the command line wins over it")

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import HeraldProtocol
 @testable import HeraldServer
+import HeraldStore
 import HeraldTestSupport
 import Testing
 
@@ -46,18 +47,8 @@ struct HardeningSecretsTests {
         }
     }
 
-    @Test("token under umask 000 creates a new database 0600, and narrows a 0644 database, -wal and -shm a server has open to 0600")
-    func tokenCreatesAndNarrowsOwnerOnlyFiles() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-secrets-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let fresh = directory.appendingPathComponent("fresh.db").path
-        let created = try Self.run(["token", "alice", "--db", fresh])
-        #expect(created.status == 0, "\(created.standardError)")
-        #expect(Self.mode(fresh) == 0o600)
-        // The last connection removes -wal and -shm on close; any left behind must be owner-only too.
-        for path in Self.companions(of: fresh).dropFirst() { #expect(Self.mode(path) == nil || Self.mode(path) == 0o600) }
-
+    @Test("token under umask 000 narrows a 0644 database, -wal and -shm a server has open to 0600")
+    func tokenNarrowsOwnerOnlyFiles() throws {
         // Files an older build left 0644, held open by a running server so none of them goes away meanwhile.
         let server = try ServerHarness.start()
         defer { server.stop() }
@@ -77,7 +68,7 @@ struct HardeningSecretsTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let database = directory.appendingPathComponent("old.db").path
-        #expect(try Self.run(["token", "alice", "--db", database]).status == 0)
+        try SQLiteStore.createDatabase(at: database)
         try #require(chmod(database, 0o644) == 0)
         // The last --db wins, so the server opens this file rather than the harness's fresh one.
         let server = try ServerHarness.start(["--db", database])
@@ -95,7 +86,9 @@ struct HardeningSecretsTests {
         let server = try ServerHarness.start(["--secret-file", file])
         defer { server.stop() }
         // Minted on another database: only the file's secret can make the server accept it.
-        let minted = try Self.run(["token", "alice", "--db", directory.appendingPathComponent("other.db").path, "--secret-file", file])
+        let other = directory.appendingPathComponent("other.db").path
+        try SQLiteStore.createDatabase(at: other)
+        let minted = try Self.run(["token", "alice", "--db", other, "--secret-file", file])
         let token = minted.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(minted.status == 0, "\(minted.standardError)")
         let now = Int64(Date().timeIntervalSince1970)
@@ -104,7 +97,7 @@ struct HardeningSecretsTests {
         #expect(try client.request(#"{"type":"sync"}"#).ok)
 
         // HERALD_SECRET_FILE is the same setting.
-        let fromEnvironment = try Self.run(["token", "bob", "--db", directory.appendingPathComponent("other.db").path],
+        let fromEnvironment = try Self.run(["token", "bob", "--db", other],
                                            environment: ["HERALD_SECRET_FILE": file])
         let bob = try SyncTestClient(port: server.port, token: fromEnvironment.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines))
         #expect(try bob.request(#"{"type":"sync"}"#).ok)

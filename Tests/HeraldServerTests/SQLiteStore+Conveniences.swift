@@ -26,3 +26,11 @@ extension APIKey {
         return try create(in: store, name: name, scope: scope, createdAt: createdAt, expiresAt: expiresAt)
     }
 }
+
+extension SQLiteStore {
+    /// Creates the database at `path` as `serve` does on its first start (the one command that creates a database),
+    /// for tests that run `herald-server token` or `apikey` before any server ran on it.
+    static func createDatabase(at path: String) throws {
+        try SQLiteStore(path: path).close()
+    }
+}

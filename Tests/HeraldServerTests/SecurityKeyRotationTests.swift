@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import HeraldCrypto
 @testable import HeraldServer
+import HeraldStore
 import HeraldTestSupport
 import Testing
 
@@ -55,6 +56,7 @@ struct SecurityKeyRotationTests {
             try body(server.port)
         }
         try Self.writeSecret("old-secret-0123456789\n", to: secret)
+        try SQLiteStore.createDatabase(at: database)
         let oldToken = try token()
         try withServer { (port: Int) throws in #expect(try Hardening.syncUpgradeStatus(port: port, token: oldToken) == 101) }
 

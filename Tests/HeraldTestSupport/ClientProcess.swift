@@ -30,8 +30,8 @@ public final class ClientProcess: @unchecked Sendable {
     /// stdin's descriptor (nil once closed) and the number of commands sent.
     private let input: Mutex<(descriptor: Int32?, commandsSent: Int)>
 
-    /// Starts `herald` with exactly these arguments. HERALD_SERVER and HERALD_TOKEN are removed from the inherited
-    /// environment, then `environment` is added.
+    /// Starts `herald` with exactly these arguments. HERALD_SERVER, HERALD_TOKEN and HERALD_TOKEN_FILE are removed
+    /// from the inherited environment, then `environment` is added.
     public static func launch(_ arguments: [String], name: String = "herald", environment: [String: String] = [:]) throws -> ClientProcess {
         try ClientProcess(name: name, arguments: arguments, environment: environment)
     }
@@ -50,6 +50,7 @@ public final class ClientProcess: @unchecked Sendable {
         var env = ProcessInfo.processInfo.environment
         env["HERALD_SERVER"] = nil
         env["HERALD_TOKEN"] = nil
+        env["HERALD_TOKEN_FILE"] = nil
         for (key, value) in environment { env[key] = value }
         child = try ChildProcess(HeraldBinaries.client, arguments, environment: env, input: .pipe, output: .pipe, error: .pipe)
         // The three pipes were asked for, so all three ends exist.

@@ -12,14 +12,17 @@ struct ClientWebSocket {
         case opened
         /// A text message: its UTF-8, already validated.
         case text([UInt8])
-        /// The server refused the upgrade with this status (401: the token).
-        case rejected(status: Int?, reason: String)
+        /// The server refused the upgrade with this status (401: the token); `explanation` is the server's own reason
+        /// from the response body (e.g. `token expired`), when it gave one.
+        case rejected(status: Int?, reason: String, explanation: String? = nil)
         /// The connection ended (close handshake or protocol failure).
         case closed(code: UInt16?, reason: String)
     }
 
     private enum Phase {
         case handshaking(HTTPResponseHeadParser)
+        /// The server answered with something other than 101; its body (the reason) is still arriving.
+        case readingRefusal(UpgradeRefusalBody)
         case open
         case closed
     }
@@ -70,6 +73,9 @@ struct ClientWebSocket {
             return []
         case .open:
             return frames(Array(bytes), now: now)
+        case .readingRefusal(var body):
+            body.append(bytes)
+            return refusal(body)
         case .handshaking(var parser):
             switch parser.parse(Array(bytes)) {
             case .needMore:
@@ -81,9 +87,11 @@ struct ClientWebSocket {
             case .complete(let head, let consumed):
                 switch WebSocketHandshake.validateServerResponse(
                     head, key: key, offeredSubprotocols: [HeraldProtocolVersion.subprotocol], allowExtensions: compressionOffer != nil) {
+                case .failure(let failure) where failure.status != nil:
+                    return refusal(UpgradeRefusalBody(head: head, failure: failure, initial: bytes.dropFirst(consumed)))
                 case .failure(let failure):
                     phase = .closed
-                    return [.rejected(status: failure.status, reason: failure.description)]
+                    return [.rejected(status: nil, reason: failure.description)]
                 case .success:
                     if let refusal = acceptExtensions(head, now: now) {
                         phase = .closed
@@ -95,6 +103,23 @@ struct ClientWebSocket {
                 }
             }
         }
+    }
+
+    /// The refusal once its body is complete (nothing until then).
+    private mutating func refusal(_ body: UpgradeRefusalBody) -> [Event] {
+        guard body.isComplete else {
+            phase = .readingRefusal(body)
+            return []
+        }
+        phase = .closed
+        return [.rejected(status: body.status, reason: body.failure, explanation: body.reason)]
+    }
+
+    /// The connection ended: a refusal whose body was cut short is reported with what came of it.
+    mutating func connectionEnded() -> [Event] {
+        guard case .readingRefusal(let body) = phase else { return [] }
+        phase = .closed
+        return [.rejected(status: body.status, reason: body.failure, explanation: body.reason)]
     }
 
     /// RFC 7692 §5: checks the server's `Sec-WebSocket-Extensions` against our offer and installs the agreed

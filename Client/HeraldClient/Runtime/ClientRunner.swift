@@ -321,7 +321,14 @@ public final class ClientRunner {
         }
         switch result {
         case .nothing: return
-        case .ended: return failedAttempt("the server closed the connection", now: now)
+        case .ended:
+            // A refusal's body may end with the connection: report the refusal, not the end.
+            if var session = webSocket {
+                let events = session.connectionEnded()
+                webSocket = session
+                if !events.isEmpty { _ = handle(events, of: session, now: now); return }
+            }
+            return failedAttempt("the server closed the connection", now: now)
         case .bytes: break
         }
         guard var session = webSocket else { return }
@@ -347,13 +354,14 @@ public final class ClientRunner {
                 case .success(let frame): core.receive(frame, now: now)
                 case .failure(let error): frontEnd.log("undecodable frame from the server: \(error.message)")
                 }
-            case .rejected(let status, let reason):
+            case .rejected(let status, let reason, let explanation):
+                let why = explanation.map { ": \($0)" } ?? ""
                 if status == 401 {
-                    Self.fail("the server refused the token (HTTP 401)")
+                    Self.fail("the server refused the token (HTTP 401)\(why)")
                     exitCode = .unauthorized
                     return false
                 }
-                failedAttempt("the server refused the connection: \(reason)", now: now)
+                failedAttempt("the server refused the connection: \(reason)\(why)", now: now)
                 return false
             case .closed(let code, let reason):
                 if code == HeraldCloseCode.credentialsEnded {

@@ -139,14 +139,11 @@ public enum APIKeyError: Error, Equatable, CustomStringConvertible {
     case badLifetime(Int64)
     /// No key has this id.
     case notFound(String)
-    /// The database file does not exist.
-    case noDatabase(String)
 
     public var description: String {
         switch self {
         case .badLifetime(let seconds): "--expires-in must be 1...\(APIKey.maxLifetimeSeconds) seconds, not \(seconds)"
         case .notFound(let id): "no API key with id \(id) (see `herald-server apikey list`)"
-        case .noDatabase(let path): "no database at \(path) (give --db or HERALD_DB)"
         }
     }
 }

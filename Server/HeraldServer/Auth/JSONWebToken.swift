@@ -43,7 +43,8 @@ public enum TokenError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .malformed(let why): "malformed token: \(why)"
         case .unsupportedAlgorithm(let alg): "unsupported token algorithm '\(alg.prefix(32))'"
-        case .badSignature: "bad token signature"
+        // The usual cause: a token minted on another database (each generates its own secret) or with another --secret.
+        case .badSignature: "bad token signature: this server's secret did not sign it (minted on another database or with another secret?)"
         case .expired: "token expired"
         case .issuedInTheFuture: "token issued in the future"
         }
