@@ -177,16 +177,19 @@ public struct TabPresenter: ScenePresenter {
     public func body(_ model: ScreenModel, width: Int, height: Int) -> [String] { [fit("Tab \(name)", width)] }
 }
 
-/// The bell feed (B1-B4).
+/// The bell feed (B1-B4): newest first, unread ones marked, with their time.
 public struct NotificationsPresenter: ScenePresenter {
     public var anchor: String? { Anchor.notificationsFeed }
 
     public func body(_ model: ScreenModel, width: Int, height: Int) -> [String] {
         var lines = [fit("Notifications\(model.bellBadgeText.isEmpty ? "" : " (\(model.bellBadgeText))")", width)]
-        if model.bellItems.isEmpty { lines.append("  (none)") }
-        for item in model.bellItems.prefix(max(0, height - 1)) {
-            lines.append(fit("  \(item.read ? " " : "*") \(item.id) \(item.text)", width))
+        if model.bellItems.isEmpty { lines.append("  Nothing yet: follows, reactions and mentions show here.") }
+        for item in model.bellItems.prefix(max(0, height - 2)) {
+            // createdAt is milliseconds since the epoch from the server; a tiny value is only an order.
+            let time = item.createdAt > 1_000_000_000_000 ? ThreadPresenter.clock(item.createdAt, offset: model.utcOffsetSeconds) + " " : ""
+            lines.append(fit("  \(item.read ? " " : "•") \(time)\(item.text)", width))
         }
+        if model.bellItems.contains(where: { !$0.read }) { lines.append(fit("  /read-all marks them read · Esc back", width)) }
         return lines
     }
 }
