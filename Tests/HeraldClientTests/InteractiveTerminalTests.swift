@@ -53,6 +53,8 @@ struct InteractiveTerminalTests {
         try alice.waitScreen("a hint, not 'unknown command'") { $0.contains("No conversation is open") }
         try alice.type("/dm alice")
         try alice.waitScreen("dm with yourself refused") { $0.contains("that is you") }
+        try alice.type("/state")
+        try alice.waitScreen("state answered on the notice line") { $0.contains("state: list · badge 0 · online") }
         try alice.type("/nonsense")
         try alice.waitScreen("an unknown command named") { $0.contains("unknown command /nonsense") }
         // Tab completes command names.
@@ -119,6 +121,10 @@ struct InteractiveTerminalTests {
         try alice.waitScreen("new below, not shown") { $0.contains("1 new message") && !$0.contains("while you were up") }
         try alice.key("End")
         try alice.waitScreen("End jumps to the newest") { $0.contains("Bob: while you were up") && !$0.contains("new message (End)") }
+        try carol.ok("send \(withCarol) a toast to dismiss")
+        try alice.waitScreen("Carol's toast over Bob's thread") { $0.contains("[info] Carol") && $0.contains("^X dismiss") }
+        try alice.key("C-x")
+        try alice.waitScreen("dismissed by key") { !$0.contains("[info] Carol") }
         try alice.key("Escape")
         try carol.ok("follow alice")
         try alice.key("C-b")
