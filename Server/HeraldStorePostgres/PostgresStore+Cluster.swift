@@ -96,6 +96,13 @@ extension PostgresStore: ClusterPresenceStore {
         try signal("push \(node) \(deviceKey) \(messageKey)")
     }
 
+    public func requestBellPush(node: String, deviceKey: Int64, notification: String) throws {
+        guard let notificationKey = RecordID.parse(RecordID.notification, notification) else {
+            throw StoreError(kind: .notFound, message: "unknown notification \(notification)")
+        }
+        try signal("bell \(node) \(deviceKey) \(notificationKey)")
+    }
+
     public func claimPublished(message: String, node: String, now: Int64) throws -> Bool {
         guard let messageKey = RecordID.parse(RecordID.message, message) else { return false }
         return try connection.execute(

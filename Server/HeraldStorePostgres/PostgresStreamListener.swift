@@ -245,7 +245,7 @@ public final class PostgresStreamListener: StoreSignalFeed, @unchecked Sendable 
         return (id, String(payload[payload.index(after: space)...]))
     }
 
-    /// "push <node> <device key> <message key>", "clear <node> <device key> <conversation key> <message key>",
+    /// "push <node> <device key> <message key>", "bell <node> <device key> <notification key>", "clear <node> <device key> <conversation key> <message key>",
     /// "signout <user> <device or nothing>" or "published <message key>", as the store adds them to a wake-up.
     static func parseSignal(_ payload: String) -> Signal? {
         let fields = payload.split(separator: " ", omittingEmptySubsequences: false)
@@ -263,6 +263,9 @@ public final class PostgresStreamListener: StoreSignalFeed, @unchecked Sendable 
         case ("push", 4):
             guard let message = Int64(fields[3]), message > 0 else { return nil }
             return .push(node: node, deviceKey: deviceKey, message: RecordID.format(RecordID.message, message))
+        case ("bell", 4):
+            guard let notification = Int64(fields[3]), notification > 0 else { return nil }
+            return .bellPush(node: node, deviceKey: deviceKey, notification: RecordID.format(RecordID.notification, notification))
         case ("clear", 5):
             guard let conversation = Int64(fields[3]), conversation > 0, let message = Int64(fields[4]), message > 0 else { return nil }
             return .pushCleared(

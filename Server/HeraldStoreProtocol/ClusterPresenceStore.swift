@@ -55,6 +55,9 @@ public protocol ClusterPresenceStore: AnyObject {
     ) throws -> Int64
     /// Asks `node` (once this transaction commits) to push `message` to its device `deviceKey`.
     func requestPush(node: String, deviceKey: Int64, message: String) throws
+    /// Asks `node` (once this transaction commits) to alert its device `deviceKey` of a bell notification, should that
+    /// device have lost its connection by then.
+    func requestBellPush(node: String, deviceKey: Int64, notification: String) throws
     /// Claims the pushes of a message an application published from its own transaction: true for exactly one
     /// caller, the node that schedules them (P1-P4).
     func claimPublished(message: String, node: String, now: Int64) throws -> Bool

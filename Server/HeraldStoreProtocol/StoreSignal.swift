@@ -7,6 +7,9 @@ public enum StoreSignal: Sendable, Equatable {
     case reconnected
     /// Another node asks `node` to push message `message` to its device `deviceKey` (P1 across nodes).
     case push(node: String, deviceKey: Int64, message: String)
+    /// Another node asks `node` to alert its device `deviceKey` of bell notification `notification` if that device has
+    /// no connection any more (B1 for a phone locked a moment before: the node that held its connection decides).
+    case bellPush(node: String, deviceKey: Int64, notification: String)
     /// A push `node` delivered to its device `deviceKey` was withdrawn: the message was read (P5 across nodes).
     case pushCleared(node: String, deviceKey: Int64, conversation: String, message: String)
     /// `user`'s devices (every one, or those named `device`) were signed out on some node.

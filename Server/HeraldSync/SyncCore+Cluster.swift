@@ -7,6 +7,8 @@ import Logging
 public enum ClusterSignal: Sendable, Equatable {
     /// Push `message` to the device with this key, if it is still live, in the background and the message unread.
     case push(deviceKey: Int64, message: String)
+    /// Alert the device with this key of bell notification `notification`, if it has lost its connection meanwhile.
+    case bellPush(deviceKey: Int64, notification: String)
     /// The push of `message` this device got was withdrawn: the message was read on another node (P5).
     case pushCleared(deviceKey: Int64, conversation: String, message: String)
     /// The user's devices (every one, or those named `device`) were signed out on some node: close them here too.
@@ -27,6 +29,11 @@ final class ClusterPresence<Device: Hashable> {
     var changed: Set<Device> = []
     /// Keys of devices that disconnected since the last write.
     var departed: [Int64] = []
+    /// Devices that disconnected lately, by key: another node may still have seen their presence row and asked this node
+    /// to alert them; this node, which held the connection, then alerts them as devices without one.
+    private(set) var recentlyDeparted: [Int64: (user: String, name: String, at: Int64)] = [:]
+    /// How long a departed device's key is remembered: far longer than a presence row can be seen after its delete.
+    static var departureMemoryMilliseconds: Int64 { 60_000 }
     /// When the next heartbeat is due (ms since the epoch).
     var nextHeartbeat: Int64 = .min
 
@@ -45,11 +52,18 @@ final class ClusterPresence<Device: Hashable> {
     }
 
     /// Forgets a disconnected device; its row is deleted with the next write.
-    func depart(_ device: Device) {
+    func depart(_ device: Device, user: String, name: String, now: Int64) {
         changed.remove(device)
         guard let key = keys.removeValue(forKey: device) else { return }
         devicesByKey[key] = nil
         departed.append(key)
+        recentlyDeparted[key] = (user, name, now)
+    }
+
+    /// Drops departures older than ``departureMemoryMilliseconds``.
+    func forgetOldDepartures(now: Int64) {
+        guard !recentlyDeparted.isEmpty else { return }
+        recentlyDeparted = recentlyDeparted.filter { now - $0.value.at < Self.departureMemoryMilliseconds }
     }
 }
 
@@ -109,6 +123,7 @@ extension SyncCore {
     func clusterHeartbeat(now: Int64) {
         guard let cluster, now >= cluster.nextHeartbeat else { return }
         cluster.nextHeartbeat = now + max(configuration.clusterHeartbeatMilliseconds, 1)
+        cluster.forgetOldDepartures(now: now)
         do {
             try cluster.store.heartbeat(node: cluster.node, pruneSilentMilliseconds: 10 * configuration.clusterPresenceTimeoutMilliseconds)
         } catch {
@@ -122,7 +137,10 @@ extension SyncCore {
         guard let cluster else { return }
         switch signal {
         case .push(let key, let message):
-            guard let device = cluster.devicesByKey[key], let state = devices[device] else { return }
+            guard let device = cluster.devicesByKey[key], let state = devices[device] else {
+                if let gone = cluster.recentlyDeparted[key] { pushToDeparted(gone, message: message, now: now, step: &step) }
+                return
+            }
             // The device may have come to the foreground or gone since the other node looked: the rule decides again.
             let candidate = pushCandidate(device, state)
             do {
@@ -139,6 +157,10 @@ extension SyncCore {
             } catch {
                 logger.debug("push from another node not delivered", metadata: ["error": "\(error)"])
             }
+        case .bellPush(let key, let notification):
+            // Still connected here: its stream brought the bell. Gone meanwhile: it is a device without a connection.
+            guard cluster.devicesByKey[key] == nil, let gone = cluster.recentlyDeparted[key] else { return }
+            bellPushToDeparted(gone, notification: notification, now: now, step: &step)
         case .pushCleared(let key, let conversation, let message):
             guard let device = cluster.devicesByKey[key], devices[device] != nil else { return }
             step.effects.append(.deviceEvent([device], PushEvents.cleared(conversation: conversation, message: message)))
@@ -157,6 +179,46 @@ extension SyncCore {
             } catch {
                 logger.debug("pushes of a published message not scheduled", metadata: ["error": "\(error)"])
             }
+        }
+    }
+}
+
+extension SyncCore {
+    /// Another node asked to push `message` to a device of this node that has disconnected since: if the device is
+    /// registered for pushes without a connection and the message is still unread, its provider gets it (P3 for a
+    /// phone locked a moment before the message).
+    func pushToDeparted(_ gone: (user: String, name: String, at: Int64), message: String, now: Int64, step: inout SyncStep<Device>) {
+        guard !(devicesByUser[gone.user] ?? []).contains(where: { $0.state.name == gone.name }),
+              let target = pushTargets(of: [gone.user])[gone.user]?.first(where: { $0.device == gone.name }) else { return }
+        do {
+            let queued = try store.transaction { () throws -> Bool in
+                guard let record = try store.message(id: message), let conversation = try store.conversation(id: record.conversation),
+                      try !store.isRead(user: gone.user, message: message) else { return false }
+                let push = PushPreview.info(for: record, senderName: try name(of: record.sender), in: conversation)
+                try queueMessagePush(push, to: target, now: now)
+                return true
+            }
+            if queued { step.effects.append(.pushQueued) }
+        } catch {
+            logger.debug("push to a departed device not queued", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// B1 for a device that disconnected after another node saw it connected: the bell alert goes to its provider, after
+    /// what is left of P4's grace, unless the notification was read meanwhile.
+    func bellPushToDeparted(_ gone: (user: String, name: String, at: Int64), notification: String, now: Int64, step: inout SyncStep<Device>) {
+        guard !(devicesByUser[gone.user] ?? []).contains(where: { $0.state.name == gone.name }),
+              let target = pushTargets(of: [gone.user])[gone.user]?.first(where: { $0.device == gone.name }) else { return }
+        do {
+            let queued = try store.transaction { () throws -> Bool in
+                guard let record = try store.notifications(user: gone.user, limit: store.notificationsKept).first(where: { $0.id == notification }),
+                      !record.read else { return false }
+                try queueBellDelivery(record, to: target, bellUnread: try store.unreadNotificationCount(user: gone.user), now: now)
+                return true
+            }
+            if queued { step.effects.append(.pushQueued) }
+        } catch {
+            logger.debug("bell push to a departed device not queued", metadata: ["error": "\(error)"])
         }
     }
 }

@@ -98,29 +98,44 @@ extension SyncCore {
 
     /// B1 for a locked phone: a new bell notification alerts the user's devices that have no connection, after P4's
     /// grace (reading it meanwhile cancels it), with the bell count as the badge (B2).
+    /// A device connected to another node gets the bell through its stream, but it may have lost that connection a
+    /// moment ago (its presence row not yet deleted): that node, which knows, is asked to alert it if so.
     func queueBellPush(_ notification: NotificationRecord, bellUnread: Int, now: Int64, step: inout SyncStep<Device>) throws {
         guard let targets = pushTargets(of: [notification.user])[notification.user] else { return }
-        var connected = Set((devicesByUser[notification.user] ?? []).map(\.state.name))
+        let connectedHere = Set((devicesByUser[notification.user] ?? []).map(\.state.name))
+        var elsewhere: [String: [DevicePresence]] = [:]
         if let cluster {
             for presence in try cluster.store.presence(
                 users: [notification.user], aliveMilliseconds: configuration.clusterPresenceTimeoutMilliseconds, excluding: cluster.node)
             {
-                connected.insert(presence.device)
+                elsewhere[presence.device, default: []].append(presence)
             }
         }
-        let content = pushContent(title: "Herald", body: notification.text)
         var queued = false
-        for target in targets where !connected.contains(target.device) {
-            try store.enqueuePushDelivery(
-                PushDeliveryRecord(
-                    target: target, kind: .bell, notification: notification.id, sender: notification.actor, title: content.title,
-                    body: content.body, url: notification.url ?? DeepLink.notifications.url, badge: bellUnread, createdAt: now,
-                    expiresAt: now + configuration.push.timeToLiveMilliseconds),
-                notBefore: now + max(configuration.pushGraceMilliseconds, 0))
-            try store.recordBellAlert(target: target.id, notification: notification.id, now: now)
+        for target in targets where !connectedHere.contains(target.device) {
+            if let remote = elsewhere[target.device], let cluster {
+                for presence in remote {
+                    try cluster.store.requestBellPush(node: presence.node, deviceKey: presence.deviceKey, notification: notification.id)
+                }
+                continue
+            }
+            try queueBellDelivery(notification, to: target, bellUnread: bellUnread, now: now)
             queued = true
         }
         if queued { step.effects.append(.pushQueued) }
+    }
+
+    /// The bell alert for one device without a connection, due when P4's grace since the notification ends (reading
+    /// it meanwhile cancels it), remembered so a later read withdraws it (P5).
+    func queueBellDelivery(_ notification: NotificationRecord, to target: PushTargetRecord, bellUnread: Int, now: Int64) throws {
+        let content = pushContent(title: "Herald", body: notification.text)
+        try store.enqueuePushDelivery(
+            PushDeliveryRecord(
+                target: target, kind: .bell, notification: notification.id, sender: notification.actor, title: content.title,
+                body: content.body, url: notification.url ?? DeepLink.notifications.url, badge: bellUnread, createdAt: now,
+                expiresAt: now + configuration.push.timeToLiveMilliseconds),
+            notBefore: max(now, notification.createdAt + max(configuration.pushGraceMilliseconds, 0)))
+        try store.recordBellAlert(target: target.id, notification: notification.id, now: now)
     }
 
     /// P4 and P5 for bell pushes: a notification read within the grace is never pushed, and one already pushed is

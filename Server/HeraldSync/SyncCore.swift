@@ -80,7 +80,7 @@ public final class SyncCore<Device: Hashable> {
             (counters, rateLimits) = (savedCounters, savedBuckets)
             for input in inputs { handle(input, now: now, standalone: true, step: &step) }
         }
-        var deliveries = apply(step)
+        var deliveries = apply(step, now: now)
         publishPresence()
         deliveries += fireDueTimers(now: now)
         return deliveries
@@ -151,7 +151,7 @@ public final class SyncCore<Device: Hashable> {
             }
             connect(device, user: user, name: name, deviceName: deviceName, standalone: standalone)
         case .disconnect(let device):
-            disconnect(device)
+            disconnect(device, now: now)
         case .binary(let device):
             guard devices[device] != nil else { return }
             let failure = ResponseFrame.failure(id: nil, ErrorInfo(.badJSON, "herald.v1 frames are JSON text; binary frames are not used"))
@@ -205,10 +205,10 @@ public final class SyncCore<Device: Hashable> {
         }
     }
 
-    private func disconnect(_ device: Device) {
+    private func disconnect(_ device: Device, now: Int64) {
         guard let state = devices.removeValue(forKey: device) else { return }
         presence.change(from: state.scene, to: nil)
-        cluster?.depart(device)
+        cluster?.depart(device, user: state.user, name: state.name, now: now)
         removeFromUser(device, state.user)
     }
 
@@ -272,7 +272,7 @@ public final class SyncCore<Device: Hashable> {
 
     // MARK: - After the commit
 
-    private func apply(_ step: SyncStep<Device>) -> [SyncDelivery<Device>] {
+    private func apply(_ step: SyncStep<Device>, now: Int64) -> [SyncDelivery<Device>] {
         var deliveries: [SyncDelivery<Device>] = []
         deliveries.reserveCapacity(step.effects.count)
         for effect in step.effects {
@@ -299,7 +299,7 @@ public final class SyncCore<Device: Hashable> {
             case .pushQueued:
                 pushQueued?()
             case .close(let device, let code, let reason):
-                disconnect(device)
+                disconnect(device, now: now)
                 closes.append(SyncClose(device: device, code: code, reason: reason))
             }
         }

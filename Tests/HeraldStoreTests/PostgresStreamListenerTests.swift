@@ -114,7 +114,8 @@ struct PostgresStreamListenerTests {
             #expect(PostgresStreamListener.parseWakeUp(bad) == nil, "\(bad)")
         }
         #expect(PostgresStreamListener.parseSignal("push b 3 9") == .push(node: "b", deviceKey: 3, message: "m9"))
-        for bad in ["", "push", "push b 3", "push b x 9", "push b 3 0", "clear b 3 1", "signout  x", "hello b 3 9"] {
+        #expect(PostgresStreamListener.parseSignal("bell b 3 4") == .bellPush(node: "b", deviceKey: 3, notification: "n4"))
+        for bad in ["", "push", "push b 3", "push b x 9", "push b 3 0", "clear b 3 1", "signout  x", "hello b 3 9", "bell b 3 0", "bell b 3"] {
             #expect(PostgresStreamListener.parseSignal(bad) == nil, "\(bad)")
         }
     }

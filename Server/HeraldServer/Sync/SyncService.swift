@@ -77,7 +77,9 @@ public final class SyncService: Sendable {
                     inbox.post(.cluster(.push(deviceKey: key, message: message)))
                 case .pushCleared(let target, let key, let conversation, let message) where target == node:
                     inbox.post(.cluster(.pushCleared(deviceKey: key, conversation: conversation, message: message)))
-                case .push, .pushCleared: break  // addressed to another node
+                case .bellPush(let target, let key, let notification) where target == node:
+                    inbox.post(.cluster(.bellPush(deviceKey: key, notification: notification)))
+                case .push, .pushCleared, .bellPush: break  // addressed to another node
                 case .signedOut(let user, let device): inbox.post(.cluster(.signedOut(user: user, device: device)))
                 case .published(let message): inbox.post(.cluster(.published(message: message)))
                 }
