@@ -63,6 +63,10 @@ extension SQLiteStore {
                 .optionalText(delivery.notification), .optionalText(delivery.sender), .text(delivery.title), .text(delivery.body),
                 .optionalText(delivery.url), .int(Int64(delivery.badge)), .int(delivery.createdAt), .int(delivery.expiresAt), .int(notBefore))
             let id = connection.lastInsertRowID
+            if delivery.quiet || delivery.mentioned {  // N2, N3
+                try connection.execute(
+                    "UPDATE push_deliveries SET quiet = ?, mentioned = ? WHERE id = ?", .int(delivery.quiet ? 1 : 0), .int(delivery.mentioned ? 1 : 0), .int(id))
+            }
             // A queue that was empty gets this row as its head; one that was not keeps its head (rows go out in order).
             try connection.execute(
                 "UPDATE push_targets SET queue_due_at = coalesce(queue_due_at, ?) WHERE id = ?", .int(notBefore), .int(delivery.target.id))
@@ -202,13 +206,17 @@ extension SQLiteStore: PushQueueStore {
     }
 
     static let deliveryColumns =
-        "d.id, d.kind, d.conversation, d.message, d.notification, d.sender, d.title, d.body, d.url, d.badge, d.created_at, d.expires_at, d.attempts"
+        "d.id, d.kind, d.conversation, d.message, d.notification, d.sender, d.title, d.body, d.url, d.badge, d.created_at, d.expires_at, d.attempts, "
+        + "d.quiet, d.mentioned"
 
     static func delivery(_ row: SQLiteRow) -> PushDeliveryRecord {
-        PushDeliveryRecord(
-            id: row.int(0), target: pushTarget(row, from: 13), kind: PushDeliveryKind(rawValue: row.text(1)) ?? .message,
+        var delivery = PushDeliveryRecord(
+            id: row.int(0), target: pushTarget(row, from: 15), kind: PushDeliveryKind(rawValue: row.text(1)) ?? .message,
             conversation: row.optionalText(2), message: row.optionalText(3), notification: row.optionalText(4), sender: row.optionalText(5),
             title: row.text(6), body: row.text(7), url: row.optionalText(8), badge: Int(row.int(9)), createdAt: row.int(10),
             expiresAt: row.int(11), attempts: Int(row.int(12)))
+        delivery.quiet = row.int(13) != 0  // N3
+        delivery.mentioned = row.int(14) != 0  // N2
+        return delivery
     }
 }

@@ -243,5 +243,7 @@ enum Schema {
             PRIMARY KEY (target_id, notification)
         );
         """,
+        // 8: alert settings (N1, N3, N4), see Schema+AlertSettings.swift.
+        alertSettingsMigration,
     ]
 }

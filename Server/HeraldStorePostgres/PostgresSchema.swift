@@ -280,5 +280,7 @@ enum PostgresSchema {
             PRIMARY KEY (target_id, notification)
         );
         """,
+        // 8: alert settings (N1, N3, N4), as in the SQLite schema (PostgresSchema+AlertSettings.swift).
+        alertSettingsMigration,
     ]
 }

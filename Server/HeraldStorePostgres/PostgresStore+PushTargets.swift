@@ -20,6 +20,10 @@ extension PostgresStore {
                     .bool(target.sandbox), .optionalText(target.p256dh), .optionalText(target.auth), .int(now),
                     row: { row in Self.pushTarget(row, from: 0) })
             else { throw StoreError(kind: .other, message: "INSERT … RETURNING returned no row") }
+            if delivery.quiet || delivery.mentioned {  // N2, N3
+                try connection.execute(
+                    "UPDATE push_deliveries SET quiet = $1, mentioned = $2 WHERE id = $3", .bool(delivery.quiet), .bool(delivery.mentioned), .int(id))
+            }
             return stored
         }
     }
@@ -200,13 +204,17 @@ extension PostgresStore: PushQueueStore {
     }
 
     static let deliveryColumns =
-        "d.id, d.kind, d.conversation, d.message, d.notification, d.sender, d.title, d.body, d.url, d.badge, d.created_at, d.expires_at, d.attempts"
+        "d.id, d.kind, d.conversation, d.message, d.notification, d.sender, d.title, d.body, d.url, d.badge, d.created_at, d.expires_at, d.attempts, "
+        + "d.quiet, d.mentioned"
 
     static func delivery(_ row: PGRow) -> PushDeliveryRecord {
-        PushDeliveryRecord(
-            id: row.int(0), target: pushTarget(row, from: 13), kind: PushDeliveryKind(rawValue: row.text(1)) ?? .message,
+        var delivery = PushDeliveryRecord(
+            id: row.int(0), target: pushTarget(row, from: 15), kind: PushDeliveryKind(rawValue: row.text(1)) ?? .message,
             conversation: row.optionalText(2), message: row.optionalText(3), notification: row.optionalText(4), sender: row.optionalText(5),
             title: row.text(6), body: row.text(7), url: row.optionalText(8), badge: Int(row.int(9)), createdAt: row.int(10),
             expiresAt: row.int(11), attempts: Int(row.int(12)))
+        delivery.quiet = row.int(13) != 0  // N3
+        delivery.mentioned = row.int(14) != 0  // N2
+        return delivery
     }
 }

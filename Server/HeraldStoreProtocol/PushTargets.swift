@@ -90,6 +90,10 @@ public struct PushDeliveryRecord: Sendable, Equatable {
     public var expiresAt: Int64
     /// Attempts made so far (for backoff).
     public var attempts: Int
+    /// N3: the recipient has quiet hours on: the provider shows it without sound or banner.
+    public var quiet = false
+    /// N2: the message mentions the recipient.
+    public var mentioned = false
 
     public init(
         id: Int64 = 0, target: PushTargetRecord, kind: PushDeliveryKind, conversation: String? = nil, message: String? = nil,

@@ -12,7 +12,8 @@ public enum RequestRateClass: String, CaseIterable, Sendable {
     case create
     /// `follow`, `react`: notifications in someone else's bell, which keeps only its newest 100.
     case social
-    /// `ack`, `bell.read`, `bell.readAll`: read state, receipts and badge events.
+    /// `ack`, `bell.read`, `bell.readAll`, `mute`, `unmute`, `quiet`, `markUnread`: read state, receipts, alert
+    /// settings and badge events.
     case read
     /// `scene`: presence and push decisions of every conversation the device looks at.
     case scene
@@ -58,6 +59,7 @@ extension ClientRequest {
         case .dm, .group, .signOut, .leave, .pushRegister, .pushUnregister: .create
         case .follow, .react: .social
         case .ack, .bellRead, .bellReadAll: .read
+        case .mute, .unmute, .quiet, .markUnread: .read
         case .scene: .scene
         case .sync, .conversations, .history, .bell, .members, .users: nil
         }

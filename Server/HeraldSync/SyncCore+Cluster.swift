@@ -145,13 +145,17 @@ extension SyncCore {
             let candidate = pushCandidate(device, state)
             do {
                 let payload = try store.transaction { () throws -> [UInt8]? in
-                    guard let record = try store.message(id: message), let conversation = try store.conversation(id: record.conversation),
-                        case .unlessRead = PushRules.decide(in: record.conversation, devices: [candidate]),
+                    guard let record = try store.message(id: message), let conversation = try store.conversation(id: record.conversation)
+                    else { return nil }
+                    let alert = Self.recipientAlert(
+                        state.user, conversation: record.conversation, mentions: Self.mentions(of: record, in: conversation),
+                        settings: try store.alertSettings(users: [state.user])[state.user], now: now)
+                    guard case .unlessRead = PushRules.decide(in: record.conversation, devices: [candidate], alert: alert),
                         try !store.isRead(user: state.user, message: message)
                     else { return nil }
-                    let push = PushPreview.info(for: record, senderName: try name(of: record.sender), in: conversation)
+                    let push = PushPreview.info(for: record, senderName: try name(of: record.sender), in: conversation).flagged(alert)
                     try enqueuePush(push, user: state.user, device: device, name: state.name, now: now)
-                    return PushEvents.push(push, badge: try store.unreadCounts(user: state.user).values.reduce(0, +))
+                    return PushEvents.push(push, badge: try messagesBadge(user: state.user))
                 }
                 if let payload { step.effects.append(.deviceEvent([device], payload)) }
             } catch {
@@ -174,7 +178,9 @@ extension SyncCore {
                     guard try cluster.store.claimPublished(message: message, node: cluster.node, now: now),
                         let record = try store.message(id: message), let conversation = try store.conversation(id: record.conversation)
                     else { return }
-                    schedulePushes(for: record, in: conversation, senderName: try name(of: record.sender), now: now, step: &step)
+                    schedulePushes(
+                        for: record, in: conversation, senderName: try name(of: record.sender), mentions: Self.mentions(of: record, in: conversation),
+                        now: now, step: &step)
                 }
             } catch {
                 logger.debug("pushes of a published message not scheduled", metadata: ["error": "\(error)"])
@@ -194,7 +200,13 @@ extension SyncCore {
             let queued = try store.transaction { () throws -> Bool in
                 guard let record = try store.message(id: message), let conversation = try store.conversation(id: record.conversation),
                       try !store.isRead(user: gone.user, message: message) else { return false }
-                let push = PushPreview.info(for: record, senderName: try name(of: record.sender), in: conversation)
+                // The deciding node judged the mute already; the rule runs again for what may have changed since.
+                let alert = Self.recipientAlert(
+                    gone.user, conversation: record.conversation, mentions: Self.mentions(of: record, in: conversation),
+                    settings: try store.alertSettings(users: [gone.user])[gone.user], now: now)
+                let candidates = PushRules.unconnected([(name: gone.name, device: target)], connectedNames: [])
+                guard case .unlessRead = PushRules.decide(in: record.conversation, devices: candidates, alert: alert) else { return false }
+                let push = PushPreview.info(for: record, senderName: try name(of: record.sender), in: conversation).flagged(alert)
                 try queueMessagePush(push, to: target, now: now)
                 return true
             }

@@ -56,7 +56,7 @@ extension SyncCore {
         // P3: alone, a node with no device in the background and no device without a connection has no one to alert.
         guard cluster != nil || presence.backgroundDevices > 0 || !registered.isEmpty else { return }
         // What this node knows decides without the store whenever it can: P1 anywhere, and alone, P3.
-        var work: [(push: PushInfo, users: [(user: String, here: [PushCandidate<PushTarget>])])] = []
+        var work: [(push: PushInfo, mentions: [String], users: [(user: String, here: [PushCandidate<PushTarget>])])] = []
         var everyone: Set<String> = []
         for pending in due {
             var undecided: [(user: String, here: [PushCandidate<PushTarget>])] = []
@@ -67,9 +67,15 @@ extension SyncCore {
                 undecided.append((user, here))
                 everyone.insert(user)
             }
-            if !undecided.isEmpty { work.append((pending.push, undecided)) }
+            if !undecided.isEmpty { work.append((pending.push, pending.mentions, undecided)) }
         }
         guard !work.isEmpty else { return }
+        // N1-N3: the mutes and quiet hours of everyone left, one read.
+        let settings: [String: UserAlertSettings]
+        do { settings = try store.alertSettings(users: Array(everyone)) } catch {
+            logger.debug("pushes not delivered: alert settings failed", metadata: ["error": "\(error)"])
+            return
+        }
         var elsewhere: [String: [DevicePresence]] = [:]
         if let cluster {
             do {
@@ -85,13 +91,14 @@ extension SyncCore {
         }
         // Who gets what, decided from reads alone; a transaction only when someone is to be alerted.
         var alerts: [(push: PushInfo, user: String, targets: [PushTarget])] = []
-        for (push, undecided) in work {
-            var decided: [(user: String, targets: [PushTarget])] = []
+        for (push, mentions, undecided) in work {
+            var decided: [(user: String, targets: [PushTarget], push: PushInfo)] = []
             for (user, here) in undecided {
                 let remote = (elsewhere[user] ?? []).map { PushCandidate(device: PushTarget.remote($0), isForeground: $0.foreground, viewing: $0.viewing) }
                 let unconnected = Self.unconnectedTargets(registered[user] ?? [], here: here, remote: remote, devicesByName: devices)
-                if case .unlessRead(let targets) = PushRules.decide(in: push.conversation, devices: here + remote + unconnected) {
-                    decided.append((user, targets))
+                let alert = Self.recipientAlert(user, conversation: push.conversation, mentions: mentions, settings: settings[user], now: now)
+                if case .unlessRead(let targets) = PushRules.decide(in: push.conversation, devices: here + remote + unconnected, alert: alert) {
+                    decided.append((user, targets, push.flagged(alert)))
                 }
             }
             guard !decided.isEmpty else { continue }
@@ -100,7 +107,7 @@ extension SyncCore {
                 logger.debug("push not delivered: read state failed", metadata: ["message": "\(push.message)", "error": "\(error)"])
                 continue
             }
-            for (user, targets) in decided where !readers.contains(user) { alerts.append((push, user, targets)) }
+            for (user, targets, flagged) in decided where !readers.contains(user) { alerts.append((flagged, user, targets)) }
         }
         guard !alerts.isEmpty else { return }
         // One transaction for every outbox row and request; nothing goes out unless it commits (a push without its
@@ -135,7 +142,7 @@ extension SyncCore {
                     queued = queued || queuedHere
                     guard !local.isEmpty else { continue }
                     // The badge is the recipient's own: one body per recipient (few: only devices in the background).
-                    let badge = try store.unreadCounts(user: user).values.reduce(0, +)
+                    let badge = try messagesBadge(user: user)
                     pushed.append(SyncDelivery(payload: PushEvents.push(push, badge: badge), devices: local))
                 }
             }

@@ -63,14 +63,15 @@ extension SyncCore {
     /// Queues a message's alert for a device without a connection (P2 fields, U5 badge), and remembers it in the
     /// outbox so reading the message elsewhere withdraws it (P5).
     func queueMessagePush(_ push: PushInfo, to target: PushTargetRecord, now: Int64) throws {
-        let badge = try store.unreadCounts(user: target.user).values.reduce(0, +)
+        let badge = try messagesBadge(user: target.user)
         let content = pushContent(title: push.title, body: push.preview)
-        try store.enqueuePushDelivery(
-            PushDeliveryRecord(
-                target: target, kind: .message, conversation: push.conversation, message: push.message, sender: push.sender,
-                title: content.title, body: content.body, url: push.url, badge: badge, createdAt: now,
-                expiresAt: now + configuration.push.timeToLiveMilliseconds),
-            notBefore: now)
+        var delivery = PushDeliveryRecord(
+            target: target, kind: .message, conversation: push.conversation, message: push.message, sender: push.sender,
+            title: content.title, body: content.body, url: push.url, badge: badge, createdAt: now,
+            expiresAt: now + configuration.push.timeToLiveMilliseconds)
+        delivery.quiet = push.quiet ?? false  // N3
+        delivery.mentioned = push.mentioned ?? false  // N2
+        try store.enqueuePushDelivery(delivery, notBefore: now)
         _ = try store.enqueuePush(
             user: target.user, device: target.device, conversation: push.conversation, message: push.message, sender: push.sender,
             preview: push.preview, url: push.url, now: now)
@@ -85,7 +86,7 @@ extension SyncCore {
         var queued = false
         for target in pushTargets(of: [user])[user] ?? [] where devices.contains(target.device) {
             if try store.cancelPushDeliveries(target: target.id, kind: .message, message: message, notification: nil) > 0 { continue }
-            let badge = try store.unreadCounts(user: user).values.reduce(0, +)
+            let badge = try messagesBadge(user: user)
             try store.enqueuePushDelivery(
                 PushDeliveryRecord(
                     target: target, kind: .withdraw, conversation: conversation, message: message, badge: badge, createdAt: now,

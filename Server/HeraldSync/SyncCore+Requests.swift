@@ -11,16 +11,14 @@ extension SyncCore {
         var response = ResponseFrame(id: frame.id)
         switch frame.request {
         case .sync(let after):
-            try sync(after: after, device: device, user: user, into: &response, step: &step)
+            try sync(after: after, device: device, user: user, now: now, into: &response, step: &step)
 
         case .conversations:
             // U7: the seq first. Counts read after it are at least that fresh; read before it (PostgreSQL, READ
             // COMMITTED) another node's read could commit in between and its event look older than these counts.
             response.latest = try store.latestSeq(user: user)
             let summaries = try store.conversations(for: user)
-            response.conversations = try summaries.map(listedConversationInfo)
-            response.unread = Dictionary(summaries.map { ($0.conversation.id, $0.unreadCount) }, uniquingKeysWith: { first, _ in first })
-            response.badge = summaries.reduce(0) { $0 + $1.unreadCount }
+            try fillConversationList(summaries, user: user, now: now, into: &response)
 
         case .dm(let other):
             guard try store.user(id: other) != nil else { throw ErrorInfo(.unknownUser, "no user '\(other.prefix(64))'") }
@@ -148,13 +146,25 @@ extension SyncCore {
                     message.sender, kind: .reaction, actor: user, text: "\(try name(of: user)) reacted \(emoji) to your message",
                     url: DeepLink.message(conversation: message.conversation, message: message.id).url, now: now, step: &step)
             }
+
+        case .mute(let conversation, let until):
+            try mute(conversation, until: until, user: user, now: now, into: &response, step: &step)
+
+        case .unmute(let conversation):
+            try unmute(conversation, user: user, now: now, into: &response, step: &step)
+
+        case .quiet(let on):
+            try setQuietHours(on, user: user, now: now, into: &response, step: &step)
+
+        case .markUnread(let conversation):
+            try markUnread(conversation, user: user, now: now, into: &response, step: &step)
         }
         return response
     }
 
     // MARK: - sync (R1a, R3)
 
-    private func sync(after: Int64?, device: Device, user: String, into response: inout ResponseFrame, step: inout SyncStep<Device>) throws {
+    private func sync(after: Int64?, device: Device, user: String, now: Int64, into response: inout ResponseFrame, step: inout SyncStep<Device>) throws {
         let latest = try store.latestSeq(user: user)
         response.latest = latest
         // `&-`: an oldest seq of Int64.min (read from the database) wraps to .max, which no cursor reaches: resync.
@@ -175,9 +185,7 @@ extension SyncCore {
         } else {
             response.mode = after == nil ? .snapshot : .resync
             let summaries = try store.conversations(for: user)
-            response.conversations = try summaries.map(listedConversationInfo)
-            response.unread = Dictionary(summaries.map { ($0.conversation.id, $0.unreadCount) }, uniquingKeysWith: { first, _ in first })
-            response.badge = summaries.reduce(0) { $0 + $1.unreadCount }
+            try fillConversationList(summaries, user: user, now: now, into: &response)
             response.notifications = try store.notifications(user: user, limit: store.notificationsKept).map(\.info)
             response.bellUnread = try store.unreadNotificationCount(user: user)
         }
@@ -224,20 +232,27 @@ extension SyncCore {
         if duplicate, record.conversation != conversation {
             throw ErrorInfo(.conflict, "clientMessageId '\(clientMessageId)' was already used in another conversation; send with a new one")
         }
-        let info = record.info(senderName: try name(of: user))
+        var info = record.info(senderName: try name(of: user))
         response.message = info
         response.duplicate = duplicate
         if !duplicate { counters.messagesStored += 1 }
         // R4: a retry stores nothing and announces nothing.
         guard !duplicate, let stored = try store.conversation(id: record.conversation) else { return }
+        let mentions = Self.mentions(of: record, in: stored)  // N2
+        if !mentions.isEmpty {
+            info.mentions = mentions
+            response.message = info
+        }
         var event = EventFrame(event: .message)
         event.message = info
         try appendEvent(event.encodeBody(), to: stored.participants, now: now, step: &step)
-        schedulePushes(for: record, in: stored, senderName: info.senderName, now: now, step: &step)
+        schedulePushes(for: record, in: stored, senderName: info.senderName, mentions: mentions, now: now, step: &step)
     }
 
     /// Schedules the pushes of a new message, decided when its grace period ends (P1-P4).
-    func schedulePushes(for record: MessageRecord, in stored: ConversationRecord, senderName: String, now: Int64, step: inout SyncStep<Device>) {
+    func schedulePushes(
+        for record: MessageRecord, in stored: ConversationRecord, senderName: String, mentions: [String] = [], now: Int64, step: inout SyncStep<Device>
+    ) {
         // S7: not the sender; P1/S1: a recipient viewing the conversation gets no push at all.
         // One lookup for the whole group: when no device views the conversation, no recipient's devices are looked at.
         let viewed = presence.isViewed(record.conversation)
@@ -245,7 +260,8 @@ extension SyncCore {
         guard !recipients.isEmpty else { return }
         // The push reads the same for every recipient: one preview and one schedule entry per message.
         let push = PushPreview.info(for: record, senderName: senderName, in: stored)
-        step.effects.append(.schedulePush(PendingPush(deadline: now + max(configuration.pushGraceMilliseconds, 0), users: recipients, push: push)))
+        step.effects.append(.schedulePush(PendingPush(
+            deadline: now + max(configuration.pushGraceMilliseconds, 0), users: recipients, push: push, mentions: mentions)))
     }
 
     // MARK: - ack (U2-U7, P5)
@@ -254,8 +270,9 @@ extension SyncCore {
         // The store marks exactly the user's unread messages among `ids` and skips everything else
         // silently: others' conversations, own messages, unknown ids (R5, U3, S7).
         let newlyRead = try store.markRead(user: user, messageIds: ids, now: now)
+        let marked = try clearMarks(acked: ids, newlyRead: newlyRead, user: user, now: now, step: &step)  // N4
         let counts = newlyRead.isEmpty ? [:] : try store.unreadCounts(user: user)
-        let badge = newlyRead.isEmpty ? try store.unreadCounts(user: user).values.reduce(0, +) : counts.values.reduce(0, +)
+        let badge = AlertRules.messagesBadge(unread: newlyRead.isEmpty ? try store.unreadCounts(user: user) : counts, markedUnread: marked)
         var conversationsInOrder: [String] = []
         var readByConversation: [String: [String]] = [:]
         for message in newlyRead {

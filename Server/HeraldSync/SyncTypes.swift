@@ -158,6 +158,8 @@ struct PendingPush {
     var deadline: Int64
     var users: [String]
     var push: PushInfo
+    /// N2: the recipients the message mentions (alerted even where they muted the conversation).
+    var mentions: [String] = []
 }
 
 /// Something a request caused, applied in order once the batch's transaction committed (R4).
@@ -201,6 +203,7 @@ extension ClientRequest {
         switch self {
         case .sync, .conversations, .history, .scene, .bell, .members, .users: false
         case .dm, .group, .send, .ack, .bellRead, .bellReadAll, .follow, .react, .signOut, .leave, .pushRegister, .pushUnregister: true
+        case .mute, .unmute, .quiet, .markUnread: true
         }
     }
 }

@@ -67,6 +67,14 @@ public enum ClientRequest: Sendable, Equatable {
     case pushRegister(PushRegistration)
     /// Forget this device's push target: it is alerted only while connected.
     case pushUnregister
+    /// N1: mute a conversation for the user (every device) until `until` (ms since the epoch), or forever when nil.
+    case mute(conversation: String, until: Int64?)
+    /// N1: end the user's mute of a conversation.
+    case unmute(conversation: String)
+    /// N3: turn the user's quiet hours on or off.
+    case quiet(on: Bool)
+    /// N4: mark a conversation unread for the user until one of its messages becomes visible (U2).
+    case markUnread(conversation: String)
 
     /// The wire name of the request's `type` field.
     public var typeName: String {
@@ -90,6 +98,10 @@ public enum ClientRequest: Sendable, Equatable {
         case .users: "users"
         case .pushRegister: "push.register"
         case .pushUnregister: "push.unregister"
+        case .mute: "mute"
+        case .unmute: "unmute"
+        case .quiet: "quiet"
+        case .markUnread: "markUnread"
         }
     }
 }

@@ -31,6 +31,7 @@ extension MessageInfo: JSONWritable {
             out.field("imageURL", imageURL)
             out.field("clientMessageId", clientMessageId)
             out.field("createdAt", createdAt)
+            out.field("mentions", mentions)
         }
     }
 }
@@ -46,6 +47,9 @@ extension ConversationInfo: JSONWritable {
             out.field("unread", unread)
             out.field("lastMessage", lastMessage)
             out.field("lastActivity", lastActivity)
+            out.field("muted", muted)
+            out.field("mutedUntil", mutedUntil)
+            out.field("markedUnread", markedUnread)
         }
     }
 }
@@ -73,6 +77,8 @@ extension PushInfo: JSONWritable {
             out.field("preview", preview)
             out.field("title", title)
             out.field("url", url)
+            out.field("mentioned", mentioned)
+            out.field("quiet", quiet)
         }
     }
 }
@@ -102,6 +108,7 @@ extension ResponseFrame: JSONWritable {
             out.field("notifications", notifications)
             out.field("bellUnread", bellUnread)
             out.field("device", device)
+            out.field("quiet", quiet)
         }
     }
 }
@@ -127,6 +134,10 @@ extension EventFrame: JSONWritable {
             out.field("bellUnread", bellUnread)
             out.field("push", push)
             out.field("user", user)
+            out.field("muted", muted)
+            out.field("mutedUntil", mutedUntil)
+            out.field("markedUnread", markedUnread)
+            out.field("quiet", quiet)
         }
     }
 }

@@ -33,6 +33,8 @@ struct WireRequest: Codable {
     var endpoint: String?
     var p256dh: String?
     var auth: String?
+    var until: Int64?
+    var on: Bool?
 
     init(type: String, id: Int) {
         self.type = type
@@ -127,6 +129,11 @@ extension RequestFrame {
             wire.p256dh = registration.p256dh
             wire.auth = registration.auth
         case .pushUnregister: break
+        case .mute(let conversation, let until):
+            wire.conversation = conversation
+            wire.until = until
+        case .unmute(let conversation), .markUnread(let conversation): wire.conversation = conversation
+        case .quiet(let on): wire.on = on
         }
         return (try? Array(JSONEncoder().encode(wire))) ?? []
     }
@@ -247,6 +254,17 @@ extension RequestFrame {
                 auth: wire.auth))
         case "push.unregister":
             return .pushUnregister
+        case "mute":
+            // Whether `until` is still ahead is the server's to say (it owns the clock); here only its shape.
+            if let until = wire.until, until <= 0 { throw ErrorInfo(.badRequest, "field 'until' must be a time in ms since the epoch") }
+            return .mute(conversation: try check.id(wire.conversation, "conversation"), until: wire.until)
+        case "unmute":
+            return .unmute(conversation: try check.id(wire.conversation, "conversation"))
+        case "quiet":
+            guard let on = wire.on else { throw ErrorInfo(.badRequest, "missing field 'on'") }
+            return .quiet(on: on)
+        case "markUnread":
+            return .markUnread(conversation: try check.id(wire.conversation, "conversation"))
         default:
             throw ErrorInfo(.unknownType, "unknown request type '\(wire.type.prefix(64))'")
         }

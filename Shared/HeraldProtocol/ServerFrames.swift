@@ -56,6 +56,8 @@ public struct ResponseFrame: Codable, Sendable, Equatable {
     public var bellUnread: Int?
     // push.register, push.unregister: the device the target belongs to
     public var device: String?
+    /// N3: the user's quiet hours (snapshot, `quiet`).
+    public var quiet: Bool?
 
     public init(id: Int?, ok: Bool = true) {
         self.id = id
@@ -96,6 +98,9 @@ public enum EventName: String, Codable, Sendable {
     /// `user` left the group `conversationId`: when it is this user, the conversation is gone from their list and
     /// counts; otherwise drop `user` from its participants.
     case left
+    /// The user's alert settings changed on one of their devices (N1, N3, N4): `conversationId` with `muted` (and
+    /// `mutedUntil`) or `markedUnread` (with `unread`/`badge`), or `quiet` for the user.
+    case settings
 }
 
 /// What happened to the bell.
@@ -131,6 +136,11 @@ public struct EventFrame: Codable, Sendable, Equatable {
     public var push: PushInfo?
     // left
     public var user: String?
+    // settings (N1, N3, N4)
+    public var muted: Bool?
+    public var mutedUntil: Int64?
+    public var markedUnread: Bool?
+    public var quiet: Bool?
 
     public init(event: EventName) {
         self.event = event

@@ -77,6 +77,8 @@ struct WireRequestScanner {
                 case "endpoint": wire.endpoint = try optionalString()
                 case "p256dh": wire.p256dh = try optionalString()
                 case "auth": wire.auth = try optionalString()
+                case "until": wire.until = try optional { (s: inout Self) throws(FallBack) in try s.integer() }
+                case "on": wire.on = try optional { (s: inout Self) throws(FallBack) in try s.boolean() }
                 default: try skipValue(depth: 1)
                 }
                 skipSpace()
@@ -94,7 +96,7 @@ struct WireRequestScanner {
         let keys = [
             "type", "id", "after", "user", "title", "members", "conversation", "before", "limit", "clientMessageId", "kind", "text",
             "imageURL", "messages", "scene", "tab", "foreground", "atBottom", "notification", "message", "emoji", "device", "cursor",
-            "provider", "token", "topic", "sandbox", "endpoint", "p256dh", "auth",
+            "provider", "token", "topic", "sandbox", "endpoint", "p256dh", "auth", "until", "on",
         ]
         return Dictionary(uniqueKeysWithValues: keys.enumerated().map { ($0.element, UInt32($0.offset)) })
     }()

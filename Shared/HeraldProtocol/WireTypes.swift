@@ -42,6 +42,8 @@ public struct MessageInfo: Codable, Sendable, Equatable {
     public var clientMessageId: String?
     /// Server time of the commit, milliseconds since the Unix epoch.
     public var createdAt: Int64
+    /// N2: the participants the text mentions (`@id`), absent when none. A recipient listed here is `mentioned`.
+    public var mentions: [String]?
 
     public init(
         id: String, conversation: String, sender: String, senderName: String, kind: MessageKind, text: String?,
@@ -75,6 +77,11 @@ public struct ConversationInfo: Codable, Sendable, Equatable {
     public var lastMessage: MessageInfo?
     /// Time of the newest activity (message or creation), ms since the epoch; the list orders by it.
     public var lastActivity: Int64
+    /// N1: the user muted it (absent when not); `mutedUntil` is when the mute ends, absent when it is forever.
+    public var muted: Bool?
+    public var mutedUntil: Int64?
+    /// N4: the user marked it unread (absent when not).
+    public var markedUnread: Bool?
 
     public init(
         id: String, kind: ConversationKind, title: String?, participants: [ParticipantInfo], unread: Int,
@@ -130,6 +137,10 @@ public struct PushInfo: Codable, Sendable, Equatable {
     public var title: String
     /// The D1 deep link to the message's conversation.
     public var url: String
+    /// N2: the message mentions the recipient (absent when not).
+    public var mentioned: Bool?
+    /// N3: the recipient has quiet hours on: show it without sound or banner (absent when not).
+    public var quiet: Bool?
 
     public init(conversation: String, message: String, sender: String, preview: String, title: String, url: String) {
         self.conversation = conversation

@@ -12,17 +12,22 @@
 /// }
 /// ```
 public enum PushRules {
-    /// No push when a device of the recipient is viewing `conversation` (P1); otherwise the live devices in the
-    /// background (P3), unless the recipient has read the message by now (P4).
+    /// No push when a device of the recipient is viewing `conversation` (P1) or the recipient muted it and is not
+    /// mentioned (N1, N2); otherwise the live devices in the background (P3), unless the recipient has read the message
+    /// by now (P4). Quiet hours (N3) change how the push looks (``RecipientAlert/quiet``), not who gets it.
     ///
     /// - Parameters:
     ///   - conversation: the message's conversation.
     ///   - devices: what is known of the recipient's devices, wherever they are connected.
+    ///   - alert: the recipient's mute, mention and quiet hours for this message.
     ///
     /// Called for every recipient of every message on a node of a cluster, so it is one loop over plain fields (no key
     /// paths or closures, which generic code resolves at run time) and inlinable into the caller's specialisation.
     @inlinable
-    public static func decide<Device>(in conversation: String, devices: [PushCandidate<Device>]) -> PushDecision<Device> {
+    public static func decide<Device>(
+        in conversation: String, devices: [PushCandidate<Device>], alert: RecipientAlert = .plain
+    ) -> PushDecision<Device> {
+        guard alert.alerts else { return .none }  // N1, N2
         var background: [Device] = []
         for candidate in devices {
             if candidate.viewing == conversation { return .none }  // P1

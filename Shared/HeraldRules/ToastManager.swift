@@ -60,6 +60,8 @@ public struct ToastManager: Sendable {
         case sceneChanged(Scene)
         /// Time passed; nothing else happened.
         case tick
+        /// Quiet hours went on or off (N3: normal-priority toasts wait while they are on).
+        case quietHours(Bool)
     }
 
     /// A queued toast with its arrival order, so overflow can find the oldest (T4) whatever the priority order.
@@ -76,6 +78,8 @@ public struct ToastManager: Sendable {
     public private(set) var visible: Toast?
     /// Toasts waiting behind the visible one, in the order they will appear.
     public var queuedToasts: [Toast] { queue.map(\.toast) }
+    /// N3: quiet hours are on, so normal-priority toasts wait in the queue.
+    public private(set) var quietHours = false
 
     private var queue: [Entry] = []
     /// When the visible toast times out; nil while paused in the background or when none is visible.
@@ -122,6 +126,7 @@ public struct ToastManager: Sendable {
         case .triggerAction: events += dismissVisible(.action, now: now)
         case .sceneChanged(let scene): events += changeScene(to: scene, now: now)
         case .tick: break
+        case .quietHours(let on): quietHours = on
         }
         events += showNextIfDue(at: now)
         return events
@@ -154,9 +159,11 @@ public struct ToastManager: Sendable {
     }
 
     /// When the head of the queue may appear: at once for a critical toast (T6), else 800 ms after the last
-    /// appearance (T3). Nil when something is visible, the queue is empty or the app is in the background.
+    /// appearance (T3). Nil when something is visible, the queue is empty, the app is in the background, or quiet hours
+    /// hold the head (N3: the queue is in priority order, so a normal head means nothing louder waits).
     private func nextAppearance() -> Instant? {
         guard visible == nil, scene.isForeground, let head = queue.first else { return nil }
+        if AlertRules.waitsForQuietHours(head.toast.priority, quiet: quietHours) { return nil }  // N3
         if head.toast.priority == .critical { return clock }
         guard let lastAppearance else { return clock }
         return Swift.max(lastAppearance + configuration.minimumSpacing, clock)
