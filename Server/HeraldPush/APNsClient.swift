@@ -75,8 +75,14 @@ public final class APNsClient: PushProviderClient {
         } else {
             aps = [
                 JSONField("alert", .object(["title": .string(delivery.title), "body": .string(delivery.body)])),
-                JSONField("badge", .number(delivery.badge)), JSONField("sound", "default"),
+                JSONField("badge", .number(delivery.badge)),
             ]
+            // N3: quiet hours: no sound, and "passive" puts it in the notification list without lighting the screen.
+            if delivery.quiet {
+                aps.append(JSONField("interruption-level", "passive"))
+            } else {
+                aps.append(JSONField("sound", "default"))
+            }
             if let conversation = delivery.conversation { aps.append(JSONField("thread-id", .string(conversation))) }
         }
         return .object([JSONField("aps", .object(aps)), JSONField("herald", .object(PushPayload.fields(of: delivery)))])

@@ -104,6 +104,11 @@ public final class FCMClient: PushProviderClient {
             message.append(JSONField("notification", .object(["title": .string(delivery.title), "body": .string(delivery.body)])))
             var android: [JSONField] = [JSONField("priority", "HIGH"), JSONField("ttl", ttl)]
             var notification: [JSONField] = [JSONField("notification_count", .number(delivery.badge))]
+            // N3: quiet hours: no sound, no heads-up banner (the lowest priority only lists it).
+            if delivery.quiet {
+                notification.append(JSONField("default_sound", false))
+                notification.append(JSONField("notification_priority", "PRIORITY_MIN"))
+            }
             if let collapse = PushPayload.collapseID(of: delivery) {
                 android.append(JSONField("collapse_key", .string(collapse)))
                 notification.append(JSONField("tag", .string(collapse)))

@@ -17,6 +17,10 @@ enum PushPayload {
         if let url = delivery.url { fields.append(JSONField("url", .string(url))) }
         fields.append(JSONField("badge", .number(delivery.badge)))
         fields.append(JSONField("sentAt", .int(delivery.createdAt)))
+        // N2, N3: the app shows a mention as one, and a quiet push without sound or banner (the flag is what a service
+        // worker or a webhook backend has; APNs and FCM get their own words for it too).
+        if delivery.mentioned { fields.append(JSONField("mentioned", true)) }
+        if delivery.quiet { fields.append(JSONField("quiet", true)) }
         return fields
     }
 

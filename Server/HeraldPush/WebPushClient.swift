@@ -46,7 +46,8 @@ public final class WebPushClient: PushProviderClient {
         var headers: [(name: String, value: String)] = [
             ("TTL", String(PushPayload.timeToLiveSeconds(of: delivery, now: now))),
             // RFC 8030 §5.3: an alert may wake the device; a withdrawal can wait for it to be awake anyway.
-            ("Urgency", delivery.kind == .withdraw ? "normal" : "high"),
+            // N3: a quiet alert need not wake the device either; the payload's `quiet` tells the worker to show it silently.
+            ("Urgency", delivery.kind == .withdraw || delivery.quiet ? "normal" : "high"),
             ("Content-Encoding", "aes128gcm"), ("Content-Type", "application/octet-stream"), ("Authorization", authorization),
         ]
         // RFC 8030 §5.4: a Topic is at most 32 base64url characters; message and notification ids fit.

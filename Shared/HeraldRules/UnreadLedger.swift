@@ -21,6 +21,8 @@ public struct UnreadLedger: Sendable {
         case serverUpdate(UnreadUpdate)
         /// A full reload (U7 drift repair): these conversations at `sequence`, all others at zero.
         case reload([UnreadUpdate], sequence: Int64)
+        /// N4: the server's mark of one conversation at a sequence number (nil: a snapshot's, applied as it is).
+        case marked(conversation: String, marked: Bool, sequence: Int64?)
     }
 
     /// What the host must do or show after an input.
@@ -45,6 +47,9 @@ public struct UnreadLedger: Sendable {
     private var pendingReads: [String: Set<String>] = [:]
     /// The latest sequence number applied per conversation (U7).
     public private(set) var sequences: [String: Int64] = [:]
+    /// N4: conversations marked unread, and the sequence of each mark's latest change.
+    public private(set) var markedUnread: Set<String> = []
+    private var markSequences: [String: Int64] = [:]
 
     /// Makes an empty ledger.
     public init() {}
@@ -52,8 +57,8 @@ public struct UnreadLedger: Sendable {
     /// unread(c); 0 when unknown.
     public func unread(in conversation: String) -> Int { unreadCounts[conversation] ?? 0 }
 
-    /// U1: the Messages badge, the sum of unread(c).
-    public var badge: Int { unreadCounts.values.reduce(0, +) }
+    /// U1: the Messages badge, the sum of unread(c); N4: a conversation marked unread counts at least one.
+    public var badge: Int { AlertRules.messagesBadge(unread: unreadCounts, markedUnread: markedUnread) }
 
     /// U5: the badge as text.
     public var badgeText: String { BadgeText.text(for: badge) }
@@ -73,6 +78,7 @@ public struct UnreadLedger: Sendable {
         case .visible(let conversation, let messages): events = markVisible(messages, in: conversation)
         case .serverUpdate(let update): events = apply(update, allowEqualSequence: false)
         case .reload(let updates, let sequence): events = reload(updates, sequence: sequence)
+        case .marked(let conversation, let marked, let sequence): events = mark(conversation, marked, sequence: sequence)
         }
         let conversations = Set(before.keys).union(unreadCounts.keys).sorted()
         for conversation in conversations where before[conversation] ?? 0 != unread(in: conversation) {
@@ -109,6 +115,15 @@ public struct UnreadLedger: Sendable {
     }
 
     private mutating func markVisible(_ messages: [String], in conversation: String) -> [Event] {
+        // N4: a visible message ends a mark; the server learns of it from the ack, so every visible id goes in it.
+        if !messages.isEmpty, markedUnread.remove(conversation) != nil {
+            for id in messages where unreadMessages[conversation]?.remove(id) != nil {
+                pendingReads[conversation, default: []].insert(id)
+                unreadCounts[conversation] = Swift.max(0, unread(in: conversation) - 1)
+            }
+            settledMessages[conversation, default: []].formUnion(messages)
+            return [.acknowledge(conversation: conversation, messages: messages)]
+        }
         var toAcknowledge: [String] = []
         var readHere = 0
         for id in messages where !settledMessages[conversation, default: []].contains(id) {
@@ -144,6 +159,16 @@ public struct UnreadLedger: Sendable {
         }
         // Reads made here and not yet confirmed stay read: the server's count cannot include our ack yet.
         unreadCounts[conversation] = Swift.max(0, update.unread - pending.count)
+        return []
+    }
+
+    /// N4: a mark set or cleared on any device; an older change than the one applied is ignored (U7).
+    private mutating func mark(_ conversation: String, _ marked: Bool, sequence: Int64?) -> [Event] {
+        if let sequence {
+            if let applied = markSequences[conversation], sequence <= applied { return [.ignoredStale(conversation: conversation, sequence: sequence)] }
+            markSequences[conversation] = sequence
+        }
+        if marked { markedUnread.insert(conversation) } else { markedUnread.remove(conversation) }
         return []
     }
 

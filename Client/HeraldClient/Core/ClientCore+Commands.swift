@@ -85,6 +85,8 @@ extension ClientCore {
         case .quit:
             wantsQuit = true
             answerOK()
+        case .mute, .unmute, .quiet, .markUnread:
+            beginAlertCommand(command)
         }
     }
 

@@ -70,6 +70,7 @@ extension ClientCore {
                 UnreadUpdate(conversation: $0.id, unread: response.unread?[$0.id] ?? $0.unread, sequence: latest)
             }
             applyUnread(unread.handle(.reload(updates, sequence: latest)))
+            applyAlertSnapshot(response)
             let items = (response.notifications ?? []).map(bellItem)
             for info in response.notifications ?? [] { notificationInfo[info.id] = info }
             applyBell(bell.handle(.reload(items, sequence: latest)), action: "reload", notification: nil)
@@ -174,11 +175,14 @@ extension ClientCore {
             pushes.append(push)
             event("push", ["conversation": .string(push.conversation), "message": .string(push.message), "sender": .string(push.sender),
                            "title": .string(push.title), "preview": .string(push.preview), "url": .string(push.url),
-                           "badge": frame.badge.map { .number($0) } ?? .null])
+                           "badge": frame.badge.map { .number($0) } ?? .null, "mentioned": .bool(push.mentioned ?? false),
+                           "quiet": .bool(push.quiet ?? false)])
         case .pushCleared:
             let conversation = frame.conversationId
             let message = frame.messageId
             withdrawPushes { $0.conversation == conversation && $0.message == message }
+        case .settings:
+            settingsChanged(frame)
         }
     }
 
@@ -290,10 +294,11 @@ extension ClientCore {
             if outcome.presentation == .inline { markVisible(sized + change.becameVisible) }
             reportScene()
         }
-        if outcome.presentation == .toast {
-            let request = ToastRequest.message(
+        if outcome.presentation == .toast, let priority = AlertRules.messageToastPriority(for: alert(for: message)) {  // N1, N2
+            var request = ToastRequest.message(
                 conversation: message.conversation, senderName: message.senderName, groupTitle: directory.groupTitle(of: message.conversation),
                 text: message.text, isImage: message.kind == .image)
+            request.priority = priority
             applyToastEvents(toasts.raise(request, now: now))
         }
     }

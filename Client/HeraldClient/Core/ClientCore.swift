@@ -83,6 +83,8 @@ public struct ClientCore: Sendable {
     var bell = BellLedger()
     var notificationInfo: [String: NotificationInfo] = [:]
     var toasts: ToastManager
+    /// N1, N3: the user's mutes and quiet hours as the server last said.
+    var alerts = ClientAlertState()
     var pushes: [PushInfo] = []
     /// `lock`: the phone is locked, the app suspended: no connection (the host closes it and does not reconnect), only
     /// the push endpoint is listening.

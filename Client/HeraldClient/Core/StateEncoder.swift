@@ -32,6 +32,7 @@ enum StateEncoder {
             ])),
             JSONField("pushes", .array(core.pushes.map(push))),
             JSONField("pendingDeepLink", .optional(core.pendingDeepLink?.url)),
+            JSONField("quiet", .bool(core.alerts.quiet)),
         ]
         return .object(fields)
     }
@@ -42,6 +43,7 @@ enum StateEncoder {
             "id": .string(info.id), "title": .string(core.directory.title(of: info.id, me: core.user)),
             "kind": .string(info.kind.rawValue), "unread": .number(core.unread.unread(in: info.id)),
             "lastPreview": .optional(preview), "lastMessage": .optional(info.lastMessage?.id),
+            "muted": .bool(core.alerts.isMuted(info.id)), "markedUnread": .bool(core.unread.markedUnread.contains(info.id)),
         ])
     }
 
@@ -59,6 +61,7 @@ enum StateEncoder {
             JSONField("priority", .string(toast.priority.name)), JSONField("url", .optional(toast.url)),
         ]
         if let action = toast.action { fields.append(JSONField("action", .string(action.title))) }
+        if toast.isMention { fields.append(JSONField("mentioned", true)) }  // N2
         return fields
     }
 

@@ -47,6 +47,13 @@ public enum ScriptCommand: Equatable, Sendable {
     case lock
     case unlock
     case quit
+    /// N1: mute a conversation for `minutes`, or until unmuted.
+    case mute(conversation: String, minutes: Int?)
+    case unmute(conversation: String)
+    /// N3: quiet hours on or off.
+    case quiet(on: Bool)
+    /// N4: mark a conversation unread.
+    case markUnread(conversation: String)
 
     /// The `cmd` field of the command's answer: its first word (`toast tap` answers with `"cmd":"toast"`).
     public var name: String {
@@ -74,6 +81,10 @@ public enum ScriptCommand: Equatable, Sendable {
         case .lock: "lock"
         case .unlock: "unlock"
         case .quit: "quit"
+        case .mute: "mute"
+        case .unmute: "unmute"
+        case .quiet: "quiet"
+        case .markUnread: "mark-unread"
         }
     }
 }
@@ -248,6 +259,21 @@ public enum ScriptCommandParser {
         case "open-url":
             guard words.count == 1 else { throw bad("open-url <url>") }
             return .openURL(words[0])
+        case "mute":
+            // A mute ends within a year at most when it has an end; "forever" is the form without minutes.
+            guard words.count == 1 || (words.count == 2 && Int(words[1]).map({ (1...525_600).contains($0) }) == true) else {
+                throw bad("mute <conversation> [<minutes 1-525600>]")
+            }
+            return .mute(conversation: words[0], minutes: words.count == 2 ? Int(words[1]) : nil)
+        case "unmute":
+            guard words.count == 1 else { throw bad("unmute <conversation>") }
+            return .unmute(conversation: words[0])
+        case "quiet":
+            guard words.count == 1, words[0] == "on" || words[0] == "off" else { throw bad("quiet on|off") }
+            return .quiet(on: words[0] == "on")
+        case "mark-unread":
+            guard words.count == 1 else { throw bad("mark-unread <conversation>") }
+            return .markUnread(conversation: words[0])
         case "follow":
             guard words.count == 1 else { throw bad("follow <user>") }
             return .follow(user: words[0])
