@@ -20,10 +20,6 @@ extension PostgresStore {
                     .bool(target.sandbox), .optionalText(target.p256dh), .optionalText(target.auth), .int(now),
                     row: { row in Self.pushTarget(row, from: 0) })
             else { throw StoreError(kind: .other, message: "INSERT … RETURNING returned no row") }
-            if delivery.quiet || delivery.mentioned {  // N2, N3
-                try connection.execute(
-                    "UPDATE push_deliveries SET quiet = $1, mentioned = $2 WHERE id = $3", .bool(delivery.quiet), .bool(delivery.mentioned), .int(id))
-            }
             return stored
         }
     }
@@ -64,6 +60,10 @@ extension PostgresStore {
                     .text(delivery.body), .optionalText(delivery.url), .int(Int64(delivery.badge)), .int(delivery.createdAt),
                     .int(delivery.expiresAt), .int(notBefore))
             else { throw StoreError(kind: .other, message: "INSERT … RETURNING returned no row") }
+            if delivery.quiet || delivery.mentioned {  // N2, N3
+                try connection.execute(
+                    "UPDATE push_deliveries SET quiet = $1, mentioned = $2 WHERE id = $3", .bool(delivery.quiet), .bool(delivery.mentioned), .int(id))
+            }
             // A queue that was empty gets this row as its head; one that was not keeps its head (rows go out in order).
             try connection.execute(
                 "UPDATE push_targets SET queue_due_at = coalesce(queue_due_at, $1) WHERE id = $2", .int(notBefore), .int(delivery.target.id))
