@@ -179,4 +179,22 @@ struct InteractiveTerminalTests {
         }
         try bob.waitEvent("message") { $0.string("text") == "sent while offline" }
     }
+
+    @Test("N1, N4 on screen: /mute marks the row muted (and its messages raise no toast), /unread marks it with a dot and goes back")
+    func muteAndMarkUnread() throws {
+        let server = try TestServer()
+        let alice = try terminal(server, "alice")
+        let bob = try server.client("bob")
+        let c = try #require(try bob.ok("dm alice").string("conversation"))
+        try bob.ok("send \(c) first")
+        try alice.waitScreen("Bob's row") { $0.contains("1. Bob [1]") }
+        try alice.type("/mute 1")
+        try alice.waitScreen("muted row") { $0.contains("1. Bob [1] 🔕") }
+        try bob.ok("send \(c) while muted")
+        try alice.waitScreen("counted, not toasted") { $0.contains("1. Bob [2] 🔕") && !$0.contains("[info] Bob") }
+        try alice.key("Enter")
+        try alice.waitScreen("read") { $0.contains("Bob: while muted") && !$0.contains("Messages (") }
+        try alice.type("/unread")
+        try alice.waitScreen("marked unread, back on the list") { $0.contains("1. Bob [•] 🔕") && $0.contains("Messages (1)") }
+    }
 }

@@ -148,6 +148,10 @@ struct TerminalInputTests {
         #expect(ChatInput.interpret("/members", in: thread) == .commands(["members c2"]))
         #expect(ChatInput.interpret("/back", in: thread) == .commands(["open list"]))
         #expect(ChatInput.interpret("/scroll up 3", in: thread) == .commands(["scroll up 3"]), "any script command after a slash")
+        #expect(ChatInput.interpret("/mute 60", in: thread) == .commands(["mute c2 60"]))
+        #expect(ChatInput.interpret("/mute bob", in: list) == .commands(["mute c1"]))
+        #expect(ChatInput.interpret("/unread", in: thread) == .commands(["mark-unread c2", "open list"]))
+        #expect(ChatInput.interpret("/quiet on", in: list) == .commands(["quiet on"]))
     }
 
     @Test("Chat: mistakes get a notice and run nothing: /dm yourself, an unknown command, a missing argument, an unknown /open")

@@ -56,8 +56,12 @@ public enum ChatInput {
         Command(name: "react", usage: "/react [<message>] <emoji>", summary: "react (to the newest message)"),
         Command(name: "follow", usage: "/follow <user>", summary: "follow someone"),
         Command(name: "leave", usage: "/leave", summary: "leave this group"),
-        Command(name: "read-all", usage: "/read-all", summary: "mark every notification read"),
-        Command(name: "background", usage: "/background", summary: "as if the app went away (/foreground)"),
+        Command(name: "read-all", usage: "/read-all", summary: "mark every notification read", listed: false),
+        Command(name: "mute", usage: "/mute [<minutes>] · /unmute", summary: "no alerts from this conversation"),
+        Command(name: "unmute", usage: "/unmute", summary: "", listed: false),
+        Command(name: "quiet", usage: "/quiet on|off", summary: "quiet hours: pushes silent, toasts wait"),
+        Command(name: "unread", usage: "/unread", summary: "mark this conversation unread"),
+        Command(name: "background", usage: "/background", summary: "as if the app went away (/foreground)", listed: false),
         Command(name: "foreground", usage: "/foreground", summary: "", listed: false),
         Command(name: "help", usage: "/help", summary: "", listed: false),
         Command(name: "back", usage: "/back", summary: "", listed: false),
@@ -137,6 +141,28 @@ public enum ChatInput {
         case "leave":
             guard let target = arguments.first ?? open else { return .notice("usage: /leave (in a group)") }
             return .commands(["leave \(target)"])
+        case "mute":
+            // In a conversation: /mute [minutes]; on the list: /mute <number | name> [minutes].
+            var words = arguments
+            let target: String
+            if let open {
+                target = open
+            } else {
+                guard let reference = words.first, let id = conversation(named: reference, in: context) else {
+                    return .notice("usage: /mute [<minutes>] in a conversation, or /mute <number | name> [<minutes>]")
+                }
+                target = id
+                words.removeFirst()
+            }
+            guard words.count <= 1, words.allSatisfy({ Int($0).map { $0 > 0 } == true }) else { return .notice("usage: /mute [<minutes>]") }
+            return .commands(["mute \(target)" + (words.first.map { " \($0)" } ?? "")])
+        case "unmute":
+            guard let target = arguments.first ?? open else { return .notice("usage: /unmute (in the conversation)") }
+            return .commands(["unmute \(target)"])
+        case "unread":
+            guard let target = arguments.first ?? open else { return .notice("usage: /unread (in the conversation)") }
+            // Marked unread, then back to the list: staying would show its messages and so read it again (N4, U2).
+            return .commands(["mark-unread \(target)", "open list"])
         default:
             switch ScriptCommandParser.parse(body) {
             case .success?: return .commands([body])

@@ -35,6 +35,10 @@ public struct ScreenModel: Sendable {
         public var preview: String
         /// When the last message was written (ms since the epoch), if any.
         public var lastActivity: Int64? = nil
+        /// N1: no alerts for it.
+        public var muted = false
+        /// N4: marked unread by the user.
+        public var markedUnread = false
     }
 
     /// One message of the thread viewport, with what the screen shows around it.
@@ -116,9 +120,10 @@ public struct ListPresenter: ScenePresenter {
         let selected = model.selectedRow ?? 0
         let first = max(0, min(selected - room + 1, model.conversations.count - room))
         for (index, row) in model.conversations.enumerated().dropFirst(first).prefix(room) {
-            let badge = row.unread > 0 ? " [\(BadgeText.text(for: row.unread))]" : ""
+            let badge = row.unread > 0 ? " [\(BadgeText.text(for: row.unread))]" : row.markedUnread ? " [•]" : ""
+            let mute = row.muted ? " 🔕" : ""
             let time = row.lastActivity.map { " " + ThreadPresenter.clock($0, offset: model.utcOffsetSeconds) } ?? ""
-            let head = "\(index + 1). \(row.title)\(badge)"
+            let head = "\(index + 1). \(row.title)\(badge)\(mute)"
             let line = fit("\(DisplayWidth.pad(head, to: min(28, width / 3)))\(time)  \(row.preview)", width - 2)
             lines.append(index == model.selectedRow ? "\u{1B}[7m> \(line)\u{1B}[0m" : "  \(line)")
         }
