@@ -150,7 +150,7 @@ let package = Package(
             name: "HeraldServerTests",
             dependencies: [
                 "HeraldServer", "HeraldSync", "HeraldStore", "HeraldBytes", "HeraldTestSupport", "HeraldWebSocket", "HeraldProtocol", "HeraldRules",
-                "HeraldCrypto",
+                "HeraldCrypto", "HeraldStorePostgres",
             ],
             path: "Tests/HeraldServerTests",
             swiftSettings: swiftSettings
