@@ -280,5 +280,11 @@ enum PostgresSchema {
             PRIMARY KEY (target_id, notification)
         );
         """,
+        // 8: messages changed after sending (M1, M2), as in the SQLite schema's migration 8.
+        """
+        ALTER TABLE messages ADD COLUMN edit_count bigint NOT NULL DEFAULT 0;
+        ALTER TABLE messages ADD COLUMN edited_at bigint;
+        ALTER TABLE messages ADD COLUMN unsent_at bigint;
+        """,
     ]
 }

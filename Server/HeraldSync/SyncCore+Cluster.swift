@@ -145,7 +145,8 @@ extension SyncCore {
             let candidate = pushCandidate(device, state)
             do {
                 let payload = try store.transaction { () throws -> [UInt8]? in
-                    guard let record = try store.message(id: message), let conversation = try store.conversation(id: record.conversation),
+                    guard let record = try store.message(id: message), record.unsentAt == nil,
+                        let conversation = try store.conversation(id: record.conversation),
                         case .unlessRead = PushRules.decide(in: record.conversation, devices: [candidate]),
                         try !store.isRead(user: state.user, message: message)
                     else { return nil }
@@ -192,7 +193,8 @@ extension SyncCore {
               let target = pushTargets(of: [gone.user])[gone.user]?.first(where: { $0.device == gone.name }) else { return }
         do {
             let queued = try store.transaction { () throws -> Bool in
-                guard let record = try store.message(id: message), let conversation = try store.conversation(id: record.conversation),
+                guard let record = try store.message(id: message), record.unsentAt == nil,
+                      let conversation = try store.conversation(id: record.conversation),
                       try !store.isRead(user: gone.user, message: message) else { return false }
                 let push = PushPreview.info(for: record, senderName: try name(of: record.sender), in: conversation)
                 try queueMessagePush(push, to: target, now: now)

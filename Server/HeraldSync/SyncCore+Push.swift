@@ -96,11 +96,17 @@ extension SyncCore {
             }
             guard !decided.isEmpty else { continue }
             let readers: Set<String>
-            do { readers = Set(try store.readers(of: push.message).map(\.user)) } catch {
+            let current: PushInfo
+            do {
+                // M1, M2: edited meanwhile, the push says the new text; unsent, it is not sent at all.
+                guard let revised = try currentPush(push) else { continue }
+                current = revised
+                readers = Set(try store.readers(of: push.message).map(\.user))
+            } catch {
                 logger.debug("push not delivered: read state failed", metadata: ["message": "\(push.message)", "error": "\(error)"])
                 continue
             }
-            for (user, targets) in decided where !readers.contains(user) { alerts.append((push, user, targets)) }
+            for (user, targets) in decided where !readers.contains(user) { alerts.append((current, user, targets)) }
         }
         guard !alerts.isEmpty else { return }
         // One transaction for every outbox row and request; nothing goes out unless it commits (a push without its

@@ -67,6 +67,10 @@ public enum ClientRequest: Sendable, Equatable {
     case pushRegister(PushRegistration)
     /// Forget this device's push target: it is alerted only while connected.
     case pushUnregister
+    /// Replace the text of one of the user's own text messages (M1). Wire: `message.edit` {message, text}.
+    case editMessage(message: String, text: String)
+    /// Take back one of the user's own messages (M2). Wire: `message.unsend` {message}.
+    case unsendMessage(message: String)
 
     /// The wire name of the request's `type` field.
     public var typeName: String {
@@ -90,6 +94,8 @@ public enum ClientRequest: Sendable, Equatable {
         case .users: "users"
         case .pushRegister: "push.register"
         case .pushUnregister: "push.unregister"
+        case .editMessage: "message.edit"
+        case .unsendMessage: "message.unsend"
         }
     }
 }

@@ -31,6 +31,9 @@ extension MessageInfo: JSONWritable {
             out.field("imageURL", imageURL)
             out.field("clientMessageId", clientMessageId)
             out.field("createdAt", createdAt)
+            out.field("edited", edited)
+            out.field("editedAt", editedAt)
+            out.field("unsent", unsent)
         }
     }
 }
@@ -126,6 +129,7 @@ extension EventFrame: JSONWritable {
             out.field("notificationIds", notificationIds)
             out.field("bellUnread", bellUnread)
             out.field("push", push)
+            out.field("lastMessage", lastMessage)
             out.field("user", user)
         }
     }

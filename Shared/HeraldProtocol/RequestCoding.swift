@@ -127,6 +127,10 @@ extension RequestFrame {
             wire.p256dh = registration.p256dh
             wire.auth = registration.auth
         case .pushUnregister: break
+        case .editMessage(let message, let text):
+            wire.message = message
+            wire.text = text
+        case .unsendMessage(let message): wire.message = message
         }
         return (try? Array(JSONEncoder().encode(wire))) ?? []
     }
@@ -247,6 +251,12 @@ extension RequestFrame {
                 auth: wire.auth))
         case "push.unregister":
             return .pushUnregister
+        case "message.edit":
+            // The same text rule as a send: what an edit stores, a send could have stored.
+            let message = try check.id(wire.message, "message")
+            return .editMessage(message: message, text: try check.text(wire.text, "text", max: limits.maxTextBytes, allowEmpty: false))
+        case "message.unsend":
+            return .unsendMessage(message: try check.id(wire.message, "message"))
         default:
             throw ErrorInfo(.unknownType, "unknown request type '\(wire.type.prefix(64))'")
         }

@@ -122,6 +122,8 @@ extension ClientCore {
             answerOK([JSONField("notification", .string(id)), JSONField("unread", .number(bell.unread))])
         case .users, .members:
             peoplePageAnswered(response)
+        case .edit, .unsend:
+            revisionAnswered(response)
         default:
             answerOK()
         }
@@ -179,6 +181,8 @@ extension ClientCore {
             let conversation = frame.conversationId
             let message = frame.messageId
             withdrawPushes { $0.conversation == conversation && $0.message == message }
+        case .messageEdited, .messageUnsent:
+            messageRevised(frame)
         }
     }
 
@@ -293,7 +297,7 @@ extension ClientCore {
         if outcome.presentation == .toast {
             let request = ToastRequest.message(
                 conversation: message.conversation, senderName: message.senderName, groupTitle: directory.groupTitle(of: message.conversation),
-                text: message.text, isImage: message.kind == .image)
+                text: message.text, isImage: message.kind == .image, messageId: message.id)
             applyToastEvents(toasts.raise(request, now: now))
         }
     }
