@@ -113,7 +113,8 @@ extension SyncCore {
     static func revisionError(_ refusal: MessageRevisionRules.Refusal, verb: String) -> ErrorInfo {
         switch refusal {
         case .notSender: ErrorInfo(.forbidden, "only its sender can change a message")
-        case .notText: ErrorInfo(.badRequest, "only a text message can be edited")
+        // Not the request's shape but the message's kind: refused like any other edit the user may not make.
+        case .notText: ErrorInfo(.forbidden, "only a text message can be edited")
         case .unsent: ErrorInfo(.notFound, "the message was unsent")
         case .tooLate(let window): ErrorInfo(.tooLate, "a message can be \(verb) only within \(window / 1000) seconds of sending it")
         case .tooManyEdits(let limit): ErrorInfo(.tooManyEdits, "a message can be edited at most \(limit) times")
