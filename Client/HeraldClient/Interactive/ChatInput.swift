@@ -59,8 +59,9 @@ public enum ChatInput {
         Command(name: "members", usage: "/members", summary: "who is in this conversation"),
         Command(name: "image", usage: "/image <url>", summary: "send an image"),
         Command(name: "react", usage: "/react [<message>] <emoji>", summary: "react (to the newest message)"),
-        Command(name: "edit", usage: "/edit <new text>", summary: "change your last message"),
-        Command(name: "unsend", usage: "/unsend", summary: "take back your last message"),
+        // One help line for both: the help screen has to fit an 80x24 terminal.
+        Command(name: "edit", usage: "/edit <text> · /unsend", summary: "change or take back your last message"),
+        Command(name: "unsend", usage: "/unsend", summary: "", listed: false),
         Command(name: "follow", usage: "/follow <user>", summary: "follow someone"),
         Command(name: "leave", usage: "/leave", summary: "leave this group"),
         Command(name: "read-all", usage: "/read-all", summary: "mark every notification read"),
