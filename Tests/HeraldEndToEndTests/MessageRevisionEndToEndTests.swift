@@ -190,6 +190,27 @@ extension EndToEnd {
             #expect(seqs.count == 3 && Set(seqs).count == 3, "each with its own seq")
         }
 
+        @Test("M1, M2, P4: a locked phone's push still in its grace says the edited text; a message unsent in its grace never alerts")
+        func lockedPhoneDuringGrace() throws {
+            let world = try LockedPhone.world(pushGrace: 1.5)
+            let alice = try world.connect("alice")
+            try world.createUser("bob")
+            let c = try world.dm(alice, "bob")
+            let phone = try LockedPhone.lockedPhone(world, "bob")
+            let mark = phone.mark
+            let edited = try world.send(alice, c, "typo")
+            try alice.ok("edit \(edited) no typo")
+            let unsent = try world.send(alice, c, "wrong chat")
+            try alice.ok("unsend \(unsent)")
+            let control = try world.send(alice, c, "control")
+            // The control's push comes last (pushes go out in order): what came before it is all there will be.
+            try phone.waitEvent("push", after: mark, timeout: .seconds(15)) { $0.string("message") == control }
+            let pushes = phone.events("push", after: mark)
+            #expect(pushes.compactMap { $0.string("message") } == [edited, control], "nothing for the unsent message")
+            #expect(pushes.first?.string("preview") == "no typo")
+            #expect(pushes.last?.int("badge") == 2, "U5: the unsent message is not counted")
+        }
+
         @Test("M1, M2: someone else's message, a sixth edit, past the time limit, an unknown id: clear errors, nothing changes")
         func refusals() throws {
             let world = try World()
