@@ -62,7 +62,7 @@ extension SQLiteStore {
             for rowid in rowids {
                 guard let record = try conversation(rowid: rowid) else { continue }
                 let lastMessage = try connection.queryFirst(
-                    "SELECT \(Self.messageColumns) FROM messages WHERE conversation_id = ? ORDER BY id DESC LIMIT 1", .int(rowid),
+                    "SELECT \(Self.messageColumns) FROM messages WHERE conversation_id = ? AND unsent_at IS NULL ORDER BY id DESC LIMIT 1", .int(rowid),
                     row: Self.messageRecord)
                 summaries.append(ConversationSummary(
                     conversation: record, unreadCount: try unreadCount(user: user, rowid: rowid), lastMessage: lastMessage))

@@ -66,14 +66,15 @@ extension SQLiteStore {
 
     // MARK: - Internals
 
-    static let messageColumns = "id, conversation_id, sender_id, client_message_id, kind, text, image_url, created_at"
+    static let messageColumns = "id, conversation_id, sender_id, client_message_id, kind, text, image_url, created_at, edit_count, edited_at, unsent_at"
 
     static func messageRecord(_ row: SQLiteRow) -> MessageRecord {
         let rowid = row.int(0)
         return MessageRecord(
             id: RecordID.format(RecordID.message, rowid), conversation: RecordID.format(RecordID.conversation, row.int(1)),
             sender: row.text(2), clientMessageId: row.text(3), kind: MessageRecord.Kind(rawValue: row.int(4)) ?? .text,
-            text: row.optionalText(5), imageURL: row.optionalText(6), createdAt: row.int(7), order: rowid)
+            text: row.optionalText(5), imageURL: row.optionalText(6), createdAt: row.int(7), order: rowid, editCount: Int(row.int(8)),
+            editedAt: row.optionalInt(9), unsentAt: row.optionalInt(10))
     }
 
     func message(rowid: Int64) throws(StoreError) -> MessageRecord? {

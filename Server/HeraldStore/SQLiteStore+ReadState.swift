@@ -8,7 +8,8 @@ extension SQLiteStore {
             for id in messageIds {
                 guard let rowid = RecordID.parse(RecordID.message, id), let record = try message(rowid: rowid) else { continue }
                 // R5, S7: only a participant's read of someone else's message counts.
-                guard !record.sender.utf8.elementsEqual(user.utf8), let conversation = RecordID.parse(RecordID.conversation, record.conversation),
+                // M2: an unsent message no longer counts, so reading it counts nothing.
+                guard record.unsentAt == nil, !record.sender.utf8.elementsEqual(user.utf8), let conversation = RecordID.parse(RecordID.conversation, record.conversation),
                     try isParticipant(user: user, rowid: conversation)
                 else { continue }
                 // U3: the receipt row makes "became read now" exact: only the first read inserts it.

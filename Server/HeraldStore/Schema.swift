@@ -245,5 +245,12 @@ enum Schema {
         """,
         // 8: alert settings (N1, N3, N4), see Schema+AlertSettings.swift.
         alertSettingsMigration,
+        // 9: messages changed after sending (M1, M2). An edit replaces `text` and counts itself; an unsend stamps
+        // `unsent_at`, clears the content and takes the message out of the unread counters (see SQLiteStore+Edits).
+        """
+        ALTER TABLE messages ADD COLUMN edit_count INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE messages ADD COLUMN edited_at INTEGER;
+        ALTER TABLE messages ADD COLUMN unsent_at INTEGER;
+        """,
     ]
 }

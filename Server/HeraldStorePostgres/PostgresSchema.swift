@@ -282,5 +282,11 @@ enum PostgresSchema {
         """,
         // 8: alert settings (N1, N3, N4), as in the SQLite schema (PostgresSchema+AlertSettings.swift).
         alertSettingsMigration,
+        // 9: messages changed after sending (M1, M2), as in the SQLite schema's migration 9.
+        """
+        ALTER TABLE messages ADD COLUMN edit_count bigint NOT NULL DEFAULT 0;
+        ALTER TABLE messages ADD COLUMN edited_at bigint;
+        ALTER TABLE messages ADD COLUMN unsent_at bigint;
+        """,
     ]
 }

@@ -75,10 +75,11 @@ extension PostgresStore {
                 """
                 SELECT c.id, c.kind, c.title, c.created_at, c.last_activity,
                        c.message_count - p.sent_count - p.read_count,
-                       m.id, m.conversation_id, m.sender_id, m.client_message_id, m.kind, m.text, m.image_url, m.created_at
+                       m.id, m.conversation_id, m.sender_id, m.client_message_id, m.kind, m.text, m.image_url, m.created_at,
+                       m.edit_count, m.edited_at, m.unsent_at
                 FROM participants p JOIN conversations c ON c.id = p.conversation_id
                 LEFT JOIN LATERAL (
-                    SELECT * FROM messages x WHERE x.conversation_id = c.id ORDER BY x.id DESC LIMIT 1
+                    SELECT * FROM messages x WHERE x.conversation_id = c.id AND x.unsent_at IS NULL ORDER BY x.id DESC LIMIT 1
                 ) m ON true
                 WHERE p.user_id = $1 ORDER BY c.last_activity DESC, c.id DESC
                 """, .text(user)

@@ -80,15 +80,16 @@ extension PostgresStore {
 
     // MARK: - Internals
 
-    static let messageColumns = "id, conversation_id, sender_id, client_message_id, kind, text, image_url, created_at"
+    static let messageColumns = "id, conversation_id, sender_id, client_message_id, kind, text, image_url, created_at, edit_count, edited_at, unsent_at"
 
-    /// A message from the eight ``messageColumns`` starting at column `first`.
+    /// A message from the eleven ``messageColumns`` starting at column `first`.
     static func messageRecord(_ row: PGRow, from first: Int32) -> MessageRecord {
         let key = row.int(first)
         return MessageRecord(
             id: RecordID.format(RecordID.message, key), conversation: RecordID.format(RecordID.conversation, row.int(first + 1)),
             sender: row.text(first + 2), clientMessageId: row.text(first + 3), kind: MessageRecord.Kind(rawValue: row.int(first + 4)) ?? .text,
-            text: row.optionalText(first + 5), imageURL: row.optionalText(first + 6), createdAt: row.int(first + 7), order: key)
+            text: row.optionalText(first + 5), imageURL: row.optionalText(first + 6), createdAt: row.int(first + 7), order: key,
+            editCount: Int(row.int(first + 8)), editedAt: row.optionalInt(first + 9), unsentAt: row.optionalInt(first + 10))
     }
 
     func message(key: Int64) throws(StoreError) -> MessageRecord? {

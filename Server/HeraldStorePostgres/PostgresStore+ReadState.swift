@@ -18,7 +18,7 @@ extension PostgresStore {
                 """
                 WITH target AS (
                     SELECT m.id FROM messages m JOIN participants p ON p.conversation_id = m.conversation_id AND p.user_id = $1
-                    WHERE m.id = ANY ($2) AND m.sender_id <> $1
+                    WHERE m.id = ANY ($2) AND m.sender_id <> $1 AND m.unsent_at IS NULL
                 ), fresh AS (
                     INSERT INTO receipts (message_id, user_id, read_at) SELECT id, $1, $3 FROM target ON CONFLICT DO NOTHING
                     RETURNING message_id

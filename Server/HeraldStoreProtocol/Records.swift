@@ -89,11 +89,20 @@ public struct MessageRecord: Sendable, Equatable {
     /// Storage order: strictly increasing across the whole store, so per-conversation order is
     /// the order of this number (R2). Compare messages by this, never by `createdAt`.
     public var order: Int64
+    /// How many times the sender edited the text (M1).
+    public var editCount: Int
+    /// When the text was last edited, ms since the epoch (M1).
+    public var editedAt: Int64?
+    /// When the sender unsent it, ms since the epoch (M2); an unsent message keeps no text or image.
+    public var unsentAt: Int64?
 
     public init(
         id: String, conversation: String, sender: String, clientMessageId: String, kind: Kind,
-        text: String?, imageURL: String?, createdAt: Int64, order: Int64
+        text: String?, imageURL: String?, createdAt: Int64, order: Int64, editCount: Int = 0, editedAt: Int64? = nil, unsentAt: Int64? = nil
     ) {
+        self.editCount = editCount
+        self.editedAt = editedAt
+        self.unsentAt = unsentAt
         self.id = id
         self.conversation = conversation
         self.sender = sender

@@ -88,6 +88,23 @@ public protocol SyncStore: AnyObject, AlertSettingsStore {
     /// Throws `.notFound` when `before` is not a message id.
     func history(conversation: String, before: String?, limit: Int) throws -> [MessageRecord]
 
+    // MARK: Messages changed after sending (M1, M2)
+
+    /// Replaces a message's text (M1), counts the edit and stamps `now`, only while it is not unsent and was edited
+    /// fewer than `maxEdits` times: checked in the write itself, so concurrent edits from several nodes never pass the
+    /// limit. Returns the message as stored now, or nil when nothing was written (unknown, unsent, limit reached).
+    func editMessage(id: String, text: String, maxEdits: Int, now: Int64) throws -> MessageRecord?
+    /// Unsends a message (M2): drops its text and image and takes it out of every unread count, as if it had never
+    /// counted. Returns it as stored now and the participants (not the sender) who had not read it, whose unread(c)
+    /// went down by one; nil when it is unknown or was unsent already. Reads of an unsent message count nothing.
+    func unsendMessage(id: String, now: Int64) throws -> (message: MessageRecord, unreadFor: [String])?
+    /// The conversation's newest message that was not unsent: its list preview (M2). Nil when there is none.
+    func lastShownMessage(conversation: String) throws -> MessageRecord?
+    /// Gives the message's pushes still waiting in the queue for devices without a connection (not yet claimed by a
+    /// worker) the body `body` (M1: an edit before they go out). Returns how many changed.
+    @discardableResult
+    func reviseQueuedPushes(message: String, body: String) throws -> Int
+
     // MARK: Read state
 
     /// Marks messages read for `user` and returns exactly those that became read now, in storage order.

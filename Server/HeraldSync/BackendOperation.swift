@@ -32,4 +32,8 @@ public enum BackendOperation: Sendable, Equatable {
     case removePushTarget(user: String, device: String)
     /// The user's push targets.
     case pushTargets(user: String)
+    /// Edits `user`'s message, exactly like their own `message.edit` (M1).
+    case editMessage(message: String, user: String, text: String)
+    /// Unsends `user`'s message, exactly like their own `message.unsend` (M2).
+    case unsendMessage(message: String, user: String)
 }

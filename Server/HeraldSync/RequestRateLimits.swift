@@ -56,6 +56,7 @@ extension ClientRequest {
     var rateClass: RequestRateClass? {
         switch self {
         case .send: .send
+        case .editMessage, .unsendMessage: .send
         case .dm, .group, .signOut, .leave, .pushRegister, .pushUnregister: .create
         case .follow, .react: .social
         case .ack, .bellRead, .bellReadAll: .read

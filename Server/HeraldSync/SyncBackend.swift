@@ -34,6 +34,10 @@ public struct BackendFailure: Error, Sendable, Equatable {
     /// What went wrong.
     public enum Kind: Sendable, Equatable {
         case notFound, forbidden, conflict, badRequest, unavailable, `internal`
+        /// M1, M2: the time to edit or unsend the message has passed.
+        case tooLate
+        /// M1: the message was edited as often as allowed.
+        case tooManyEdits
     }
     public var kind: Kind
     public var message: String

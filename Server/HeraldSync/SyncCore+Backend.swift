@@ -108,6 +108,17 @@ extension SyncCore {
         case .pushTargets(let user):
             _ = try requireUser(user)
             return .pushTargets(try store.pushTargets(users: [user]))
+
+        case .editMessage(let message, let user, let text):
+            _ = try requireUser(user)
+            return .message(try editMessage(message, text: text, user: user, now: now, step: &step), duplicate: false)
+
+        case .unsendMessage(let message, let user):
+            _ = try requireUser(user)
+            var response = ResponseFrame(id: nil)
+            try unsendMessage(message, user: user, now: now, into: &response, step: &step)
+            guard let info = response.message else { throw BackendFailure(.internal, "the message was not unsent") }
+            return .message(info, duplicate: false)
         }
     }
 
@@ -126,6 +137,9 @@ extension SyncCore {
         case .notParticipant: return BackendFailure(.forbidden, info.message)
         case .conflict: return BackendFailure(.conflict, info.message)
         case .unavailable: return BackendFailure(.unavailable, info.message)
+        case .forbidden: return BackendFailure(.forbidden, info.message)
+        case .tooLate: return BackendFailure(.tooLate, info.message)
+        case .tooManyEdits: return BackendFailure(.tooManyEdits, info.message)
         default: return BackendFailure(.internal, info.message)
         }
     }
@@ -137,6 +151,7 @@ extension BackendOperation {
         switch self {
         case .user, .unread, .apiKey, .pushTargets: false
         case .createUser, .createDirect, .createGroup, .postMessage, .notify, .signOut, .removeMember, .registerPushTarget, .removePushTarget: true
+        case .editMessage, .unsendMessage: true
         }
     }
 }

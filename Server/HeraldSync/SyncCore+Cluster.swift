@@ -145,7 +145,8 @@ extension SyncCore {
             let candidate = pushCandidate(device, state)
             do {
                 let payload = try store.transaction { () throws -> [UInt8]? in
-                    guard let record = try store.message(id: message), let conversation = try store.conversation(id: record.conversation)
+                    guard let record = try store.message(id: message), record.unsentAt == nil,
+                        let conversation = try store.conversation(id: record.conversation)
                     else { return nil }
                     let alert = Self.recipientAlert(
                         state.user, conversation: record.conversation, mentions: Self.mentions(of: record, in: conversation),
@@ -198,7 +199,8 @@ extension SyncCore {
               let target = pushTargets(of: [gone.user])[gone.user]?.first(where: { $0.device == gone.name }) else { return }
         do {
             let queued = try store.transaction { () throws -> Bool in
-                guard let record = try store.message(id: message), let conversation = try store.conversation(id: record.conversation),
+                guard let record = try store.message(id: message), record.unsentAt == nil,
+                      let conversation = try store.conversation(id: record.conversation),
                       try !store.isRead(user: gone.user, message: message) else { return false }
                 // The deciding node judged the mute already; the rule runs again for what may have changed since.
                 let alert = Self.recipientAlert(

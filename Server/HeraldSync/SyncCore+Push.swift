@@ -92,22 +92,28 @@ extension SyncCore {
         // Who gets what, decided from reads alone; a transaction only when someone is to be alerted.
         var alerts: [(push: PushInfo, user: String, targets: [PushTarget])] = []
         for (push, mentions, undecided) in work {
-            var decided: [(user: String, targets: [PushTarget], push: PushInfo)] = []
+            var decided: [(user: String, targets: [PushTarget], alert: RecipientAlert)] = []
             for (user, here) in undecided {
                 let remote = (elsewhere[user] ?? []).map { PushCandidate(device: PushTarget.remote($0), isForeground: $0.foreground, viewing: $0.viewing) }
                 let unconnected = Self.unconnectedTargets(registered[user] ?? [], here: here, remote: remote, devicesByName: devices)
                 let alert = Self.recipientAlert(user, conversation: push.conversation, mentions: mentions, settings: settings[user], now: now)
                 if case .unlessRead(let targets) = PushRules.decide(in: push.conversation, devices: here + remote + unconnected, alert: alert) {
-                    decided.append((user, targets, push.flagged(alert)))
+                    decided.append((user, targets, alert))
                 }
             }
             guard !decided.isEmpty else { continue }
             let readers: Set<String>
-            do { readers = Set(try store.readers(of: push.message).map(\.user)) } catch {
+            let current: PushInfo
+            do {
+                // M1, M2: edited meanwhile, the push says the new text; unsent, it is not sent at all.
+                guard let revised = try currentPush(push) else { continue }
+                current = revised
+                readers = Set(try store.readers(of: push.message).map(\.user))
+            } catch {
                 logger.debug("push not delivered: read state failed", metadata: ["message": "\(push.message)", "error": "\(error)"])
                 continue
             }
-            for (user, targets, flagged) in decided where !readers.contains(user) { alerts.append((flagged, user, targets)) }
+            for (user, targets, alert) in decided where !readers.contains(user) { alerts.append((current.flagged(alert), user, targets)) }
         }
         guard !alerts.isEmpty else { return }
         // One transaction for every outbox row and request; nothing goes out unless it commits (a push without its

@@ -136,6 +136,12 @@ extension SyncCore {
             try removePushTargets(user: user, device: state.name)
             response.device = state.name
 
+        case .editMessage(let message, let text):
+            response.message = try editMessage(message, text: text, user: user, now: now, step: &step)
+
+        case .unsendMessage(let message):
+            try unsendMessage(message, user: user, now: now, into: &response, step: &step)
+
         case .react(let messageId, let emoji):
             // R5: a message in someone else's conversation looks exactly like one that does not exist.
             guard let message = try store.message(id: messageId), try store.isParticipant(user: user, conversation: message.conversation) else {
@@ -298,15 +304,7 @@ extension SyncCore {
             receipt.at = now
             try appendEvent(receipt.encodeBody(), to: [message.sender], now: now, step: &step)
             // P5: withdraw the pushes the user's devices already received for it.
-            let withdrawn = try store.withdrawPushes(message: message.id, user: user, now: now)
-            if !withdrawn.isEmpty {
-                let deviceNames = Set(withdrawn.map(\.device))
-                let targets = (devicesByUser[user] ?? []).filter { deviceNames.contains($0.state.name) }.map(\.device)
-                if !targets.isEmpty {
-                    step.effects.append(.deviceEvent(targets, PushEvents.cleared(conversation: message.conversation, message: message.id)))
-                }
-                try withdrawQueuedPushes(withdrawn, user: user, conversation: message.conversation, message: message.id, now: now, step: &step)
-            }
+            try withdrawDeliveredPushes(message: message.id, conversation: message.conversation, user: user, now: now, step: &step)
         }
         response.read = newlyRead.map(\.id)
         response.unread = unread
@@ -421,7 +419,7 @@ extension SyncCore {
     }
 
     func conversationInfo(_ record: ConversationRecord, for user: String) throws -> ConversationInfo {
-        let last = try store.history(conversation: record.id, before: nil, limit: 1).first
+        let last = try lastShownMessage(in: record.id)
         return try conversationInfo(record, unread: try store.unreadCount(user: user, conversation: record.id), lastMessage: last)
     }
 

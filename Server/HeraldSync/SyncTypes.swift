@@ -37,6 +37,8 @@ public struct SyncConfiguration: Sendable {
     /// Devices without a connection: which providers this server has credentials for (a target of another is refused
     /// at registration, not found broken at the first message), what a push may reveal, and how long it may wait.
     public var push = PushSettings()
+    /// M1, M2: how long after sending a message can be edited or unsent, and how often edited.
+    public var messageRevisions = MessageRevisionRules.Limits()
 
     public init(
         pushGraceMilliseconds: Int64 = 2_000, retentionMilliseconds: Int64 = 7 * 24 * 3_600_000,
@@ -204,6 +206,7 @@ extension ClientRequest {
         case .sync, .conversations, .history, .scene, .bell, .members, .users: false
         case .dm, .group, .send, .ack, .bellRead, .bellReadAll, .follow, .react, .signOut, .leave, .pushRegister, .pushUnregister: true
         case .mute, .unmute, .quiet, .markUnread: true
+        case .editMessage, .unsendMessage: true
         }
     }
 }

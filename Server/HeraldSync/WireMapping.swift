@@ -12,7 +12,9 @@ extension MessageRecord {
     func info(senderName: String) -> MessageInfo {
         MessageInfo(
             id: id, conversation: conversation, sender: sender, senderName: senderName, kind: kind == .image ? .image : .text,
-            text: text, imageURL: imageURL, clientMessageId: clientMessageId, createdAt: createdAt)
+            text: unsentAt == nil ? text : nil, imageURL: unsentAt == nil ? imageURL : nil, clientMessageId: clientMessageId,
+            createdAt: createdAt, edited: editCount > 0 && unsentAt == nil ? true : nil, editedAt: unsentAt == nil ? editedAt : nil,
+            unsent: unsentAt != nil ? true : nil)
     }
 }
 

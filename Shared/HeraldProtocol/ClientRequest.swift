@@ -75,6 +75,10 @@ public enum ClientRequest: Sendable, Equatable {
     case quiet(on: Bool)
     /// N4: mark a conversation unread for the user until one of its messages becomes visible (U2).
     case markUnread(conversation: String)
+    /// Replace the text of one of the user's own text messages (M1). Wire: `message.edit` {message, text}.
+    case editMessage(message: String, text: String)
+    /// Take back one of the user's own messages (M2). Wire: `message.unsend` {message}.
+    case unsendMessage(message: String)
 
     /// The wire name of the request's `type` field.
     public var typeName: String {
@@ -102,6 +106,8 @@ public enum ClientRequest: Sendable, Equatable {
         case .unmute: "unmute"
         case .quiet: "quiet"
         case .markUnread: "markUnread"
+        case .editMessage: "message.edit"
+        case .unsendMessage: "message.unsend"
         }
     }
 }

@@ -25,6 +25,13 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case badState = "bad_state"
     /// A server bug; nothing was stored.
     case `internal` = "internal"
+    /// The request is understood, but this user may not do it (M1, M2: only the sender edits or unsends a message, and
+    /// only a text message can be edited).
+    case forbidden = "forbidden"
+    /// The time allowed for it has passed (M1: 15 minutes to edit, M2: 2 minutes to unsend, by default).
+    case tooLate = "too_late"
+    /// The message was edited as many times as allowed (M1: 5).
+    case tooManyEdits = "too_many_edits"
 }
 
 /// The error object of a failed response.

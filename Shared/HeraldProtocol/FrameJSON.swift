@@ -32,6 +32,9 @@ extension MessageInfo: JSONWritable {
             out.field("clientMessageId", clientMessageId)
             out.field("createdAt", createdAt)
             out.field("mentions", mentions)
+            out.field("edited", edited)
+            out.field("editedAt", editedAt)
+            out.field("unsent", unsent)
         }
     }
 }
@@ -133,6 +136,7 @@ extension EventFrame: JSONWritable {
             out.field("notificationIds", notificationIds)
             out.field("bellUnread", bellUnread)
             out.field("push", push)
+            out.field("lastMessage", lastMessage)
             out.field("user", user)
             out.field("muted", muted)
             out.field("mutedUntil", mutedUntil)

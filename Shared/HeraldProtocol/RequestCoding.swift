@@ -134,6 +134,10 @@ extension RequestFrame {
             wire.until = until
         case .unmute(let conversation), .markUnread(let conversation): wire.conversation = conversation
         case .quiet(let on): wire.on = on
+        case .editMessage(let message, let text):
+            wire.message = message
+            wire.text = text
+        case .unsendMessage(let message): wire.message = message
         }
         return (try? Array(JSONEncoder().encode(wire))) ?? []
     }
@@ -265,6 +269,12 @@ extension RequestFrame {
             return .quiet(on: on)
         case "markUnread":
             return .markUnread(conversation: try check.id(wire.conversation, "conversation"))
+        case "message.edit":
+            // The same text rule as a send: what an edit stores, a send could have stored.
+            let message = try check.id(wire.message, "message")
+            return .editMessage(message: message, text: try check.text(wire.text, "text", max: limits.maxTextBytes, allowEmpty: false))
+        case "message.unsend":
+            return .unsendMessage(message: try check.id(wire.message, "message"))
         default:
             throw ErrorInfo(.unknownType, "unknown request type '\(wire.type.prefix(64))'")
         }

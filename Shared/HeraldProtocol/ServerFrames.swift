@@ -101,6 +101,12 @@ public enum EventName: String, Codable, Sendable {
     /// The user's alert settings changed on one of their devices (N1, N3, N4): `conversationId` with `muted` (and
     /// `mutedUntil`) or `markedUnread` (with `unread`/`badge`), or `quiet` for the user.
     case settings
+    /// A message was edited (M1): `message` is it with its new text, `edited` and `editedAt`. Never alerts, never
+    /// changes unread state.
+    case messageEdited = "message.edited"
+    /// A message was unsent (M2): `message` is its placeholder (`unsent`, no text). For a user who had not read it,
+    /// `unread`/`badge` are the new counts (U7).
+    case messageUnsent = "message.unsent"
 }
 
 /// What happened to the bell.
@@ -134,6 +140,8 @@ public struct EventFrame: Codable, Sendable, Equatable {
     public var bellUnread: Int?
     // push
     public var push: PushInfo?
+    /// `message.unsent`: the conversation's list preview now, its newest message not unsent (M2); absent when none is left.
+    public var lastMessage: MessageInfo?
     // left
     public var user: String?
     // settings (N1, N3, N4)

@@ -44,11 +44,20 @@ public struct MessageInfo: Codable, Sendable, Equatable {
     public var createdAt: Int64
     /// N2: the participants the text mentions (`@id`), absent when none. A recipient listed here is `mentioned`.
     public var mentions: [String]?
+    /// True once the sender edited the text (M1); absent otherwise.
+    public var edited: Bool?
+    /// When the text was last edited, ms since the epoch (M1).
+    public var editedAt: Int64?
+    /// True when the sender unsent the message (M2): a placeholder without text or image.
+    public var unsent: Bool?
 
     public init(
         id: String, conversation: String, sender: String, senderName: String, kind: MessageKind, text: String?,
-        imageURL: String?, clientMessageId: String?, createdAt: Int64
+        imageURL: String?, clientMessageId: String?, createdAt: Int64, edited: Bool? = nil, editedAt: Int64? = nil, unsent: Bool? = nil
     ) {
+        self.edited = edited
+        self.editedAt = editedAt
+        self.unsent = unsent
         self.id = id
         self.conversation = conversation
         self.sender = sender

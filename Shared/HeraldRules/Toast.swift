@@ -28,6 +28,9 @@ public struct Toast: Hashable, Sendable, Identifiable {
     public var duration: Milliseconds
     /// True for a toast about an arriving message; in the background those become pushes instead (T7).
     public var isMessage: Bool
+    /// The message whose preview the toast shows (the newest one it stands for), so an edit or unsend of that message
+    /// can change or remove it (M1, M2); nil for other toasts.
+    public var messageId: String? = nil
 
     /// T11: the haptic to report when this toast appears.
     public var hapticName: String? { kind.hapticName }
@@ -62,6 +65,8 @@ public struct ToastRequest: Hashable, Sendable {
     public var duration: Milliseconds?
     /// True for message toasts (T7: they are not held in the background, they become pushes).
     public var isMessage: Bool
+    /// The message this toast is about, if any (M1, M2 find its toast by it).
+    public var messageId: String? = nil
 
     /// Makes a request; `accessibilityLabel` defaults to `text`.
     public init(
@@ -86,13 +91,15 @@ public struct ToastRequest: Hashable, Sendable {
     /// tapping opens `herald://conversation/<id>` (D2).
     public static func message(
         conversation: String, senderName: String, groupTitle: String?, text: String?, isImage: Bool,
-        duration: Milliseconds? = nil
+        duration: Milliseconds? = nil, messageId: String? = nil
     ) -> ToastRequest {
         let preview = ToastText.messageToast(senderName: senderName, groupTitle: groupTitle, text: text, isImage: isImage)
-        return ToastRequest(
+        var request = ToastRequest(
             kind: .info, title: preview.title, text: preview.body, accessibilityLabel: preview.accessibilityLabel,
             conversation: conversation, priority: .normal, url: DeepLink.conversation(conversation).url,
             dedupeKey: conversation, duration: duration, isMessage: true)
+        request.messageId = messageId
+        return request
     }
 }
 
@@ -112,6 +119,8 @@ public enum ToastDismissReason: String, Hashable, Sendable, CaseIterable {
     case overflow
     /// The user triggered its action (T9).
     case action
+    /// The message it showed was unsent (M2).
+    case withdrawn
 }
 
 /// What the manager tells its host after an input: apply these in order.

@@ -62,6 +62,11 @@ public struct ToastManager: Sendable {
         case tick
         /// Quiet hours went on or off (N3: normal-priority toasts wait while they are on).
         case quietHours(Bool)
+        /// The message `request.messageId` was edited (M1): its visible or queued toast takes the new words in place,
+        /// keeping its timer, place and count; nothing new appears.
+        case revise(ToastRequest)
+        /// The message was unsent (M2): its visible or queued toast goes away.
+        case withdraw(message: String)
     }
 
     /// A queued toast with its arrival order, so overflow can find the oldest (T4) whatever the priority order.
@@ -127,6 +132,8 @@ public struct ToastManager: Sendable {
         case .sceneChanged(let scene): events += changeScene(to: scene, now: now)
         case .tick: break
         case .quietHours(let on): quietHours = on
+        case .revise(let request): events += revise(request)
+        case .withdraw(let message): events += withdraw(message: message, now: now)
         }
         events += showNextIfDue(at: now)
         return events
@@ -199,7 +206,7 @@ public struct ToastManager: Sendable {
             id: "t\(nextNumber)", kind: request.kind, title: request.title, text: request.text,
             accessibilityLabel: request.accessibilityLabel, conversation: request.conversation, count: 1,
             priority: request.priority, url: request.url, dedupeKey: request.dedupeKey, action: request.action,
-            duration: duration, isMessage: request.isMessage)
+            duration: duration, isMessage: request.isMessage, messageId: request.messageId)
         let arrival = nextNumber
         nextNumber += 1
         // T6: a critical toast replaces a visible lower-priority one at once, whatever T3 says.
@@ -255,7 +262,7 @@ public struct ToastManager: Sendable {
     }
 
     /// T9 / T2 / T6: removes the visible toast; a tap then reports its link, an action its action.
-    private mutating func dismissVisible(_ reason: ToastDismissReason, now: Instant) -> [ToastEvent] {
+    mutating func dismissVisible(_ reason: ToastDismissReason, now: Instant) -> [ToastEvent] {
         // No presenter in the background: nothing there can be tapped or swiped.
         guard let toast = visible else { return [] }
         if reason == .tap || reason == .swipe || reason == .action, !scene.isForeground { return [] }
@@ -273,6 +280,22 @@ public struct ToastManager: Sendable {
             break
         }
         return events
+    }
+
+    /// The visible toast changed in place (same id); its timer runs on (M1).
+    mutating func replaceVisible(with toast: Toast) {
+        visible = toast
+    }
+
+    /// A queued toast changed in place (same id, same place).
+    mutating func replaceQueued(with toast: Toast) {
+        guard let index = queue.firstIndex(where: { $0.toast.id == toast.id }) else { return }
+        queue[index].toast = toast
+    }
+
+    /// Takes a toast out of the queue.
+    mutating func removeQueued(id: String) {
+        queue.removeAll { $0.toast.id == id }
     }
 
     private mutating func changeScene(to newScene: Scene, now: Instant) -> [ToastEvent] {
@@ -315,6 +338,7 @@ extension Toast {
         priority = Swift.max(priority, request.priority)
         self.duration = duration
         isMessage = request.isMessage
+        messageId = request.messageId
         count += 1
     }
 }

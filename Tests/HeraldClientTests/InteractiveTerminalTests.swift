@@ -47,7 +47,10 @@ struct InteractiveTerminalTests {
         let server = try TestServer()
         let alice = try terminal(server, "alice")
         try alice.type("/help")
-        try alice.waitScreen("the help screen") { $0.contains("/dm <user>") && $0.contains("/react") && $0.contains("PgUp/PgDn scroll") && $0.contains("^C quit") }
+        try alice.waitScreen("the help screen") {
+            $0.contains("/dm <user>") && $0.contains("/react") && $0.contains("/edit <text> · /unsend") && $0.contains("PgUp/PgDn scroll")
+                && $0.contains("^C quit")
+        }
         try alice.key("Escape")
         try alice.type("help")
         try alice.waitScreen("a hint, not 'unknown command'") { $0.contains("No conversation is open") }
@@ -196,5 +199,30 @@ struct InteractiveTerminalTests {
         try alice.waitScreen("read") { $0.contains("Bob: while muted") && !$0.contains("Messages (") }
         try alice.type("/unread")
         try alice.waitScreen("marked unread, back on the list") { $0.contains("1. Bob [•] 🔕") && $0.contains("Messages (1)") }
+    }
+
+    @Test("M1, M2 on screen: /edit marks your last message '(edited)' and reaches the other side; /unsend leaves 'You unsent a message' and a placeholder there")
+    func editAndUnsend() throws {
+        let server = try TestServer()
+        let alice = try terminal(server, "alice")
+        let bob = try server.client("bob", arguments: [])
+        let c = try #require(try bob.ok("dm alice").string("conversation"))
+        try bob.ok("send \(c) hi alice")
+        try alice.type("/open 1")
+        try alice.waitScreen("the thread") { $0.contains("Bob: hi alice") }
+        try alice.type("/unsend")
+        try alice.waitScreen("nothing of hers to unsend yet") { $0.contains("no message of yours here to unsend") }
+        try alice.type("see you at 5")
+        let mine = try bob.waitEvent("message") { $0.string("text") == "see you at 5" }
+        try alice.waitScreen("stored") { $0.contains("You: see you at 5") && !$0.contains("sending…") }
+        try alice.type("/edit see you at 6")
+        try alice.waitScreen("edited") { $0.contains("You: see you at 6 (edited)") }
+        try bob.waitEvent("message.edited") { $0.string("message") == mine.string("message") && $0.string("text") == "see you at 6" }
+        try bob.ok("open thread \(c)")
+        try alice.type("/unsend")
+        try alice.waitScreen("the placeholder") { $0.contains("You unsent a message") && !$0.contains("see you at 6") }
+        try bob.waitEvent("message.unsent") { $0.string("message") == mine.string("message") }
+        let state = try bob.waitState("bob's thread keeps a placeholder") { ($0.viewport?["unsent"] as? [String]) == [mine.string("message") ?? ""] }
+        #expect(state.visible.contains(mine.string("message") ?? ""))
     }
 }

@@ -44,7 +44,8 @@ struct APIOpenAPITests {
         #expect(paths == ["/api/v1/health", "/api/v1/openapi.json", "/api/v1/users", "/api/v1/users/{id}", "/api/v1/users/{id}/tokens",
                           "/api/v1/users/{id}/notifications", "/api/v1/users/{id}/unread", "/api/v1/users/{id}/signout", "/api/v1/conversations",
                           "/api/v1/conversations/{id}/messages", "/api/v1/conversations/{id}/leave",
-                          "/api/v1/users/{id}/push-targets", "/api/v1/users/{id}/push-targets/{device}"])
+                          "/api/v1/users/{id}/push-targets", "/api/v1/users/{id}/push-targets/{device}", "/api/v1/messages/{id}",
+                          "/api/v1/messages/{id}/unsend"])
     }
 
     @Test("`herald-server apikey create` prints a key once, stores only its SHA-256, and the running binary accepts it")

@@ -73,6 +73,11 @@ extension ClientCore {
             request(.signOut(device: device), purpose: .command(retryable: false))
         case .react(let message, let emoji):
             request(.react(message: message, emoji: emoji), purpose: .command(retryable: false))
+        case .edit(let message, let text):
+            // Retrying is safe: the server answers a repeated edit or unsend alike and announces it once.
+            request(.editMessage(message: message, text: text), purpose: .command(retryable: true))
+        case .unsend(let message):
+            request(.unsendMessage(message: message), purpose: .command(retryable: true))
         case .bellRead(let id):
             applyBell(bell.handle(.markRead(id)), action: "read", notification: id)
             request(.bellRead(notification: id), purpose: .command(retryable: true))

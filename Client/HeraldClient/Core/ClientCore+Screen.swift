@@ -41,6 +41,12 @@ extension ClientCore {
         return threads[viewport.conversation]?.messages.last { $0.sender != user && visible.contains($0.id) }?.id
     }
 
+    /// This user's newest message in the open thread that was not unsent (what `/edit` and `/unsend` change).
+    public var newestMineInThread: String? {
+        guard let viewport else { return nil }
+        return threads[viewport.conversation]?.messages.last { $0.sender == user && $0.unsent != true }?.id
+    }
+
     /// How many messages the viewport shows (a page for PageUp/PageDown).
     public var viewportMessageCount: Int { viewport?.visibleIDs.count ?? 0 }
 }

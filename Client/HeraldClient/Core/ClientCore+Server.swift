@@ -123,6 +123,8 @@ extension ClientCore {
             answerOK([JSONField("notification", .string(id)), JSONField("unread", .number(bell.unread))])
         case .users, .members:
             peoplePageAnswered(response)
+        case .edit, .unsend:
+            revisionAnswered(response)
         default:
             answerOK()
         }
@@ -183,6 +185,8 @@ extension ClientCore {
             withdrawPushes { $0.conversation == conversation && $0.message == message }
         case .settings:
             settingsChanged(frame)
+        case .messageEdited, .messageUnsent:
+            messageRevised(frame)
         }
     }
 
@@ -297,7 +301,7 @@ extension ClientCore {
         if outcome.presentation == .toast, let priority = AlertRules.messageToastPriority(for: alert(for: message)) {  // N1, N2
             var request = ToastRequest.message(
                 conversation: message.conversation, senderName: message.senderName, groupTitle: directory.groupTitle(of: message.conversation),
-                text: message.text, isImage: message.kind == .image)
+                text: message.text, isImage: message.kind == .image, messageId: message.id)
             request.priority = priority
             applyToastEvents(toasts.raise(request, now: now))
         }

@@ -66,6 +66,14 @@ struct ConversationDirectory {
         return true
     }
 
+    /// M1, M2: the row's last message was edited (`message`, same id) or unsent (then the row shows `fallback`, the
+    /// message before it). The row keeps its place: a change to an old message is no new activity.
+    mutating func reviseLastMessage(_ message: MessageInfo, fallback: MessageInfo?) {
+        guard var info = byId[message.conversation], info.lastMessage?.id == message.id else { return }
+        info.lastMessage = message.unsent == true ? fallback : message
+        byId[message.conversation] = info
+    }
+
     /// The row title: the group's title, or the other participant's name for a 1:1 conversation.
     func title(of id: String, me: String) -> String {
         guard let info = byId[id] else { return id }

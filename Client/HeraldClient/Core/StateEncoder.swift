@@ -12,8 +12,12 @@ enum StateEncoder {
             JSONField("anchor", .optional(presenter.anchor)),
         ]
         if let viewport = core.viewport, core.scene.conversation == viewport.conversation {
+            // M1, M2: which visible messages were edited or unsent.
+            let visible = Set(viewport.visibleIDs)
+            let shown = (core.threads[viewport.conversation]?.messages ?? []).filter { visible.contains($0.id) }
             fields.append(JSONField("viewport", .object([
                 "visible": .strings(viewport.visibleIDs), "atBottom": .bool(viewport.isAtBottom), "newBelow": .number(viewport.newBelow),
+                "edited": .strings(shown.filter { $0.edited == true }.map(\.id)), "unsent": .strings(shown.filter { $0.unsent == true }.map(\.id)),
             ])))
         } else {
             fields.append(JSONField("viewport", .null))

@@ -10,8 +10,13 @@ public struct ChatContext: Sendable {
     public var users: [String]
     /// In a thread: the newest message from someone else (the default target of `/react`).
     public var newestFromOthers: String?
+    /// In a thread: this user's newest message still shown (what `/edit` and `/unsend` change).
+    public var newestMine: String?
 
-    public init(me: String, scene: Scene, conversations: [(id: String, title: String)], users: [String], newestFromOthers: String?) {
+    public init(
+        me: String, scene: Scene, conversations: [(id: String, title: String)], users: [String], newestFromOthers: String?, newestMine: String? = nil
+    ) {
+        self.newestMine = newestMine
         self.me = me
         self.scene = scene
         self.conversations = conversations
@@ -54,6 +59,9 @@ public enum ChatInput {
         Command(name: "members", usage: "/members", summary: "who is in this conversation"),
         Command(name: "image", usage: "/image <url>", summary: "send an image"),
         Command(name: "react", usage: "/react [<message>] <emoji>", summary: "react (to the newest message)"),
+        // One help line for both: the help screen has to fit an 80x24 terminal.
+        Command(name: "edit", usage: "/edit <text> · /unsend", summary: "change or take back your last message"),
+        Command(name: "unsend", usage: "/unsend", summary: "", listed: false),
         Command(name: "follow", usage: "/follow <user>", summary: "follow someone"),
         Command(name: "leave", usage: "/leave", summary: "leave this group"),
         Command(name: "read-all", usage: "/read-all", summary: "mark every notification read", listed: false),
@@ -135,6 +143,14 @@ public enum ChatInput {
             case 2: return .commands(["react \(arguments[0]) \(arguments[1])"])
             default: return .notice("usage: /react [<message>] <emoji>")
             }
+        case "edit":
+            guard !rest.isEmpty else { return .notice("usage: /edit <new text> (changes your last message)") }
+            guard let mine = context.newestMine else { return .notice("no message of yours here to edit") }
+            return .commands(["edit \(mine) \(rest)"])
+        case "unsend":
+            guard arguments.isEmpty else { return .notice("usage: /unsend (takes back your last message)") }
+            guard let mine = context.newestMine else { return .notice("no message of yours here to unsend") }
+            return .commands(["unsend \(mine)"])
         case "members":
             guard let target = arguments.first ?? open else { return .notice("usage: /members <conversation>") }
             return .commands(["members \(target)"])

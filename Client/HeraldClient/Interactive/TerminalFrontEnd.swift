@@ -228,7 +228,8 @@ final class TerminalFrontEnd: ClientFrontEnd {
         model.utcOffsetSeconds = utcOffset
         context = ChatContext(
             me: model.user, scene: model.scene, conversations: model.conversations.map { ($0.id, $0.title) },
-            users: core.knownPeople, newestFromOthers: core.newestFromOthersInThread)
+            users: core.knownPeople, newestFromOthers: core.newestFromOthersInThread,
+            newestMine: core.newestMineInThread)
         toastVisible = model.toast != nil
         pageSize = max(1, core.viewportMessageCount - 1)
 

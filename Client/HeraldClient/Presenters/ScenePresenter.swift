@@ -56,6 +56,10 @@ public struct ScreenModel: Sendable {
         public var unreadDividerAbove = false
         /// Under your newest message others have read: "Seen" (1:1) or "Seen by …" (group); nil otherwise.
         public var seenBy: String? = nil
+        /// The sender edited the text (M1): "(edited)" follows it.
+        public var edited = false
+        /// The sender unsent it (M2): only a placeholder is left.
+        public var unsent = false
     }
 
     /// A send waiting for the server's acknowledgement.
@@ -148,7 +152,7 @@ public struct ThreadPresenter: ScenePresenter {
             let text = ThreadLayout.textLines(line, width: width)
             let time = Self.clock(line.createdAt, offset: model.utcOffsetSeconds)
             for (index, part) in text.enumerated() {
-                lines.append(index == 0 ? "\(time) \(ThreadLayout.label(line)): \(part)" : pad + part)
+                lines.append(index == 0 ? "\(time) \(ThreadLayout.lead(line))\(part)" : pad + part)
             }
             if let seen = line.seenBy { lines.append(pad + seen) }
         }

@@ -10,15 +10,26 @@ public enum ThreadLayout {
     /// The name shown before a message's text.
     public static func label(_ line: ScreenModel.ThreadLine) -> String { line.isMine ? "You" : line.senderName }
 
-    /// The message's text as shown (an image shows its URL).
+    /// What stands between the time and the text: `Name: `, or nothing for an unsent message's placeholder, which
+    /// names the sender itself.
+    public static func lead(_ line: ScreenModel.ThreadLine) -> String { line.unsent ? "" : label(line) + ": " }
+
+    /// The message's text as shown (an image shows its URL; M1: an edited one says so; M2: an unsent one is a placeholder).
     public static func body(_ line: ScreenModel.ThreadLine) -> String {
+        if line.unsent { return "\(label(line)) unsent a message" }
+        if line.edited { return text(line) + " (edited)" }
+        return text(line)
+    }
+
+    /// The message's content: its text, or an image's URL and caption.
+    private static func text(_ line: ScreenModel.ThreadLine) -> String {
         if let url = line.imageURL { return line.text.isEmpty ? "[image] \(url)" : "[image] \(url) \(line.text)" }
         return line.text
     }
 
     /// The wrapped text lines of a message (without divider and receipt lines), the first after `HH:MM Name: `.
     public static func textLines(_ line: ScreenModel.ThreadLine, width: Int, suffix: String = "") -> [String] {
-        let prefix = indent + DisplayWidth.of(label(line)) + 2
+        let prefix = indent + DisplayWidth.of(lead(line))
         return TextWrap.lines(body(line) + suffix, first: width - prefix, rest: width - indent)
     }
 

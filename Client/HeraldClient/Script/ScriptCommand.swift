@@ -40,6 +40,10 @@ public enum ScriptCommand: Equatable, Sendable {
     case members(conversation: String)
     case signOut(device: String?)
     case react(message: String, emoji: String)
+    /// Replace the text of one of this user's messages (M1).
+    case edit(message: String, text: String)
+    /// Take back one of this user's messages (M2).
+    case unsend(message: String)
     case bellRead(notification: String)
     case bellReadAll
     case sleep(milliseconds: Int)
@@ -76,6 +80,8 @@ public enum ScriptCommand: Equatable, Sendable {
         case .members: "members"
         case .signOut: "sign-out"
         case .react: "react"
+        case .edit: "edit"
+        case .unsend: "unsend"
         case .bellRead, .bellReadAll: "bell"
         case .sleep: "sleep"
         case .lock: "lock"
@@ -292,6 +298,13 @@ public enum ScriptCommandParser {
         case "react":
             guard words.count == 2 else { throw bad("react <message> <emoji>") }
             return .react(message: words[0], emoji: words[1])
+        case "edit":
+            let text = rest(after: 1)
+            guard words.count >= 2, !text.isEmpty else { throw bad("edit <message> <text…>") }
+            return .edit(message: words[0], text: text)
+        case "unsend":
+            guard words.count == 1 else { throw bad("unsend <message>") }
+            return .unsend(message: words[0])
         case "bell":
             switch (words.first, words.count) {
             case ("read", 2): return .bellRead(notification: words[1])

@@ -16,6 +16,10 @@ enum APIRoute: Equatable {
     case pushTargets(user: String)
     case registerPushTarget(user: String)
     case removePushTarget(user: String, device: String)
+    /// PATCH /messages/{id}: edit on behalf of its sender (M1).
+    case editMessage(id: String)
+    /// POST /messages/{id}/unsend: unsend on behalf of its sender (M2).
+    case unsendMessage(id: String)
 
     static let prefix = "/api/v1/"
 
@@ -27,6 +31,7 @@ enum APIRoute: Equatable {
         case .createUser, .mintToken, .createNotification, .createConversation, .postMessage, .signOut, .removeMember, .registerPushTarget,
             .removePushTarget:
             .full
+        case .editMessage, .unsendMessage: .full
         }
     }
 
@@ -80,6 +85,10 @@ enum APIRoute: Equatable {
             return post(.postMessage(conversation: segments[1]))
         case 3 where segments[0] == "conversations" && segments[2] == "leave":
             return post(.removeMember(conversation: segments[1]))
+        case 2 where segments[0] == "messages":
+            return method == "PATCH" ? .success(.editMessage(id: segments[1])) : .failure(.methodNotAllowed(allow: "PATCH"))
+        case 3 where segments[0] == "messages" && segments[2] == "unsend":
+            return post(.unsendMessage(id: segments[1]))
         default:
             return .failure(.notFound)
         }

@@ -184,6 +184,10 @@ public final class APIService: HTTPRequestHandler {
                 guard case .message(let info, let duplicate) = value else { return nil }
                 return .json(duplicate ? 200 : 201, APIResponses.PostedMessage(message: info, duplicate: duplicate))
             }
+        case .editMessage(let id):
+            return PreparedCall(operation: try APIRequestBodies.editMessage(body, message: id), render: Self.revisedMessage)
+        case .unsendMessage(let id):
+            return PreparedCall(operation: try APIRequestBodies.unsendMessage(body, message: id), render: Self.revisedMessage)
         }
     }
 
@@ -207,6 +211,8 @@ public final class APIService: HTTPRequestHandler {
         case .badRequest: APIError(400, "bad_request", failure.message)
         case .unavailable: APIError(503, "unavailable", failure.message)
         case .internal: APIError(500, "internal", failure.message)
+        case .tooLate: APIError(409, "too_late", failure.message)
+        case .tooManyEdits: APIError(409, "too_many_edits", failure.message)
         }
     }
 }

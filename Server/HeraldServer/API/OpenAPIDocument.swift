@@ -681,6 +681,124 @@ enum OpenAPIDocument {
           }
         }
       }
+    },
+    "/api/v1/messages/{id}": {
+      "patch": {
+        "operationId": "editMessage",
+        "summary": "Edit a text message on behalf of its sender, like the sender's own message.edit (M1): every participant's devices get a message.edited event; nobody is alerted and unread counts do not change. Only the sender (403 otherwise), at most 5 times (409 too_many_edits) and within the edit window (409 too_late); an image (403) or an unsent message (404) cannot be edited.",
+        "parameters": [
+          {
+            "name": "id",
+            "in": "path",
+            "required": true,
+            "description": "The message id, e.g. m42.",
+            "schema": {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 128
+            }
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/EditMessage"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The message as it is now; a retry (the same text again, an unsend of an unsent message) is answered alike and changes nothing.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/RevisedMessage"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "409": {
+            "$ref": "#/components/responses/TooLate"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          }
+        }
+      }
+    },
+    "/api/v1/messages/{id}/unsend": {
+      "post": {
+        "operationId": "unsendMessage",
+        "summary": "Unsend a message on behalf of its sender, like the sender's own message.unsend (M2): it becomes a placeholder, every participant's devices get a message.unsent event, those who had not read it lose it from their unread counts and its pushes are withdrawn. Only the sender (403 otherwise) and within the unsend window (409 too_late).",
+        "parameters": [
+          {
+            "name": "id",
+            "in": "path",
+            "required": true,
+            "description": "The message id, e.g. m42.",
+            "schema": {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 128
+            }
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/UnsendMessage"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The message as it is now; a retry (the same text again, an unsend of an unsent message) is answered alike and changes nothing.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/RevisedMessage"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "409": {
+            "$ref": "#/components/responses/TooLate"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          }
+        }
+      }
     }
   },
   "components": {
@@ -768,6 +886,16 @@ enum OpenAPIDocument {
       },
       "ReadOnlyKey": {
         "description": "forbidden: the API key's scope is read; this operation needs a full key.",
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/Error"
+            }
+          }
+        }
+      },
+      "TooLate": {
+        "description": "too_late: the time to change the message has passed (15 minutes to edit, 2 minutes to unsend, unless the server was started with other --edit-window/--unsend-window); too_many_edits: it was edited 5 times already.",
         "content": {
           "application/json": {
             "schema": {
@@ -1092,6 +1220,18 @@ enum OpenAPIDocument {
           },
           "createdAt": {
             "type": "integer"
+          },
+          "edited": {
+            "type": "boolean",
+            "description": "True once the sender edited the text (M1)."
+          },
+          "editedAt": {
+            "type": "integer",
+            "description": "When the text was last edited, ms since the epoch (M1)."
+          },
+          "unsent": {
+            "type": "boolean",
+            "description": "True when the sender unsent the message (M2): no text or imageURL is left."
           }
         }
       },
@@ -1447,6 +1587,47 @@ enum OpenAPIDocument {
           },
           "device": {
             "type": "string"
+          }
+        }
+      },
+      "EditMessage": {
+        "type": "object",
+        "required": [
+          "user",
+          "text"
+        ],
+        "properties": {
+          "user": {
+            "$ref": "#/components/schemas/UserId",
+            "description": "The message's sender, on whose behalf the edit is made."
+          },
+          "text": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 4096
+          }
+        }
+      },
+      "UnsendMessage": {
+        "type": "object",
+        "required": [
+          "user"
+        ],
+        "properties": {
+          "user": {
+            "$ref": "#/components/schemas/UserId",
+            "description": "The message's sender, on whose behalf the unsend is made."
+          }
+        }
+      },
+      "RevisedMessage": {
+        "type": "object",
+        "required": [
+          "message"
+        ],
+        "properties": {
+          "message": {
+            "$ref": "#/components/schemas/Message"
           }
         }
       }

@@ -45,6 +45,8 @@ extension HeraldServerOptions {
                 options.pushGraceSeconds = seconds
                 return nil
             },
+            .integer("edit-window", \.editWindowSeconds, "Seconds after sending in which its sender can edit a text message (M1)."),
+            .integer("unsend-window", \.unsendWindowSeconds, "Seconds after sending in which its sender can unsend a message (M2)."),
             ServerSetting(
                 name: "push-preview", form: .value(placeholder: "push-preview"),
                 help: "What a push to a device without a connection reveals: full (sender and text), sender, or none.",
@@ -227,6 +229,10 @@ extension HeraldServerOptions {
         let bounded = [("handshake-timeout", handshakeTimeoutMs, 1), ("ping-interval", pingIntervalMs, 0), ("idle-timeout", idleTimeoutMs, 0)]
         for (name, value, lowest) in bounded where !(lowest...year).contains(value) {
             throw OptionsError(name: name, value: String(value), expected: "\(lowest)...\(year) ms")
+        }
+        // Seconds, made milliseconds in an Int64: a year keeps the product far from overflow.
+        for (name, value) in [("edit-window", editWindowSeconds), ("unsend-window", unsendWindowSeconds)] where !(0...year / 1000).contains(value) {
+            throw OptionsError(name: name, value: String(value), expected: "0...\(year / 1000) seconds")
         }
     }
 }

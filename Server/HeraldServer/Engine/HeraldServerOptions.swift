@@ -40,6 +40,10 @@ public struct HeraldServerOptions: Sendable {
     public var secretFile: String? = nil
     /// P4's push grace period in seconds.
     public var pushGraceSeconds: Double = 2
+    /// M1: seconds after sending in which the sender can edit a text message.
+    public var editWindowSeconds = 900
+    /// M2: seconds after sending in which the sender can unsend a message.
+    public var unsendWindowSeconds = 120
     /// Push to devices without a connection (APNs, FCM, Web Push, webhooks).
     public var push = PushOptions()
     /// A connection that has not sent a complete HTTP request head within this many milliseconds is closed.
