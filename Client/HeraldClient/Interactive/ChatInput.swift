@@ -62,7 +62,7 @@ public enum ChatInput {
         // One help line for both: the help screen has to fit an 80x24 terminal.
         Command(name: "edit", usage: "/edit <text> · /unsend", summary: "change or take back your last message"),
         Command(name: "unsend", usage: "/unsend", summary: "", listed: false),
-        Command(name: "follow", usage: "/follow <user>", summary: "follow someone"),
+        Command(name: "follow", usage: "/follow <user>", summary: "follow someone", listed: false),
         Command(name: "leave", usage: "/leave", summary: "leave this group"),
         Command(name: "read-all", usage: "/read-all", summary: "mark every notification read", listed: false),
         Command(name: "mute", usage: "/mute [<minutes>] · /unmute", summary: "no alerts from this conversation"),
