@@ -36,4 +36,8 @@ public enum BackendOperation: Sendable, Equatable {
     case editMessage(message: String, user: String, text: String)
     /// Unsends `user`'s message, exactly like their own `message.unsend` (M2).
     case unsendMessage(message: String, user: String)
+    /// Mutes `conversation` for `user` for `minutes`, or until unmuted when nil, exactly like their own `mute` (N1).
+    case mute(user: String, conversation: String, minutes: Int?)
+    /// Ends `user`'s mute of `conversation`, like their own `unmute` (N1).
+    case unmute(user: String, conversation: String)
 }

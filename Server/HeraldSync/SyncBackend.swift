@@ -25,6 +25,8 @@ public enum BackendValue: Sendable {
     case pushTargets([PushTargetRecord])
     /// The device's push target was removed.
     case pushTargetRemoved(user: String, device: String)
+    /// `user`'s mute of `conversation` now: muted until `mutedUntil` (nil: until unmuted), or not muted.
+    case muteState(user: String, conversation: String, muted: Bool, mutedUntil: Int64?)
 }
 
 /// Why a backend operation failed; `code` is the herald.v1 error code (`notParticipant` means the conversation

@@ -119,6 +119,19 @@ extension SyncCore {
             try unsendMessage(message, user: user, now: now, into: &response, step: &step)
             guard let info = response.message else { throw BackendFailure(.internal, "the message was not unsent") }
             return .message(info, duplicate: false)
+
+        case .mute(let user, let conversation, let minutes):
+            _ = try requireUser(user)
+            var response = ResponseFrame(id: nil)
+            let until = minutes.map { now + Int64($0) * 60_000 }
+            try mute(conversation, until: until, user: user, now: now, into: &response, step: &step)
+            return .muteState(user: user, conversation: conversation, muted: true, mutedUntil: until)
+
+        case .unmute(let user, let conversation):
+            _ = try requireUser(user)
+            var response = ResponseFrame(id: nil)
+            try unmute(conversation, user: user, now: now, into: &response, step: &step)
+            return .muteState(user: user, conversation: conversation, muted: false, mutedUntil: nil)
         }
     }
 
@@ -151,7 +164,7 @@ extension BackendOperation {
         switch self {
         case .user, .unread, .apiKey, .pushTargets: false
         case .createUser, .createDirect, .createGroup, .postMessage, .notify, .signOut, .removeMember, .registerPushTarget, .removePushTarget: true
-        case .editMessage, .unsendMessage: true
+        case .editMessage, .unsendMessage, .mute, .unmute: true
         }
     }
 }

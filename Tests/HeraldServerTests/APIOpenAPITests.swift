@@ -45,7 +45,7 @@ struct APIOpenAPITests {
                           "/api/v1/users/{id}/notifications", "/api/v1/users/{id}/unread", "/api/v1/users/{id}/signout", "/api/v1/conversations",
                           "/api/v1/conversations/{id}/messages", "/api/v1/conversations/{id}/leave",
                           "/api/v1/users/{id}/push-targets", "/api/v1/users/{id}/push-targets/{device}", "/api/v1/messages/{id}",
-                          "/api/v1/messages/{id}/unsend"])
+                          "/api/v1/messages/{id}/unsend", "/api/v1/users/{id}/mutes", "/api/v1/users/{id}/mutes/{conversation}"])
     }
 
     @Test("`herald-server apikey create` prints a key once, stores only its SHA-256, and the running binary accepts it")

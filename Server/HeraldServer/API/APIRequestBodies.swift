@@ -114,6 +114,14 @@ enum APIRequestBodies {
         return (ttl, try fields.deviceName("device"))
     }
 
+    /// POST /users/{id}/mutes `{conversation, minutes?}`: a mute for 1 minute to a year, or until unmuted (N1). Minutes, not an
+    /// end time: the server's clock decides when it ends, so a valid request is never refused for being in the past.
+    static func mute(_ body: [UInt8], user: String) throws(APIError) -> BackendOperation {
+        let fields = try JSONFields(body)
+        let conversation = try fields.requiredString("conversation", maxLength: 64)
+        return .mute(user: user, conversation: conversation, minutes: try fields.integer("minutes", in: 1...525_600))
+    }
+
     /// POST /conversations/{id}/leave `{user}`: the backend takes a member out of a group.
     static func removeMember(_ body: [UInt8], conversation: String) throws(APIError) -> BackendOperation {
         .removeMember(conversation: conversation, user: try JSONFields(body).userId("user") ?? "")

@@ -20,6 +20,10 @@ enum APIRoute: Equatable {
     case editMessage(id: String)
     /// POST /messages/{id}/unsend: unsend on behalf of its sender (M2).
     case unsendMessage(id: String)
+    /// POST /users/{id}/mutes: mute a conversation for the user (N1).
+    case mute(user: String)
+    /// DELETE /users/{id}/mutes/{conversation}: end the user's mute (N1).
+    case unmute(user: String, conversation: String)
 
     static let prefix = "/api/v1/"
 
@@ -31,7 +35,7 @@ enum APIRoute: Equatable {
         case .createUser, .mintToken, .createNotification, .createConversation, .postMessage, .signOut, .removeMember, .registerPushTarget,
             .removePushTarget:
             .full
-        case .editMessage, .unsendMessage: .full
+        case .editMessage, .unsendMessage, .mute, .unmute: .full
         }
     }
 
@@ -73,11 +77,15 @@ enum APIRoute: Equatable {
             case "notifications": return post(.createNotification(user: segments[1]))
             case "unread": return get(.unread(user: segments[1]))
             case "signout": return post(.signOut(user: segments[1]))
+            case "mutes": return post(.mute(user: segments[1]))
             case "push-targets":
                 if isGet { return .success(.pushTargets(user: segments[1])) }
                 return method == "POST" ? .success(.registerPushTarget(user: segments[1])) : .failure(.methodNotAllowed(allow: "GET, HEAD, POST"))
             default: return .failure(.notFound)
             }
+        case 4 where segments[0] == "users" && segments[2] == "mutes":
+            return method == "DELETE"
+                ? .success(.unmute(user: segments[1], conversation: segments[3])) : .failure(.methodNotAllowed(allow: "DELETE"))
         case 4 where segments[0] == "users" && segments[2] == "push-targets":
             return method == "DELETE"
                 ? .success(.removePushTarget(user: segments[1], device: segments[3])) : .failure(.methodNotAllowed(allow: "DELETE"))

@@ -188,6 +188,11 @@ public final class APIService: HTTPRequestHandler {
             return PreparedCall(operation: try APIRequestBodies.editMessage(body, message: id), render: Self.revisedMessage)
         case .unsendMessage(let id):
             return PreparedCall(operation: try APIRequestBodies.unsendMessage(body, message: id), render: Self.revisedMessage)
+        case .mute(let user):
+            return PreparedCall(operation: try APIRequestBodies.mute(body, user: try APIFieldRules.userId(user, field: "user id")), render: Self.muteState)
+        case .unmute(let user, let conversation):
+            let id = try APIFieldRules.userId(user, field: "user id")
+            return PreparedCall(operation: .unmute(user: id, conversation: conversation), render: Self.muteState)
         }
     }
 

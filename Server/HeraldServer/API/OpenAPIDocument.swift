@@ -799,6 +799,116 @@ enum OpenAPIDocument {
           }
         }
       }
+    },
+    "/api/v1/users/{id}/mutes": {
+      "post": {
+        "operationId": "muteConversation",
+        "summary": "Mute a conversation for a user, like their own mute (N1): for the given minutes or until unmuted. Its messages still count as unread but alert none of the user's devices (no toast, no push) unless they mention the user (N2); every device of the user gets a settings event. 403 when the user is not in the conversation or it does not exist (R5: the two look alike), or the key is read-only; 404 for an unknown user.",
+        "parameters": [
+          {
+            "name": "id",
+            "in": "path",
+            "required": true,
+            "description": "The user id.",
+            "schema": {
+              "$ref": "#/components/schemas/UserId"
+            }
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/Mute"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The user's mute of the conversation as it is now.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/MuteState"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          }
+        }
+      }
+    },
+    "/api/v1/users/{id}/mutes/{conversation}": {
+      "delete": {
+        "operationId": "unmuteConversation",
+        "summary": "End a user's mute of a conversation (N1); answered alike when it was not muted.",
+        "parameters": [
+          {
+            "name": "id",
+            "in": "path",
+            "required": true,
+            "description": "The user id.",
+            "schema": {
+              "$ref": "#/components/schemas/UserId"
+            }
+          },
+          {
+            "name": "conversation",
+            "in": "path",
+            "required": true,
+            "description": "The conversation id.",
+            "schema": {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 64,
+              "description": "A conversation id, e.g. c3."
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The user's mute of the conversation as it is now.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/MuteState"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          }
+        }
+      }
     }
   },
   "components": {
@@ -1628,6 +1738,50 @@ enum OpenAPIDocument {
         "properties": {
           "message": {
             "$ref": "#/components/schemas/Message"
+          }
+        }
+      },
+      "Mute": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "conversation"
+        ],
+        "properties": {
+          "conversation": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 64,
+            "description": "A conversation id, e.g. c3."
+          },
+          "minutes": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 525600,
+            "description": "How long; absent: until unmuted."
+          }
+        }
+      },
+      "MuteState": {
+        "type": "object",
+        "required": [
+          "user",
+          "conversation",
+          "muted"
+        ],
+        "properties": {
+          "user": {
+            "$ref": "#/components/schemas/UserId"
+          },
+          "conversation": {
+            "type": "string"
+          },
+          "muted": {
+            "type": "boolean"
+          },
+          "mutedUntil": {
+            "type": "integer",
+            "description": "When the mute ends, ms since the epoch; absent while muted until unmuted, and when not muted."
           }
         }
       }
