@@ -60,6 +60,8 @@ extension ClientRequest {
         case .ack, .bellRead, .bellReadAll: .read
         case .scene: .scene
         case .sync, .conversations, .history, .bell, .members, .users: nil
+        // Typing has its own per-device budget (E1), always on: see SyncCore+Typing.
+        case .typingStart, .typingStop: nil
         }
     }
 }

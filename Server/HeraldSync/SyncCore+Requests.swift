@@ -138,6 +138,12 @@ extension SyncCore {
             try removePushTargets(user: user, device: state.name)
             response.device = state.name
 
+        case .typingStart(let conversation):
+            try reportTyping(true, in: conversation, device: device, state: state, now: now)
+
+        case .typingStop(let conversation):
+            try reportTyping(false, in: conversation, device: device, state: state, now: now)
+
         case .react(let messageId, let emoji):
             // R5: a message in someone else's conversation looks exactly like one that does not exist.
             guard let message = try store.message(id: messageId), try store.isParticipant(user: user, conversation: message.conversation) else {
@@ -234,6 +240,7 @@ extension SyncCore {
         event.message = info
         try appendEvent(event.encodeBody(), to: stored.participants, now: now, step: &step)
         schedulePushes(for: record, in: stored, senderName: info.senderName, now: now, step: &step)
+        endTyping(user, in: record.conversation, now: now)
     }
 
     /// Schedules the pushes of a new message, decided when its grace period ends (P1-P4).
@@ -376,7 +383,9 @@ extension SyncCore {
     /// Every scene change goes through here, so ``presence`` stays exact.
     func setScene(_ report: SceneReport, of state: DeviceState) {
         presence.change(from: state.scene, to: report)
+        let previous = state.scene
         state.scene = report
+        sceneChanged(state, from: previous)
     }
 
     func name(of user: String) throws -> String {

@@ -201,6 +201,7 @@ extension ClientRequest {
         switch self {
         case .sync, .conversations, .history, .scene, .bell, .members, .users: false
         case .dm, .group, .send, .ack, .bellRead, .bellReadAll, .follow, .react, .signOut, .leave, .pushRegister, .pushUnregister: true
+        case .typingStart, .typingStop: false
         }
     }
 }

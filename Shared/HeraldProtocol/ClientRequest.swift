@@ -67,6 +67,10 @@ public enum ClientRequest: Sendable, Equatable {
     case pushRegister(PushRegistration)
     /// Forget this device's push target: it is alerted only while connected.
     case pushUnregister
+    /// The user is typing in `conversation` (E1): started, or refreshed. Never stored.
+    case typingStart(conversation: String)
+    /// The user stopped typing in `conversation` (E1).
+    case typingStop(conversation: String)
 
     /// The wire name of the request's `type` field.
     public var typeName: String {
@@ -90,6 +94,8 @@ public enum ClientRequest: Sendable, Equatable {
         case .users: "users"
         case .pushRegister: "push.register"
         case .pushUnregister: "push.unregister"
+        case .typingStart: "typing.start"
+        case .typingStop: "typing.stop"
         }
     }
 }

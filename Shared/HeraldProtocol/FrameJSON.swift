@@ -1,6 +1,8 @@
 /// The server frames' JSON, written with ``JSONWriter``: the same keys in the same order as their `Codable`
 /// conformances (which the clients decode with), absent optionals omitted.
 
+import HeraldRules
+
 extension ErrorInfo: JSONWritable {
     public func write(to writer: inout JSONWriter) {
         writer.object { out in
@@ -127,6 +129,9 @@ extension EventFrame: JSONWritable {
             out.field("bellUnread", bellUnread)
             out.field("push", push)
             out.field("user", user)
+            out.field("typing", typing)
+            out.field("status", status?.rawValue)
+            out.field("lastSeen", lastSeen)
         }
     }
 }

@@ -127,6 +127,7 @@ extension RequestFrame {
             wire.p256dh = registration.p256dh
             wire.auth = registration.auth
         case .pushUnregister: break
+        case .typingStart(let conversation), .typingStop(let conversation): wire.conversation = conversation
         }
         return (try? Array(JSONEncoder().encode(wire))) ?? []
     }
@@ -247,6 +248,10 @@ extension RequestFrame {
                 auth: wire.auth))
         case "push.unregister":
             return .pushUnregister
+        case "typing.start":
+            return .typingStart(conversation: try check.id(wire.conversation, "conversation"))
+        case "typing.stop":
+            return .typingStop(conversation: try check.id(wire.conversation, "conversation"))
         default:
             throw ErrorInfo(.unknownType, "unknown request type '\(wire.type.prefix(64))'")
         }

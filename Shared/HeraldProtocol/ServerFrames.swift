@@ -1,4 +1,5 @@
 import Foundation
+import HeraldRules
 
 /// How a `sync` was answered.
 public enum SyncMode: String, Codable, Sendable {
@@ -96,6 +97,10 @@ public enum EventName: String, Codable, Sendable {
     /// `user` left the group `conversationId`: when it is this user, the conversation is gone from their list and
     /// counts; otherwise drop `user` from its participants.
     case left
+    /// `user` started (`typing` true) or stopped typing in `conversationId` (E1). Ephemeral: no seq, never replayed.
+    case typing
+    /// `user`'s presence is now `status` (with `lastSeen` when offline) (E2). Ephemeral: no seq, never replayed.
+    case presence
 }
 
 /// What happened to the bell.
@@ -131,6 +136,10 @@ public struct EventFrame: Codable, Sendable, Equatable {
     public var push: PushInfo?
     // left
     public var user: String?
+    // typing, presence
+    public var typing: Bool?
+    public var status: PresenceStatus?
+    public var lastSeen: Int64?
 
     public init(event: EventName) {
         self.event = event

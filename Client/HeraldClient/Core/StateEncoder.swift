@@ -42,6 +42,7 @@ enum StateEncoder {
             "id": .string(info.id), "title": .string(core.directory.title(of: info.id, me: core.user)),
             "kind": .string(info.kind.rawValue), "unread": .number(core.unread.unread(in: info.id)),
             "lastPreview": .optional(preview), "lastMessage": .optional(info.lastMessage?.id),
+            "typing": .strings(core.ephemeral.typing.users(in: info.id)),
         ])
     }
 
