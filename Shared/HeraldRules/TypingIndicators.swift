@@ -75,6 +75,9 @@ public struct TypingReporter: Sendable {
         self.idle = idle
     }
 
+    /// The conversation a start is standing in, if any.
+    public var conversation: String? { current?.conversation }
+
     /// Whether a start for `conversation` is standing.
     public func isReporting(in conversation: String) -> Bool { current?.conversation == conversation }
 

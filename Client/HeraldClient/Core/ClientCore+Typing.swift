@@ -43,8 +43,9 @@ extension ClientCore {
         for report in ephemeral.reporter.keystroke(in: conversation, now: now) { reportTyping(report, answers: false) }
     }
 
-    /// The thread was left: a standing start from the composer is stopped.
-    mutating func composerLeft() {
+    /// Leaving the thread (or the foreground) stops the composer's standing start there.
+    mutating func composerFollowsScene() {
+        guard let reporting = ephemeral.reporter.conversation, scene.viewedConversation(isForeground: scene.isForeground) != reporting else { return }
         for report in ephemeral.reporter.stop() { reportTyping(report, answers: false) }
     }
 
@@ -103,4 +104,16 @@ extension ClientCore {
 
     /// The last presence heard of `user`.
     public func presence(of user: String) -> PresenceState? { ephemeral.presence[user] }
+
+    /// The screen's typing line, list rows and a 1:1 thread's presence (E1, E2).
+    func addTypingAndPresence(to model: inout ScreenModel) {
+        for index in model.conversations.indices {
+            model.conversations[index].typing = !ephemeral.typing.users(in: model.conversations[index].id).isEmpty
+        }
+        guard let conversation = scene.conversation, let info = directory[conversation] else { return }
+        model.typingLine = TypingText.line(names: typingNames(in: conversation))
+        if info.kind == .direct, let other = info.participants.first(where: { $0.id != user }) {
+            model.threadPresence = ephemeral.presence[other.id] ?? PresenceState(status: .offline)
+        }
+    }
 }

@@ -209,6 +209,7 @@ public struct ClientCore: Sendable {
 
     /// Tells the server where the device is, when that changed since the last report.
     mutating func reportScene() {
+        composerFollowsScene()
         let atBottom: Bool? = scene.conversation == nil ? nil : (viewport?.isAtBottom ?? true)
         let report = SceneReport(scene: scene, foreground: scene.isForeground, atBottom: atBottom)
         guard connected, report != lastReportedScene else { return }
