@@ -6,20 +6,24 @@ public enum EphemeralSignal: Sendable, Equatable {
     /// `user`'s presence may have changed on `node`: every node works out the status again from the presence rows; an
     /// offline user was last seen at `lastSeen` (ms since the epoch).
     case presence(node: String, user: String, lastSeen: Int64?)
+    /// `conversation` was just created: its participants' devices learn each other's presence (they may have shared
+    /// no conversation before).
+    case introduced(node: String, conversation: String)
 
     /// The node that sent it (a node skips its own).
     public var node: String {
         switch self {
-        case .typing(let node, _, _, _), .presence(let node, _, _): node
+        case .typing(let node, _, _, _), .presence(let node, _, _), .introduced(let node, _): node
         }
     }
 
-    /// "typing <node> <conversation> <user> <1|0>" or "presence <node> <user> <lastSeen or ->": ids and node ids hold
-    /// no spaces, so a space separates the fields.
+    /// "typing <node> <conversation> <user> <1|0>", "presence <node> <user> <lastSeen or ->" or "introduced <node>
+    /// <conversation>": ids and node ids hold no spaces, so a space separates the fields.
     public var payload: String {
         switch self {
         case .typing(let node, let conversation, let user, let typing): "typing \(node) \(conversation) \(user) \(typing ? 1 : 0)"
         case .presence(let node, let user, let lastSeen): "presence \(node) \(user) \(lastSeen.map(String.init) ?? "-")"
+        case .introduced(let node, let conversation): "introduced \(node) \(conversation)"
         }
     }
 
@@ -38,6 +42,8 @@ public enum EphemeralSignal: Sendable, Equatable {
                 guard let lastSeen = Int64(fields[3]) else { return nil }
                 self = .presence(node: fields[1], user: fields[2], lastSeen: lastSeen)
             }
+        case ("introduced", 3):
+            self = .introduced(node: fields[1], conversation: fields[2])
         default:
             return nil
         }

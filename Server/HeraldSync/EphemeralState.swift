@@ -30,6 +30,8 @@ struct EphemeralState<Device: Hashable> {
     var lastSeen: [String: Int64] = [:]
     /// Devices that just synced and are to be told their contacts' presence.
     var syncedDevices: [(device: Device, user: String)] = []
+    /// The participants of conversations just created: their devices are to be told each other's presence.
+    var introductions: [[String]] = []
 
     // MARK: Output
 

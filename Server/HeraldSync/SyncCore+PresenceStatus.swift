@@ -35,6 +35,11 @@ extension SyncCore {
             }
         }
         for (user, state) in ephemeral.coalescer.tick(now: Instant(milliseconds: now)) { announcePresence(user, state) }
+        if !ephemeral.introductions.isEmpty {
+            let introductions = ephemeral.introductions
+            ephemeral.introductions.removeAll()
+            for participants in introductions { introduceHere(participants) }
+        }
         if !ephemeral.syncedDevices.isEmpty {
             let synced = ephemeral.syncedDevices
             ephemeral.syncedDevices.removeAll()
@@ -55,6 +60,14 @@ extension SyncCore {
                 deliverTyping(conversation: conversation, user: user, typing: typing, to: record.participants)
             } catch {
                 logger.debug("typing of another node not delivered", metadata: ["error": "\(error)"])
+            }
+        case .introduced(_, let conversation):
+            do {
+                if let record = try store.conversation(id: conversation), record.participants.count <= configuration.listedParticipants {
+                    ephemeral.introductions.append(record.participants)
+                }
+            } catch {
+                logger.debug("new conversation of another node not introduced", metadata: ["error": "\(error)"])
             }
         case .presence(_, let user, let lastSeen):
             if let lastSeen { ephemeral.lastSeen[user] = max(ephemeral.lastSeen[user] ?? .min, lastSeen) }
@@ -100,6 +113,28 @@ extension SyncCore {
             try shared.publish(.presence(node: cluster.node, user: user, lastSeen: state.lastSeen))
         } catch {
             logger.debug("presence not sent to the other nodes", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// A new conversation's participants may have shared none before: their devices here (and on the other nodes) learn
+    /// each other's presence. Only for conversations of up to ``SyncConfiguration/listedParticipants``: a big group's
+    /// members learn it as it changes.
+    func introduce(_ conversation: ConversationRecord) {
+        guard conversation.participants.count <= configuration.listedParticipants else { return }
+        ephemeral.introductions.append(conversation.participants)
+        guard let cluster, let shared = store as? any EphemeralSignalStore else { return }
+        do {
+            try shared.publish(.introduced(node: cluster.node, conversation: conversation.id))
+        } catch {
+            logger.debug("new conversation not introduced to the other nodes", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Tells the participants' live devices here the presence of the others.
+    private func introduceHere(_ participants: [String]) {
+        for participant in participants {
+            let others = participants.filter { $0 != participant }
+            for live in devicesByUser[participant] ?? [] where live.state.cursor != nil { tellPresence(of: others, to: live.device) }
         }
     }
 

@@ -320,6 +320,7 @@ extension SyncCore {
         var event = EventFrame(event: .conversation)
         event.conversation = try conversationInfo(conversation, unread: 0, lastMessage: nil)
         try appendEvent(event.encodeBody(), to: conversation.participants, now: now, step: &step)
+        introduce(conversation)
     }
 
     /// Creates a bell notification for `user` and streams it to them (B1-B3).

@@ -157,4 +157,16 @@ struct SyncCoreEphemeralTests {
         let told = Self.presence(f.ephemeralEvents(2))
         #expect(Set(told.map { "\($0.user ?? "?")=\($0.status?.rawValue ?? "?")" }) == ["alice=online", "carol=away"])
     }
+
+    @Test("E2: the participants of a new conversation learn each other's presence (they shared none before)")
+    func newConversationIntroduces() throws {
+        let f = try SyncCoreFixture()
+        f.online(1, "alice"); f.online(2, "bob"); f.online(4, "carol")
+        f.request(2, #"{"type":"scene","scene":"background"}"#)
+        f.clear()
+        _ = f.dm(1, with: "bob")
+        #expect(Self.presence(f.ephemeralEvents(1)).map { "\($0.user ?? "?")=\($0.status?.rawValue ?? "?")" } == ["bob=away"])
+        #expect(Self.presence(f.ephemeralEvents(2)).map { "\($0.user ?? "?")=\($0.status?.rawValue ?? "?")" } == ["alice=online"])
+        #expect(Self.presence(f.ephemeralEvents(4)).isEmpty, "R5")
+    }
 }
