@@ -148,12 +148,14 @@ extension SyncCore {
         }
     }
 
-    /// The people `user` shares a conversation with, each once (R5: only they see `user`'s presence).
+    /// The people `user` shares a conversation with, each once (R5: only they see `user`'s presence). Only 1:1
+    /// conversations and groups of up to ``SyncConfiguration/listedParticipants`` count: in a group of thousands every
+    /// device coming and going would be news for thousands of others, for an indicator nobody looks at there.
     func contacts(of user: String) -> [String] {
         do {
             var seen: Set<String> = [user]
             var contacts: [String] = []
-            for summary in try store.conversations(for: user) {
+            for summary in try store.conversations(for: user) where summary.conversation.participants.count <= configuration.listedParticipants {
                 for participant in summary.conversation.participants where seen.insert(participant).inserted { contacts.append(participant) }
             }
             return contacts
