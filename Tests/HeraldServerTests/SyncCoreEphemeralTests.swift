@@ -169,4 +169,22 @@ struct SyncCoreEphemeralTests {
         #expect(Self.presence(f.ephemeralEvents(2)).map { "\($0.user ?? "?")=\($0.status?.rawValue ?? "?")" } == ["alice=online"])
         #expect(Self.presence(f.ephemeralEvents(4)).isEmpty, "R5")
     }
+
+    @Test("E2: presence travels through 1:1 conversations and groups of up to 64, not through a bigger group")
+    func bigGroupCarriesNoPresence() throws {
+        let crowd = (1...64).map { ("member\($0)", "Member \($0)") }
+        let f = try SyncCoreFixture(users: SyncCoreFixture.cast + crowd)
+        f.online(1, "alice"); f.online(2, "bob"); f.online(3, "member1")
+        let members = (["bob"] + crowd.map(\.0)).map { "\"\($0)\"" }.joined(separator: ",")
+        #expect(f.request(1, #"{"type":"group","title":"Everyone","members":[\#(members)]}"#).ok)
+        f.clear()
+        f.advance(milliseconds: 2_000)
+        f.request(1, #"{"type":"scene","scene":"background"}"#)
+        #expect(Self.presence(f.ephemeralEvents(2)).isEmpty && Self.presence(f.ephemeralEvents(3)).isEmpty, "65 others: too big")
+        _ = f.dm(1, with: "bob")
+        f.advance(milliseconds: 2_000)
+        f.request(1, #"{"type":"scene","scene":"list"}"#)
+        #expect(Self.presence(f.ephemeralEvents(2)).map(\.status) == [.away, .online], "the dm: introduced, then the change")
+        #expect(Self.presence(f.ephemeralEvents(3)).isEmpty)
+    }
 }
