@@ -102,4 +102,16 @@ struct ClientTypingTests {
         #expect(h.core.screenModel(now: h.now).typingLine == "Bob is typing…")
         #expect(h.core.screenModel(now: h.now).conversations.first?.typing == true)
     }
+
+    @Test("E1, E2: a lost connection ends every indicator (printed) and forgets presence until the next sync tells it")
+    func connectionLostClears() {
+        var h = CoreHarness()
+        h.connect()
+        h.event({ $0.user = "bob"; $0.status = .online }, .presence)
+        h.event({ $0.conversationId = "c1"; $0.user = "bob"; $0.typing = true }, .typing)
+        h.core.connectionLost(now: h.now, reason: "test")
+        h.collect()
+        #expect(lastTypists(h) == .strings([]))
+        #expect(h.core.presence(of: "bob") == nil)
+    }
 }

@@ -84,11 +84,13 @@ extension ClientCore {
         for report in ephemeral.reporter.tick(now: now) { reportTyping(report, answers: false) }
     }
 
-    /// Without a connection no stop can arrive: every indicator ends, and this device's own reports are void.
+    /// Without a connection no stop can arrive: every indicator ends, and this device's own reports are void. Presence
+    /// heard so far is forgotten too: the next sync tells it afresh (and someone who left meanwhile may not be in it).
     mutating func ephemeralConnectionLost() {
         for conversation in ephemeral.typing.clear().sorted() { typingEvent(conversation) }
         ephemeral.reported.removeAll()
         _ = ephemeral.reporter.stop()
+        ephemeral.presence.removeAll()
     }
 
     /// `{"type":"event","event":"typing","conversation":…,"users":[…]}`: who types there now.
