@@ -107,8 +107,15 @@ public final class PostgresStreamListener: StoreSignalFeed, @unchecked Sendable 
             PQfinish(connection)
             return nil
         }
-        let ok = PQresultStatus(result) == PGRES_COMMAND_OK
+        var ok = PQresultStatus(result) == PGRES_COMMAND_OK
         PQclear(result)
+        // Typing and presence (E1, E2) ride on a channel of their own: the payload is the signal, nothing to read.
+        if ok, let ephemeral = PQexec(connection, "LISTEN \(PostgresStore.ephemeralChannel)") {
+            ok = PQresultStatus(ephemeral) == PGRES_COMMAND_OK
+            PQclear(ephemeral)
+        } else {
+            ok = false
+        }
         guard ok else {
             PQfinish(connection)
             return nil
@@ -152,6 +159,14 @@ public final class PostgresStreamListener: StoreSignalFeed, @unchecked Sendable 
     private func pendingWakeUps(_ connection: OpaquePointer) -> [Int64] {
         var ids: [Int64] = []
         while let notification = PQnotifies(connection) {
+            if String(cString: notification.pointee.relname) == PostgresStore.ephemeralChannel {
+                // Reported at once, in arrival order; a node's own signals are skipped like its own wake-ups.
+                if let extra = notification.pointee.extra, let signal = EphemeralSignal(payload: String(cString: extra)), signal.node != node {
+                    onSignal(.ephemeral(signal))
+                }
+                PQfreemem(notification)
+                continue
+            }
             if let extra = notification.pointee.extra, let wake = Self.parseWakeUp(String(cString: extra)), wake.node != node {
                 ids.append(wake.id)
             }

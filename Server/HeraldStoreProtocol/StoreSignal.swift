@@ -16,6 +16,8 @@ public enum StoreSignal: Sendable, Equatable {
     case signedOut(user: String, device: String?)
     /// An application published `message` from its own transaction (no node sent it): one node schedules its pushes.
     case published(message: String)
+    /// A typing or presence change of another node (E1, E2): not stored anywhere.
+    case ephemeral(EphemeralSignal)
 }
 
 /// The stream events one committed transaction appended: per user, runs of consecutive seqs, each event's body

@@ -63,6 +63,8 @@ extension ClientRequest {
         case .mute, .unmute, .quiet, .markUnread: .read
         case .scene: .scene
         case .sync, .conversations, .history, .bell, .members, .users: nil
+        // Typing has its own per-device budget (E1), always on: see SyncCore+Typing.
+        case .typingStart, .typingStop: nil
         }
     }
 }

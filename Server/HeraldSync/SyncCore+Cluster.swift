@@ -15,6 +15,8 @@ public enum ClusterSignal: Sendable, Equatable {
     case signedOut(user: String, device: String?)
     /// An application published `message` from its own transaction: the node that claims it schedules its pushes.
     case published(message: String)
+    /// Another node's typing or presence change (E1, E2), for this node's devices.
+    case ephemeral(EphemeralSignal)
 }
 
 /// This node's part of the cluster presence (issue 9): its id, the keys other nodes address its devices by, and
@@ -186,6 +188,8 @@ extension SyncCore {
             } catch {
                 logger.debug("pushes of a published message not scheduled", metadata: ["error": "\(error)"])
             }
+        case .ephemeral(let ephemeral):
+            receive(ephemeral, now: now)
         }
     }
 }

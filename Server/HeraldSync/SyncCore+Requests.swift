@@ -142,6 +142,12 @@ extension SyncCore {
         case .unsendMessage(let message):
             try unsendMessage(message, user: user, now: now, into: &response, step: &step)
 
+        case .typingStart(let conversation):
+            try reportTyping(true, in: conversation, device: device, state: state, now: now)
+
+        case .typingStop(let conversation):
+            try reportTyping(false, in: conversation, device: device, state: state, now: now)
+
         case .react(let messageId, let emoji):
             // R5: a message in someone else's conversation looks exactly like one that does not exist.
             guard let message = try store.message(id: messageId), try store.isParticipant(user: user, conversation: message.conversation) else {
@@ -253,6 +259,7 @@ extension SyncCore {
         event.message = info
         try appendEvent(event.encodeBody(), to: stored.participants, now: now, step: &step)
         schedulePushes(for: record, in: stored, senderName: info.senderName, mentions: mentions, now: now, step: &step)
+        endTyping(user, in: record.conversation, now: now)
     }
 
     /// Schedules the pushes of a new message, decided when its grace period ends (P1-P4).
@@ -328,6 +335,7 @@ extension SyncCore {
         var event = EventFrame(event: .conversation)
         event.conversation = try conversationInfo(conversation, unread: 0, lastMessage: nil)
         try appendEvent(event.encodeBody(), to: conversation.participants, now: now, step: &step)
+        introduce(conversation)
     }
 
     /// Creates a bell notification for `user` and streams it to them (B1-B3).
@@ -391,7 +399,9 @@ extension SyncCore {
     /// Every scene change goes through here, so ``presence`` stays exact.
     func setScene(_ report: SceneReport, of state: DeviceState) {
         presence.change(from: state.scene, to: report)
+        let previous = state.scene
         state.scene = report
+        sceneChanged(state, from: previous)
     }
 
     func name(of user: String) throws -> String {

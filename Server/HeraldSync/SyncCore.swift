@@ -41,6 +41,8 @@ public final class SyncCore<Device: Hashable> {
     /// Per-user budgets of writing requests (``SyncConfiguration/requestRates``).
     var rateLimits: RequestRateLimits
     private var deviceCounter = 0
+    /// Typing and presence (E1, E2): never stored, kept here while they last.
+    var ephemeral = EphemeralState<Device>()
     /// Users with at least one push target (devices reachable without a connection), read from the store on first
     /// use and kept by this core's own registrations; alone, a node is the only one registering. nil: not read yet.
     var usersWithPushTargets: Set<String>?
@@ -90,16 +92,16 @@ public final class SyncCore<Device: Hashable> {
     public func fireDueTimers(now: Int64) -> [SyncDelivery<Device>] {
         if now >= nextMaintenance { runMaintenance(now: now) }
         clusterHeartbeat(now: now)
+        var deliveries = ephemeralDeliveries(now: now)
         let due = pendingPushes.takeDue(now: now)
-        guard !due.isEmpty else { return [] }
-        var deliveries: [SyncDelivery<Device>] = []
+        guard !due.isEmpty else { return deliveries }
         deliver(due, now: now, into: &deliveries)
         return deliveries
     }
 
     /// The next time ``fireDueTimers(now:)`` has work, ms since the epoch.
     public var nextDeadline: Int64 {
-        min(pendingPushes.nextDeadline ?? .max, nextMaintenance, cluster?.nextHeartbeat ?? .max)
+        min(pendingPushes.nextDeadline ?? .max, nextMaintenance, cluster?.nextHeartbeat ?? .max, ephemeral.nextDeadline ?? .max)
     }
 
     /// Prunes stream events and pushes older than the retention (R3: at least 7 days are kept).
@@ -210,6 +212,7 @@ public final class SyncCore<Device: Hashable> {
         presence.change(from: state.scene, to: nil)
         cluster?.depart(device, user: state.user, name: state.name, now: now)
         removeFromUser(device, state.user)
+        deviceLeft(state, now: now)
     }
 
     private func removeFromUser(_ device: Device, _ user: String) {
@@ -254,6 +257,7 @@ public final class SyncCore<Device: Hashable> {
         }
         if response.error == nil { presenceMayHaveChanged(device, by: frame.request) }
         step.effects.append(.answer(device, response.encode()))
+        if response.error == nil, case .sync = frame.request, response.more != true { deviceSynced(device, state: state, now: now) }
     }
 
     /// The error a failed request is answered with. Store failures never leak SQL details.

@@ -79,6 +79,10 @@ public enum ClientRequest: Sendable, Equatable {
     case editMessage(message: String, text: String)
     /// Take back one of the user's own messages (M2). Wire: `message.unsend` {message}.
     case unsendMessage(message: String)
+    /// The user is typing in `conversation` (E1): started, or refreshed. Never stored.
+    case typingStart(conversation: String)
+    /// The user stopped typing in `conversation` (E1).
+    case typingStop(conversation: String)
 
     /// The wire name of the request's `type` field.
     public var typeName: String {
@@ -108,6 +112,8 @@ public enum ClientRequest: Sendable, Equatable {
         case .markUnread: "markUnread"
         case .editMessage: "message.edit"
         case .unsendMessage: "message.unsend"
+        case .typingStart: "typing.start"
+        case .typingStop: "typing.stop"
         }
     }
 }

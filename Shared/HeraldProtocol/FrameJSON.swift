@@ -1,6 +1,8 @@
 /// The server frames' JSON, written with ``JSONWriter``: the same keys in the same order as their `Codable`
 /// conformances (which the clients decode with), absent optionals omitted.
 
+import HeraldRules
+
 extension ErrorInfo: JSONWritable {
     public func write(to writer: inout JSONWriter) {
         writer.object { out in
@@ -142,6 +144,9 @@ extension EventFrame: JSONWritable {
             out.field("mutedUntil", mutedUntil)
             out.field("markedUnread", markedUnread)
             out.field("quiet", quiet)
+            out.field("typing", typing)
+            out.field("status", status?.rawValue)
+            out.field("lastSeen", lastSeen)
         }
     }
 }

@@ -138,6 +138,7 @@ extension RequestFrame {
             wire.message = message
             wire.text = text
         case .unsendMessage(let message): wire.message = message
+        case .typingStart(let conversation), .typingStop(let conversation): wire.conversation = conversation
         }
         return (try? Array(JSONEncoder().encode(wire))) ?? []
     }
@@ -275,6 +276,10 @@ extension RequestFrame {
             return .editMessage(message: message, text: try check.text(wire.text, "text", max: limits.maxTextBytes, allowEmpty: false))
         case "message.unsend":
             return .unsendMessage(message: try check.id(wire.message, "message"))
+        case "typing.start":
+            return .typingStart(conversation: try check.id(wire.conversation, "conversation"))
+        case "typing.stop":
+            return .typingStop(conversation: try check.id(wire.conversation, "conversation"))
         default:
             throw ErrorInfo(.unknownType, "unknown request type '\(wire.type.prefix(64))'")
         }

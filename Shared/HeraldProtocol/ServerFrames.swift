@@ -1,4 +1,5 @@
 import Foundation
+import HeraldRules
 
 /// How a `sync` was answered.
 public enum SyncMode: String, Codable, Sendable {
@@ -107,6 +108,10 @@ public enum EventName: String, Codable, Sendable {
     /// A message was unsent (M2): `message` is its placeholder (`unsent`, no text). For a user who had not read it,
     /// `unread`/`badge` are the new counts (U7).
     case messageUnsent = "message.unsent"
+    /// `user` started (`typing` true) or stopped typing in `conversationId` (E1). Ephemeral: no seq, never replayed.
+    case typing
+    /// `user`'s presence is now `status` (with `lastSeen` when offline) (E2). Ephemeral: no seq, never replayed.
+    case presence
 }
 
 /// What happened to the bell.
@@ -149,6 +154,10 @@ public struct EventFrame: Codable, Sendable, Equatable {
     public var mutedUntil: Int64?
     public var markedUnread: Bool?
     public var quiet: Bool?
+    // typing, presence
+    public var typing: Bool?
+    public var status: PresenceStatus?
+    public var lastSeen: Int64?
 
     public init(event: EventName) {
         self.event = event

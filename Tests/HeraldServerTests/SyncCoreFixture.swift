@@ -9,8 +9,11 @@ final class SyncCoreFixture {
     let store: SQLiteStore
     let core: SyncCore<Int>
     var now: Int64 = 1_763_800_000_000
-    /// Every frame each device received, in order.
+    /// Every frame each device received, in order, but typing and presence (E1, E2).
     private(set) var received: [Int: [ServerFrame]] = [:]
+    /// The typing and presence events each device received, in order: kept apart so the stream's tests see only the
+    /// stream (a sync now brings the presence of the device's contacts).
+    private(set) var ephemeral: [Int: [EventFrame]] = [:]
     private var nextId = 1
 
     init(
@@ -46,6 +49,10 @@ final class SyncCoreFixture {
             for (index, device) in delivery.devices.enumerated() {
                 guard case .success(let frame) = ServerFrame.decode(delivery.payload(at: index)) else {
                     received[-1, default: []].append(.response(.failure(id: nil, ErrorInfo(.internal, "undecodable"))))
+                    continue
+                }
+                if case .event(let event) = frame, event.event == .typing || event.event == .presence {
+                    ephemeral[device, default: []].append(event)
                     continue
                 }
                 received[device, default: []].append(frame)
@@ -89,7 +96,16 @@ final class SyncCoreFixture {
         return frames.compactMap { if case .event(let event) = $0 { event } else { nil } }
     }
 
-    func clear() { received = [:] }
+    /// The typing and presence events the device received (and forgets them when `drain`).
+    func ephemeralEvents(_ device: Int, drain: Bool = true) -> [EventFrame] {
+        defer { if drain { ephemeral[device] = [] } }
+        return ephemeral[device] ?? []
+    }
+
+    func clear() {
+        received = [:]
+        ephemeral = [:]
+    }
 
     /// The frames (responses and events) of a device.
     func frames(_ device: Int) -> [ServerFrame] { received[device] ?? [] }

@@ -11,8 +11,10 @@ import Logging
 final class SyncTestClient {
     let raw: RawWebSocketClient
     private var nextId = 1
-    /// Events received and not yet taken.
+    /// Events received and not yet taken, but typing and presence (E1, E2).
     private(set) var events: [EventFrame] = []
+    /// Typing and presence events, kept apart: a sync brings the contacts' presence, which the stream's tests ignore.
+    private(set) var ephemeralEvents: [EventFrame] = []
     /// Every frame in arrival order (responses and events).
     private(set) var log: [ServerFrame] = []
 
@@ -58,7 +60,9 @@ final class SyncTestClient {
         switch ServerFrame.decode(message.payload) {
         case .success(let frame):
             log.append(frame)
-            if case .event(let event) = frame { events.append(event) }
+            if case .event(let event) = frame {
+                if event.event == .typing || event.event == .presence { ephemeralEvents.append(event) } else { events.append(event) }
+            }
             return frame
         case .failure(let error):
             throw error

@@ -84,6 +84,10 @@ extension ClientCore {
         case .bellReadAll:
             applyBell(bell.handle(.markAllRead), action: "readAll", notification: nil)
             request(.bellReadAll, purpose: .command(retryable: true))
+        case .typingStart(let conversation):
+            reportTyping(.start(conversation), answers: true)
+        case .typingStop(let conversation):
+            reportTyping(.stop(conversation), answers: true)
         case .sleep(let milliseconds):
             active?.sleepUntil = now + Milliseconds(Int64(milliseconds))
             if milliseconds == 0 { answerOK() }
@@ -97,6 +101,7 @@ extension ClientCore {
 
     /// R4: one clientMessageId per send, generated once; the request waits in the queue across reconnects.
     mutating func enqueueSend(conversation: String, kind: MessageKind, text: String?, imageURL: String?) {
+        stopTypingBeforeSend(in: conversation)
         sendCounter += 1
         let clientMessageId = "\(user)-\(configuration.deviceTag)-\(sendCounter)"
         let send = ClientRequest.send(conversation: conversation, clientMessageId: clientMessageId, kind: kind, text: text, imageURL: imageURL)

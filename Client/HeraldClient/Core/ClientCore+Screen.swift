@@ -22,11 +22,13 @@ extension ClientCore {
             pending = pendingSends(in: viewport.conversation)
         }
         let remaining = toasts.visibleRemaining(now: now).map { Int(($0.value + 999) / 1000) }
-        return ScreenModel(
+        var model = ScreenModel(
             user: user, connected: connected, scene: scene, conversations: rows, badgeText: unread.badgeText,
             bellBadgeText: bell.badgeText, bellItems: bell.items, thread: lines, atBottom: viewport?.isAtBottom ?? true,
             newBelow: viewport?.newBelow ?? 0, toast: scene.isForeground ? toasts.visible : nil, toastSecondsLeft: remaining,
             pendingPushes: pushes.count, threadTitle: title, threadMembers: members, pending: pending)
+        addTypingAndPresence(to: &model)
+        return model
     }
 
     /// User ids this device knows (everyone in its conversations and the last `users` answer), for completion.

@@ -41,6 +41,7 @@ extension ClientCore {
                 pushRegistered = true
                 event("push.registered", ["device": .optional(response.device), "provider": .string(configuration.pushSubscription?.provider ?? "")])
             }
+        case .typing(let answers): typingAnswered(response, answers: answers)
         }
     }
 
@@ -187,6 +188,8 @@ extension ClientCore {
             settingsChanged(frame)
         case .messageEdited, .messageUnsent:
             messageRevised(frame)
+        case .typing: typingChanged(frame)
+        case .presence: presenceChanged(frame)
         }
     }
 
@@ -278,6 +281,7 @@ extension ClientCore {
         if message.sender == user, let clientMessageId = message.clientMessageId { fields.append(JSONField("clientMessageId", .string(clientMessageId))) }
         if let sequence { fields.append(JSONField("seq", .int(sequence))) }
         emit(.object([JSONField("type", "event"), JSONField("event", "message")] + fields))
+        messageEndsTyping(message)
 
         if !directory.noteMessage(message) {
             // A conversation we were not told about yet (its event may follow): fetch the list.

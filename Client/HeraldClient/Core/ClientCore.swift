@@ -35,6 +35,8 @@ public struct ClientCore: Sendable {
         case send(clientMessageId: String, answers: Bool)
         /// The device's push subscription, registered after the first sync.
         case pushRegistration
+        /// A typing report (E1): `answers` when a `typing` command waits for it.
+        case typing(answers: Bool)
     }
 
     enum HistoryMode: Sendable, Equatable {
@@ -110,6 +112,8 @@ public struct ClientCore: Sendable {
     var outputs: [ClientOutput] = []
     /// The time of the input being handled.
     var now: Instant = .zero
+    /// Who types where, what this device reported, and others' presence (E1, E2).
+    var ephemeral = ClientEphemeral()
     /// Set by `quit`: the host closes the connection and exits 0.
     public internal(set) var wantsQuit = false
 
@@ -125,7 +129,7 @@ public struct ClientCore: Sendable {
 
     /// The next instant the host must call `tick(now:)` at (toast timers, `sleep`).
     public var nextDeadline: Instant? {
-        [toasts.nextDeadline, active?.sleepUntil, router.nextDeadline].compactMap { $0 }.min()
+        [toasts.nextDeadline, active?.sleepUntil, router.nextDeadline, ephemeral.nextDeadline].compactMap { $0 }.min()
     }
 
     /// Takes what the core produced since the last call.
@@ -139,6 +143,7 @@ public struct ClientCore: Sendable {
         self.now = now
         applyToastEvents(toasts.tick(now: now))
         if router.nextDeadline.map({ $0 <= now }) ?? false { applyRoute(router.tick(now: now), answers: false) }
+        ephemeralTick(now: now)
         if let until = active?.sleepUntil, until <= now {
             answerOK()
         }
@@ -168,8 +173,8 @@ public struct ClientCore: Sendable {
         var requeue: [(ClientRequest, Purpose)] = []
         for (request, purpose) in lost {
             switch purpose {
-            case .sync, .scene: continue
-            case .command(retryable: false):
+            case .sync, .scene, .typing(answers: false): continue
+            case .command(retryable: false), .typing(answers: true):
                 answerError(code: "connection_lost", message: "the connection dropped before the server answered; not retried")
             case .send(let clientMessageId, true):
                 // The send stays queued and goes out again after the reconnect (same clientMessageId, R4);
@@ -183,6 +188,7 @@ public struct ClientCore: Sendable {
         // A scene command waiting for its report is answered now: the scene is reported again after the reconnect.
         if let fields = active?.answerAfterScene { answerOK(fields) }
         if wasConnected { event("disconnected", ["reason": .string(reason)]) }
+        ephemeralConnectionLost()
     }
 
     // MARK: - Requests
@@ -205,6 +211,7 @@ public struct ClientCore: Sendable {
 
     /// Tells the server where the device is, when that changed since the last report.
     mutating func reportScene() {
+        composerFollowsScene()
         let atBottom: Bool? = scene.conversation == nil ? nil : (viewport?.isAtBottom ?? true)
         let report = SceneReport(scene: scene, foreground: scene.isForeground, atBottom: atBottom)
         guard connected, report != lastReportedScene else { return }

@@ -48,6 +48,7 @@ enum StateEncoder {
             "kind": .string(info.kind.rawValue), "unread": .number(core.unread.unread(in: info.id)),
             "lastPreview": .optional(preview), "lastMessage": .optional(info.lastMessage?.id),
             "muted": .bool(core.alerts.isMuted(info.id)), "markedUnread": .bool(core.unread.markedUnread.contains(info.id)),
+            "typing": .strings(core.ephemeral.typing.users(in: info.id)),
         ])
     }
 

@@ -28,6 +28,8 @@ final class TerminalFrontEnd: ClientFrontEnd {
     private var context = ChatContext(me: "", scene: .list, conversations: [], users: [], newestFromOthers: nil)
     private var toastVisible = false
     private var pageSize = 1
+    /// The composer's text when it was last looked at for typing reports (E1).
+    private var composerSeen = ""
 
     /// Fixed rows around the scene: header, two toast rows, two rules, notice, status and input.
     static let chromeRows = 8
@@ -251,7 +253,8 @@ final class TerminalFrontEnd: ClientFrontEnd {
         }
         while body.count < bodyHeight { body.append("") }
         lines += body
-        lines.append(String(repeating: "─", count: width))
+        // E1: the typing line sits in the rule under the thread, so the thread keeps the rows its viewport counted.
+        lines.append(model.typingLine.map { fit("── \($0) " + String(repeating: "─", count: width), width) } ?? String(repeating: "─", count: width))
         lines.append(fit(notice, width))
         lines.append(fit(statusLine(model, core: core, now: now), width))
         let (shown, cursor) = editor.view(width: width - 2)
@@ -292,6 +295,14 @@ final class TerminalFrontEnd: ClientFrontEnd {
         default: keys = "Esc back · /help"
         }
         return "\(state)\(waiting) · \(keys)"
+    }
+
+    func takeComposerChange() -> Bool? {
+        let text = editor.text
+        guard text != composerSeen else { return nil }
+        composerSeen = text
+        // A command (`/dm bob`) is not a message being typed.
+        return text.isEmpty || text.hasPrefix("/")
     }
 
     func nextRedraw(now: Instant) -> Instant? {

@@ -26,6 +26,10 @@ public struct ScreenModel: Sendable {
     public var selectedRow: Int?
     /// Local time's offset from UTC for timestamps, set by the terminal.
     public var utcOffsetSeconds = 0
+    /// E1: "Bob is typing…" under the open thread, while others type there.
+    public var typingLine: String?
+    /// E2: the other person's presence in a 1:1 thread's title ("online", "away", "last seen 14:05").
+    public var threadPresence: PresenceState?
 
     /// One row of the conversation list.
     public struct ConversationRow: Sendable, Equatable {
@@ -39,6 +43,8 @@ public struct ScreenModel: Sendable {
         public var muted = false
         /// N4: marked unread by the user.
         public var markedUnread = false
+        /// E1: someone else is typing there (the row shows "typing…" instead of the preview).
+        public var typing = false
     }
 
     /// One message of the thread viewport, with what the screen shows around it.
@@ -128,7 +134,7 @@ public struct ListPresenter: ScenePresenter {
             let mute = row.muted ? " 🔕" : ""
             let time = row.lastActivity.map { " " + ThreadPresenter.clock($0, offset: model.utcOffsetSeconds) } ?? ""
             let head = "\(index + 1). \(row.title)\(badge)\(mute)"
-            let line = fit("\(DisplayWidth.pad(head, to: min(28, width / 3)))\(time)  \(row.preview)", width - 2)
+            let line = fit("\(DisplayWidth.pad(head, to: min(28, width / 3)))\(time)  \(row.typing ? TypingText.listRow : row.preview)", width - 2)
             lines.append(index == model.selectedRow ? "\u{1B}[7m> \(line)\u{1B}[0m" : "  \(line)")
         }
         return lines
@@ -144,7 +150,8 @@ public struct ThreadPresenter: ScenePresenter {
 
     public func body(_ model: ScreenModel, width: Int, height: Int) -> [String] {
         let members = model.threadMembers.count > 2 ? " · " + model.threadMembers.joined(separator: ", ") : ""
-        var lines = [fit("\(model.threadTitle.isEmpty ? conversation : model.threadTitle)\(members)", width)]
+        let presence = model.threadPresence.map { " · " + PresenceText.title($0, utcOffsetSeconds: model.utcOffsetSeconds) } ?? ""
+        var lines = [fit("\(model.threadTitle.isEmpty ? conversation : model.threadTitle)\(presence)\(members)", width)]
         if model.thread.isEmpty && model.pending.isEmpty { lines.append("  No messages yet: type one and press Enter.") }
         let pad = String(repeating: " ", count: ThreadLayout.indent)
         for line in model.thread {

@@ -28,6 +28,9 @@ protocol ClientFrontEnd: AnyObject {
     func connectionChanged(_ status: ConnectionStatus)
     /// The thread area of the screen, when there is one; the viewport is sized to it.
     func geometry() -> ScreenGeometry?
+    /// Whether the composer is empty, when its text changed since the last call (E1: typing is reported from it); nil
+    /// when it did not change or there is no composer.
+    func takeComposerChange() -> Bool?
 }
 
 /// The client's IO: one thread, one poll() over stdin and the socket, a timeout at the next deadline of the
@@ -209,6 +212,7 @@ public final class ClientRunner {
         let count = readBuffer.withUnsafeMutableBytes { Glibc.read(0, $0.baseAddress, $0.count) }
         if count < 0 && errno == EINTR { return }
         pendingLines += frontEnd.input(count > 0 ? readBuffer[0..<count] : [])
+        if let isEmpty = frontEnd.takeComposerChange() { core.composerChanged(isEmpty: isEmpty, now: MonotonicClock.now()) }
     }
 
     /// Feeds queued command lines while the core is free; ends the process after `quit` or end of input.
@@ -502,4 +506,5 @@ final class ScriptFrontEnd: ClientFrontEnd {
     func log(_ text: String) { ClientRunner.log(text) }
     func connectionChanged(_ status: ConnectionStatus) {}
     func geometry() -> ScreenGeometry? { nil }
+    func takeComposerChange() -> Bool? { nil }
 }

@@ -46,6 +46,8 @@ public enum ScriptCommand: Equatable, Sendable {
     case unsend(message: String)
     case bellRead(notification: String)
     case bellReadAll
+    case typingStart(conversation: String)
+    case typingStop(conversation: String)
     case sleep(milliseconds: Int)
     /// Lock the phone: the app is suspended and its connection closed; only pushes reach it (`--push webpush`).
     case lock
@@ -83,6 +85,7 @@ public enum ScriptCommand: Equatable, Sendable {
         case .edit: "edit"
         case .unsend: "unsend"
         case .bellRead, .bellReadAll: "bell"
+        case .typingStart, .typingStop: "typing"
         case .sleep: "sleep"
         case .lock: "lock"
         case .unlock: "unlock"
@@ -310,6 +313,12 @@ public enum ScriptCommandParser {
             case ("read", 2): return .bellRead(notification: words[1])
             case ("read-all", 1): return .bellReadAll
             default: throw bad("bell read <notification> | bell read-all")
+            }
+        case "typing":
+            switch (words.first, words.count) {
+            case ("start", 2): return .typingStart(conversation: words[1])
+            case ("stop", 2): return .typingStop(conversation: words[1])
+            default: throw bad("typing start <conversation> | typing stop <conversation>")
             }
         case "sleep":
             guard words.count == 1, let ms = Int(words[0]), ms >= 0 else { throw bad("sleep <ms>") }

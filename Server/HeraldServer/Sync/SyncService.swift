@@ -85,6 +85,7 @@ public final class SyncService: Sendable {
                 case .push, .pushCleared, .bellPush: break  // addressed to another node
                 case .signedOut(let user, let device): inbox.post(.cluster(.signedOut(user: user, device: device)))
                 case .published(let message): inbox.post(.cluster(.published(message: message)))
+                case .ephemeral(let signal): inbox.post(.cluster(.ephemeral(signal)))
                 }
             }
         }

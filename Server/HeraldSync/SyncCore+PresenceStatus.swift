@@ -1,0 +1,175 @@
+import HeraldProtocol
+import HeraldRules
+import HeraldStoreProtocol
+import Logging
+
+/// E2: presence. A user is online while a connected device of theirs is in the foreground, away while all are in the
+/// background, else offline with the time they were last seen. Only users who share a conversation with them hear of
+/// it (R5), at most once every 2 s per user; a device that syncs is told the presence of the people it shares
+/// conversations with. Ephemeral: never stored, no seq.
+extension SyncCore {
+    /// A device of `user` here connected, disconnected, went to the background or came back.
+    func presenceChanged(_ user: String) {
+        ephemeral.changedUsers.insert(user)
+        ephemeral.changedHere.insert(user)
+    }
+
+    /// A device's `sync` was answered (its final page): it is live, so its user may be online now, and it learns its
+    /// contacts' presence right after the answer.
+    func deviceSynced(_ device: Device, state: DeviceState, now: Int64) {
+        presenceChanged(state.user)
+        ephemeral.syncedDevices.append((device, state.user))
+    }
+
+    /// Runs after every batch and when a timer is due: typing that fell silent, presence changes, then everything
+    /// typing and presence queued, in order.
+    func ephemeralDeliveries(now: Int64) -> [SyncDelivery<Device>] {
+        expireTyping(now: now)
+        if !ephemeral.changedUsers.isEmpty {
+            let users = Array(ephemeral.changedUsers)
+            ephemeral.changedUsers.removeAll(keepingCapacity: true)
+            let states = currentPresence(of: users)
+            for user in users {
+                guard let state = states[user], let announced = ephemeral.coalescer.note(user, state, now: Instant(milliseconds: now)) else { continue }
+                announcePresence(user, announced)
+            }
+        }
+        for (user, state) in ephemeral.coalescer.tick(now: Instant(milliseconds: now)) { announcePresence(user, state) }
+        if !ephemeral.introductions.isEmpty {
+            let introductions = ephemeral.introductions
+            ephemeral.introductions.removeAll()
+            for participants in introductions { introduceHere(participants) }
+        }
+        if !ephemeral.syncedDevices.isEmpty {
+            let synced = ephemeral.syncedDevices
+            ephemeral.syncedDevices.removeAll()
+            for (device, user) in synced where devices[device] != nil { tellPresence(of: contacts(of: user), to: device) }
+        }
+        guard !ephemeral.outbox.isEmpty else { return [] }
+        defer { ephemeral.outbox.removeAll() }
+        return ephemeral.outbox
+    }
+
+    /// Another node's typing or presence change, for this node's devices.
+    func receive(_ signal: EphemeralSignal, now: Int64) {
+        switch signal {
+        case .typing(_, let conversation, let user, let typing):
+            do {
+                // R5: the participants as this node reads them; a user who is not one is not announced.
+                guard let record = try store.conversation(id: conversation), record.participants.contains(user) else { return }
+                deliverTyping(conversation: conversation, user: user, typing: typing, to: record.participants)
+            } catch {
+                logger.debug("typing of another node not delivered", metadata: ["error": "\(error)"])
+            }
+        case .introduced(_, let conversation):
+            do {
+                if let record = try store.conversation(id: conversation), record.participants.count <= configuration.listedParticipants {
+                    ephemeral.introductions.append(record.participants)
+                }
+            } catch {
+                logger.debug("new conversation of another node not introduced", metadata: ["error": "\(error)"])
+            }
+        case .presence(_, let user, let lastSeen):
+            if let lastSeen { ephemeral.lastSeen[user] = max(ephemeral.lastSeen[user] ?? .min, lastSeen) }
+            guard let state = currentPresence(of: [user])[user],
+                  let announced = ephemeral.coalescer.note(user, state, now: Instant(milliseconds: now)) else { return }
+            announcePresence(user, announced)
+        }
+    }
+
+    /// The users' presence from their live devices here and, with several nodes, the other nodes' presence rows.
+    func currentPresence(of users: [String]) -> [String: PresenceState] {
+        var flags: [String: [Bool]] = [:]
+        for user in users {
+            flags[user] = (devicesByUser[user] ?? []).filter { $0.state.cursor != nil }.map(\.state.scene.foreground)
+        }
+        if let cluster, !users.isEmpty {
+            do {
+                let rows = try cluster.store.presence(
+                    users: Array(Set(users)), aliveMilliseconds: configuration.clusterPresenceTimeoutMilliseconds, excluding: cluster.node)
+                for row in rows { flags[row.user, default: []].append(row.foreground) }
+            } catch {
+                logger.debug("presence of other nodes not read", metadata: ["error": "\(error)"])
+            }
+        }
+        var states: [String: PresenceState] = [:]
+        for (user, foreground) in flags {
+            states[user] = PresenceState(status: .of(foregroundDevices: foreground), lastSeen: ephemeral.lastSeen[user])
+        }
+        return states
+    }
+
+    /// Tells the live devices here of everyone who shares a conversation with `user` (R5), and, when the change began
+    /// here, the other nodes.
+    private func announcePresence(_ user: String, _ state: PresenceState) {
+        let event = Self.presenceEvent(user, state)
+        var targets: [Device] = []
+        for contact in contacts(of: user) {
+            for live in devicesByUser[contact] ?? [] where live.state.cursor != nil { targets.append(live.device) }
+        }
+        if !targets.isEmpty { ephemeral.outbox.append(SyncDelivery(payload: event, devices: targets)) }
+        guard ephemeral.changedHere.remove(user) != nil, let cluster, let shared = store as? any EphemeralSignalStore else { return }
+        do {
+            try shared.publish(.presence(node: cluster.node, user: user, lastSeen: state.lastSeen))
+        } catch {
+            logger.debug("presence not sent to the other nodes", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// A new conversation's participants may have shared none before: their devices here (and on the other nodes) learn
+    /// each other's presence. Only for conversations of up to ``SyncConfiguration/listedParticipants``: a big group's
+    /// members learn it as it changes.
+    func introduce(_ conversation: ConversationRecord) {
+        guard conversation.participants.count <= configuration.listedParticipants else { return }
+        ephemeral.introductions.append(conversation.participants)
+        guard let cluster, let shared = store as? any EphemeralSignalStore else { return }
+        do {
+            try shared.publish(.introduced(node: cluster.node, conversation: conversation.id))
+        } catch {
+            logger.debug("new conversation not introduced to the other nodes", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Tells the participants' live devices here the presence of the others.
+    private func introduceHere(_ participants: [String]) {
+        for participant in participants {
+            let others = participants.filter { $0 != participant }
+            for live in devicesByUser[participant] ?? [] where live.state.cursor != nil { tellPresence(of: others, to: live.device) }
+        }
+    }
+
+    /// A device that just synced learns the presence of its contacts: everyone online or away, and those offline whose
+    /// last-seen time is known (an offline contact without one is simply offline).
+    private func tellPresence(of contacts: [String], to device: Device) {
+        let states = currentPresence(of: contacts)
+        for contact in contacts {
+            guard let state = states[contact], state.status != .offline || state.lastSeen != nil else { continue }
+            ephemeral.outbox.append(SyncDelivery(payload: Self.presenceEvent(contact, state), devices: [device]))
+        }
+    }
+
+    /// The people `user` shares a conversation with, each once (R5: only they see `user`'s presence). Only 1:1
+    /// conversations and groups of up to ``SyncConfiguration/listedParticipants`` count: in a group of thousands every
+    /// device coming and going would be news for thousands of others, for an indicator nobody looks at there.
+    func contacts(of user: String) -> [String] {
+        do {
+            var seen: Set<String> = [user]
+            var contacts: [String] = []
+            for summary in try store.conversations(for: user) where summary.conversation.participants.count <= configuration.listedParticipants {
+                for participant in summary.conversation.participants where seen.insert(participant).inserted { contacts.append(participant) }
+            }
+            return contacts
+        } catch {
+            logger.debug("contacts not read", metadata: ["error": "\(error)"])
+            return []
+        }
+    }
+
+    static func presenceEvent(_ user: String, _ state: PresenceState) -> [UInt8] {
+        var event = EventFrame(event: .presence)
+        event.user = user
+        event.status = state.status
+        event.lastSeen = state.lastSeen
+        return event.encodeBody()
+    }
+}

@@ -1,0 +1,1 @@
+../HeraldEndToEndTests/EphemeralEndToEndTests.swift
