@@ -23,6 +23,10 @@
 #      fanout200  fanout -n 200 --devices 1 -s 1 --inflight 32
 #      fanout1000 fanout -n 1000 --devices 1 -s 1 --inflight 32
 #      chat5000   chat -u 5000 --per-user 1        (5,000 users in 2,500 DMs, 1 msg/s each: 5,000 msgs/s offered)
+#      chat5000typing  the same with --typing: everyone reports typing (typing.start) before each message, so each
+#                 message also costs a typing request, a typing event to the partner and the stop the message implies
+#                 (E1); presence (E2) is exchanged at every connect. Not in the default LOADS: name it, e.g.
+#                 SETUPS="sqlite pg2" LOADS="chat5000 chat5000typing" PG2_LOADS="chat5000 chat5000typing" .bench/stores.sh -r 2
 # 4. Rounds interleave: per round, per load, every setup once, in an order that changes every round (round 1
 #    sqlite pg1 pg2, round 2 the reverse, then the next rotation and its reverse, ...: every pair swaps places
 #    between consecutive rounds, so use an even ROUNDS). Nothing is pinned: nodes, PostgreSQL and herald-bench
@@ -54,7 +58,7 @@
 # OUTDIR/statements/RUN.txt and the samples in OUTDIR/samples/RUN.tsv; medians per (load, setup) and every run in
 # OUTDIR/summary.md. A round took 3.6 minutes on 2 cores (a PostgreSQL run: setup + DURATION + up to DRAIN + up to STOP_TIMEOUT).
 # Env: DURATION (10) WARMUP (3) DRAIN (10) SETUP_TIMEOUT (120) STOP_TIMEOUT (5) LOADS SETUPS PG2_LOADS INSERT_ARGS
-# FANOUT200_ARGS FANOUT1000_ARGS CHAT_ARGS LISTEN_CHANNELS ("herald_wake": the one channel the store notifies on) HERALD_PG_BIN
+# FANOUT200_ARGS FANOUT1000_ARGS CHAT_ARGS CHAT_TYPING_ARGS LISTEN_CHANNELS ("herald_wake": the one channel the store notifies on) HERALD_PG_BIN
 # HERALD_BIN_DIR.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -74,6 +78,7 @@ declare -A ARGS=(
   [fanout200]=${FANOUT200_ARGS:-"fanout -n 200 --devices 1 -s 1 --inflight 32"}
   [fanout1000]=${FANOUT1000_ARGS:-"fanout -n 1000 --devices 1 -s 1 --inflight 32"}
   [chat5000]=${CHAT_ARGS:-"chat -u 5000 --per-user 1"}
+  [chat5000typing]=${CHAT_TYPING_ARGS:-"chat -u 5000 --per-user 1 --typing"}
 )
 LISTEN_CHANNELS=${LISTEN_CHANNELS:-"herald_wake"}
 FLAGS="--sync-send-rate 0 --handshake-rate-per-ip 0 --max-connections-per-ip 0"

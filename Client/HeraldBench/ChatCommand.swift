@@ -9,6 +9,7 @@ struct ChatCommand: ParsableCommand {
     @Option(name: [.customShort("u"), .long], help: "Users (even); one device each.") var users = 1000
     @Option(help: "Messages per second per user.") var perUser: Double = 1
     @Option(help: "Text size in bytes.") var size = 100
+    @Flag(help: "Everyone reports typing (typing.start) before each message, as a person at a keyboard would (E1).") var typing = false
 
     func run() throws {
         guard users >= 2, users % 2 == 0, perUser > 0, size >= 40 else { throw ValidationError("--users must be even and >= 2; --per-user > 0") }
@@ -24,7 +25,8 @@ struct ChatCommand: ParsableCommand {
                 fleet: fleet, conversations: dms.map { .init(id: $0, receivers: 2) },
                 senders: (0..<users).map { .init(device: $0, conversation: $0 / 2) }, pace: .rate(Double(users) * perUser),
                 size: size, prefix: prefix)
-            BenchScenario.run(load, on: fleet, common, scenario: "chat", fields: ["users": users, "per_user_rate": perUser, "size": size])
+            load.typingBeforeEachSend = typing
+            BenchScenario.run(load, on: fleet, common, scenario: "chat", fields: ["users": users, "per_user_rate": perUser, "size": size, "typing": typing])
         } catch {
             BenchRun.fail("chat", error)
         }

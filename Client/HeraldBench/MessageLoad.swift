@@ -32,6 +32,9 @@ final class MessageLoad {
     private let prefix: String
     /// The most messages to send (`--count`).
     var limit = Int.max
+    /// Each sender reports typing in the conversation just before each message (E1 load: one more request and one
+    /// ephemeral event per receiver per message, plus the stop the message implies). Their answers are not waited on.
+    var typingBeforeEachSend = false
 
     private var sentAt: [UInt64] = []
     private var expected: [Int32] = []
@@ -163,6 +166,10 @@ final class MessageLoad {
         ackState.append(0)
         finished.append(false)
         inFlight += 1
+        if typingBeforeEachSend {
+            fleet.send(sender.device, SyncRequest.typingStart(id: connection.nextRequestId, conversation: conversation.id))
+            connection.nextRequestId += 1
+        }
         let id = connection.nextRequestId
         connection.nextRequestId += 1
         keyOfRequest[sender.device][id] = key

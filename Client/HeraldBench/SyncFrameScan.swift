@@ -99,6 +99,10 @@ enum SyncRequest {
 
     static func dm(id: Int, user: String) -> String { #"{"type":"dm","id":\#(id),"user":"\#(user)"}"# }
 
+    static func typingStart(id: Int, conversation: String) -> String {
+        #"{"type":"typing.start","id":\#(id),"conversation":"\#(conversation)"}"#
+    }
+
     static func send(id: Int, conversation: String, clientMessageId: String, text: String) -> String {
         #"{"type":"send","id":\#(id),"conversation":"\#(conversation)","clientMessageId":"\#(clientMessageId)","text":"\#(text)"}"#
     }
