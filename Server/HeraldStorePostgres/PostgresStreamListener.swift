@@ -161,8 +161,11 @@ public final class PostgresStreamListener: StoreSignalFeed, @unchecked Sendable 
         while let notification = PQnotifies(connection) {
             if String(cString: notification.pointee.relname) == PostgresStore.ephemeralChannel {
                 // Reported at once, in arrival order; a node's own signals are skipped like its own wake-ups.
-                if let extra = notification.pointee.extra, let signal = EphemeralSignal(payload: String(cString: extra)), signal.node != node {
-                    onSignal(.ephemeral(signal))
+                // One notification carries a batch of signals, a line each.
+                if let extra = notification.pointee.extra {
+                    for line in String(cString: extra).split(separator: "\n") {
+                        if let signal = EphemeralSignal(payload: String(line)), signal.node != node { onSignal(.ephemeral(signal)) }
+                    }
                 }
                 PQfreemem(notification)
                 continue

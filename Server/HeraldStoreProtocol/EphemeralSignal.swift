@@ -52,7 +52,8 @@ public enum EphemeralSignal: Sendable, Equatable {
 
 /// A store shared by several nodes that can carry ``EphemeralSignal``s between them without storing them.
 public protocol EphemeralSignalStore: AnyObject {
-    /// Sends `signal` to every node listening (this one included: listeners skip their own node's). Outside a
-    /// transaction it goes at once; inside one, at its commit.
-    func publish(_ signal: EphemeralSignal) throws
+    /// Sends `signals`, in order, to every node listening (this one included: listeners skip their own node's). Outside
+    /// a transaction they go at once; inside one, at its commit. A node sends what one batch produced in one call, so
+    /// the cost is per batch, not per typing event.
+    func publish(_ signals: [EphemeralSignal]) throws
 }

@@ -1,3 +1,4 @@
+import HeraldStoreProtocol
 import HeraldRules
 
 /// What the sync core keeps of typing and presence (E1, E2) while it lasts: nothing of it is stored.
@@ -37,6 +38,8 @@ struct EphemeralState<Device: Hashable> {
 
     /// Typing and presence events waiting to go out after the current batch's answers.
     var outbox: [SyncDelivery<Device>] = []
+    /// Typing and presence for the other nodes, sent together once the batch is done.
+    var signals: [EphemeralSignal] = []
 
     var nextDeadline: Int64? {
         let held = coalescer.nextDeadline?.milliseconds

@@ -45,9 +45,22 @@ extension SyncCore {
             ephemeral.syncedDevices.removeAll()
             for (device, user) in synced where devices[device] != nil { tellPresence(of: contacts(of: user), to: device) }
         }
+        publishEphemeralSignals()
         guard !ephemeral.outbox.isEmpty else { return [] }
         defer { ephemeral.outbox.removeAll() }
         return ephemeral.outbox
+    }
+
+    /// Sends the other nodes what typing and presence this batch produced, in one statement.
+    private func publishEphemeralSignals() {
+        guard !ephemeral.signals.isEmpty else { return }
+        defer { ephemeral.signals.removeAll(keepingCapacity: true) }
+        guard let shared = store as? any EphemeralSignalStore else { return }
+        do {
+            try shared.publish(ephemeral.signals)
+        } catch {
+            logger.debug("typing and presence not sent to the other nodes", metadata: ["count": "\(ephemeral.signals.count)", "error": "\(error)"])
+        }
     }
 
     /// Another node's typing or presence change, for this node's devices.
@@ -108,12 +121,8 @@ extension SyncCore {
             for live in devicesByUser[contact] ?? [] where live.state.cursor != nil { targets.append(live.device) }
         }
         if !targets.isEmpty { ephemeral.outbox.append(SyncDelivery(payload: event, devices: targets)) }
-        guard ephemeral.changedHere.remove(user) != nil, let cluster, let shared = store as? any EphemeralSignalStore else { return }
-        do {
-            try shared.publish(.presence(node: cluster.node, user: user, lastSeen: state.lastSeen))
-        } catch {
-            logger.debug("presence not sent to the other nodes", metadata: ["error": "\(error)"])
-        }
+        guard ephemeral.changedHere.remove(user) != nil, let cluster, store is any EphemeralSignalStore else { return }
+        ephemeral.signals.append(.presence(node: cluster.node, user: user, lastSeen: state.lastSeen))
     }
 
     /// A new conversation's participants may have shared none before: their devices here (and on the other nodes) learn
@@ -122,12 +131,8 @@ extension SyncCore {
     func introduce(_ conversation: ConversationRecord) {
         guard conversation.participants.count <= configuration.listedParticipants else { return }
         ephemeral.introductions.append(conversation.participants)
-        guard let cluster, let shared = store as? any EphemeralSignalStore else { return }
-        do {
-            try shared.publish(.introduced(node: cluster.node, conversation: conversation.id))
-        } catch {
-            logger.debug("new conversation not introduced to the other nodes", metadata: ["error": "\(error)"])
-        }
+        guard let cluster, store is any EphemeralSignalStore else { return }
+        ephemeral.signals.append(.introduced(node: cluster.node, conversation: conversation.id))
     }
 
     /// Tells the participants' live devices here the presence of the others.

@@ -159,8 +159,8 @@ extension SyncCore {
                     url: DeepLink.message(conversation: message.conversation, message: message.id).url, now: now, step: &step)
             }
 
-        case .mute(let conversation, let until):
-            try mute(conversation, until: until, user: user, now: now, into: &response, step: &step)
+        case .mute(let conversation, let until, let minutes):
+            try mute(conversation, until: until ?? minutes.map { now + Int64($0) * 60_000 }, user: user, now: now, into: &response, step: &step)
 
         case .unmute(let conversation):
             try unmute(conversation, user: user, now: now, into: &response, step: &step)

@@ -86,12 +86,8 @@ extension SyncCore {
     private func announceTyping(_ key: TypingKey, typing: Bool, recipients: [String]? = nil) {
         let users = recipients ?? ephemeral.typing[key]?.recipients ?? []
         deliverTyping(conversation: key.conversation, user: key.user, typing: typing, to: users)
-        if let cluster, let shared = store as? any EphemeralSignalStore {
-            do {
-                try shared.publish(.typing(node: cluster.node, conversation: key.conversation, user: key.user, typing: typing))
-            } catch {
-                logger.debug("typing not sent to the other nodes", metadata: ["error": "\(error)"])
-            }
+        if let cluster, store is any EphemeralSignalStore {
+            ephemeral.signals.append(.typing(node: cluster.node, conversation: key.conversation, user: key.user, typing: typing))
         }
     }
 

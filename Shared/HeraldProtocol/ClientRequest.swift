@@ -67,8 +67,9 @@ public enum ClientRequest: Sendable, Equatable {
     case pushRegister(PushRegistration)
     /// Forget this device's push target: it is alerted only while connected.
     case pushUnregister
-    /// N1: mute a conversation for the user (every device) until `until` (ms since the epoch), or forever when nil.
-    case mute(conversation: String, until: Int64?)
+    /// N1: mute a conversation for the user (every device) until `until` (ms since the epoch), or for `minutes` from
+    /// when the server takes it (its clock, not the device's), or forever when both are nil.
+    case mute(conversation: String, until: Int64?, minutes: Int?)
     /// N1: end the user's mute of a conversation.
     case unmute(conversation: String)
     /// N3: turn the user's quiet hours on or off.

@@ -34,6 +34,7 @@ struct WireRequest: Codable {
     var p256dh: String?
     var auth: String?
     var until: Int64?
+    var minutes: Int?
     var on: Bool?
 
     init(type: String, id: Int) {
@@ -129,9 +130,10 @@ extension RequestFrame {
             wire.p256dh = registration.p256dh
             wire.auth = registration.auth
         case .pushUnregister: break
-        case .mute(let conversation, let until):
+        case .mute(let conversation, let until, let minutes):
             wire.conversation = conversation
             wire.until = until
+            wire.minutes = minutes
         case .unmute(let conversation), .markUnread(let conversation): wire.conversation = conversation
         case .quiet(let on): wire.on = on
         case .editMessage(let message, let text):
@@ -262,7 +264,11 @@ extension RequestFrame {
         case "mute":
             // Whether `until` is still ahead is the server's to say (it owns the clock); here only its shape.
             if let until = wire.until, until <= 0 { throw ErrorInfo(.badRequest, "field 'until' must be a time in ms since the epoch") }
-            return .mute(conversation: try check.id(wire.conversation, "conversation"), until: wire.until)
+            if wire.until != nil, wire.minutes != nil { throw ErrorInfo(.badRequest, "give 'until' or 'minutes', not both") }
+            if let minutes = wire.minutes, !(1...525_600).contains(minutes) {
+                throw ErrorInfo(.badRequest, "field 'minutes' must be 1-525600 (a year at most)")
+            }
+            return .mute(conversation: try check.id(wire.conversation, "conversation"), until: wire.until, minutes: wire.minutes)
         case "unmute":
             return .unmute(conversation: try check.id(wire.conversation, "conversation"))
         case "quiet":

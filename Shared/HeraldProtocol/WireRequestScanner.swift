@@ -30,7 +30,7 @@ struct WireRequestScanner {
         var type: String?
         var id: Int?
         var wire = WireRequest(type: "", id: 0)
-        var seen: UInt32 = 0
+        var seen: UInt64 = 0
         skipSpace()
         try expect(UInt8(ascii: "{"))
         skipSpace()
@@ -78,6 +78,7 @@ struct WireRequestScanner {
                 case "p256dh": wire.p256dh = try optionalString()
                 case "auth": wire.auth = try optionalString()
                 case "until": wire.until = try optional { (s: inout Self) throws(FallBack) in try s.integer() }
+                case "minutes": wire.minutes = try optional { (s: inout Self) throws(FallBack) in try Int(exactly: s.integer()).orFallBack() }
                 case "on": wire.on = try optional { (s: inout Self) throws(FallBack) in try s.boolean() }
                 default: try skipValue(depth: 1)
                 }
@@ -92,13 +93,14 @@ struct WireRequestScanner {
         return wire
     }
 
-    private static let knownKeys: [String: UInt32] = {
+    private static let knownKeys: [String: UInt64] = {
         let keys = [
             "type", "id", "after", "user", "title", "members", "conversation", "before", "limit", "clientMessageId", "kind", "text",
             "imageURL", "messages", "scene", "tab", "foreground", "atBottom", "notification", "message", "emoji", "device", "cursor",
-            "provider", "token", "topic", "sandbox", "endpoint", "p256dh", "auth", "until", "on",
+            "provider", "token", "topic", "sandbox", "endpoint", "p256dh", "auth", "until", "on", "minutes",
         ]
-        return Dictionary(uniqueKeysWithValues: keys.enumerated().map { ($0.element, UInt32($0.offset)) })
+        // One bit per key in `seen`: at most 64.
+        return Dictionary(uniqueKeysWithValues: keys.enumerated().map { ($0.element, UInt64($0.offset)) })
     }()
 
     // MARK: - Values

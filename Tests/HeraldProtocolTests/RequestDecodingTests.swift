@@ -18,6 +18,9 @@ struct RequestDecodingTests {
         .follow(user: "bob"), .react(message: "m1", emoji: "👍"), .signOut(device: nil), .signOut(device: "phone"),
         .leave(conversation: "c3"), .members(conversation: "c3", after: nil, limit: 500), .members(conversation: "c3", after: "bob", limit: 20),
         .users(after: nil, prefix: nil, limit: 50), .users(after: "bob", prefix: "Ca", limit: 200),
+        .mute(conversation: "c1", until: nil, minutes: nil), .mute(conversation: "c1", until: 1_763_800_000_000, minutes: nil),
+        .mute(conversation: "c1", until: nil, minutes: 60), .unmute(conversation: "c1"), .quiet(on: true), .markUnread(conversation: "c1"),
+        .editMessage(message: "m1", text: "fixed"), .unsendMessage(message: "m1"), .typingStart(conversation: "c1"), .typingStop(conversation: "c1"),
     ])
     func roundTrip(_ request: ClientRequest) throws {
         let frame = RequestFrame(id: 7, request: request)
@@ -65,6 +68,17 @@ struct RequestDecodingTests {
             #expect(failure.error.code == .badRequest, "\(json)")
         }
     }
+    @Test("N1: a mute names its end by 'until' or by 'minutes' (on the server's clock), never both; minutes are 1 to a year")
+    func muteEnd() {
+        guard case .success(let frame) = decode(#"{"type":"mute","id":4,"conversation":"c1","minutes":90}"#) else { Issue.record("refused"); return }
+        #expect(frame.request == .mute(conversation: "c1", until: nil, minutes: 90))
+        for json in [#"{"type":"mute","id":4,"conversation":"c1","minutes":90,"until":5}"#, #"{"type":"mute","id":4,"conversation":"c1","minutes":0}"#,
+                     #"{"type":"mute","id":4,"conversation":"c1","minutes":525601}"#, #"{"type":"mute","id":4,"conversation":"c1","until":0}"#] {
+            guard case .failure(let failure) = decode(json) else { Issue.record("accepted \(json)"); continue }
+            #expect(failure.error.code == .badRequest, "\(json)")
+            #expect(failure.id == 4)
+        }
+    }
 }
 
 @Suite("herald.v1 server frames")
@@ -93,4 +107,5 @@ struct ServerFrameTests {
         let failure = ResponseFrame.failure(id: 9, ErrorInfo(.notParticipant, "no such conversation"))
         #expect(try ServerFrame.decode(failure.encode()).get() == .response(failure))
     }
+
 }

@@ -42,22 +42,28 @@ struct EphemeralSignalTests {
         let latest = try store.latestSeq(user: "alice")
 
         let typing = EphemeralSignal.typing(node: "a", conversation: "c1", user: "alice", typing: true)
-        try store.publish(typing)
+        try store.publish([typing])
         // Inside a transaction the signal goes at its commit, and a rolled-back one never.
         struct Abort: Error {}
         #expect(throws: Abort.self) {
             try store.transaction {
-                try store.publish(.presence(node: "a", user: "alice", lastSeen: 1))
+                try store.publish([.presence(node: "a", user: "alice", lastSeen: 1)])
                 throw Abort()
             }
         }
         let presence = EphemeralSignal.presence(node: "a", user: "alice", lastSeen: nil)
-        try store.transaction { try store.publish(presence) }
+        try store.transaction { try store.publish([presence]) }
         #expect(other.wait(for: 3) == [.reconnected, .ephemeral(typing), .ephemeral(presence)])
         // Node a hears node b's signal, sent after its own: so it skipped its own (NOTIFYs arrive in order).
         let fromB = EphemeralSignal.introduced(node: "b", conversation: "c2")
-        try store.publish(fromB)
+        try store.publish([fromB])
         #expect(own.wait(for: 2) == [.reconnected, .ephemeral(fromB)], "a node skips its own signals")
+        // A batch is one statement: many signals, split over notifications under PostgreSQL's payload limit, heard in order.
+        let batch = (0..<400).map { EphemeralSignal.typing(node: "a", conversation: "c\($0)", user: "alice", typing: $0 % 2 == 0) }
+        #expect(PostgresStore.ephemeralPayloads(batch).count > 1)
+        #expect(PostgresStore.ephemeralPayloads(batch).allSatisfy { $0.utf8.count < 8_000 })
+        try store.publish(batch)
+        #expect(other.wait(for: 3 + 400) == [.reconnected, .ephemeral(typing), .ephemeral(presence)] + batch.map { .ephemeral($0) })
         #expect(try store.latestSeq(user: "alice") == latest, "no stream event")
         let wakeUps = try store.connection.scalar("SELECT count(*) FROM stream_wakeups")
         #expect(wakeUps == 0, "no wake-up row either")

@@ -8,8 +8,8 @@ extension ClientCore {
     mutating func beginAlertCommand(_ command: ScriptCommand) {
         switch command {
         case .mute(let conversation, let minutes):
-            let until = minutes.map { WallClock.milliseconds() + Int64($0) * 60_000 }
-            request(.mute(conversation: conversation, until: until), purpose: .command(retryable: true))
+            // Minutes, not an end time: the server's clock decides when the mute ends, whatever this device's clock says.
+            request(.mute(conversation: conversation, until: nil, minutes: minutes), purpose: .command(retryable: true))
         case .unmute(let conversation):
             request(.unmute(conversation: conversation), purpose: .command(retryable: true))
         case .quiet(let on):
