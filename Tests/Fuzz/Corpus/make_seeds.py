@@ -105,6 +105,12 @@ for i, line in enumerate([
     '{"type":"bell","id":9}', '{"type":"bell.read","id":10,"notification":"n3"}', '{"type":"bell.readAll","id":11}',
     '{"type":"follow","id":12,"user":"bob"}', '{"type":"react","id":13,"message":"m41","emoji":"\\ud83d\\udc4d"}',
     '{"type":"scene","id":14,"scene":"tab","tab":"chats"}', '{"type":"nope","id":15}', '{"id":16}', '[1,2]',
+    '{"type":"users","id":18,"cursor":"bob","text":"Ca","limit":50}',
+    '{"type":"typing.start","id":19,"conversation":"c1"}', '{"type":"typing.stop","id":20,"conversation":"c1"}',
+    '{"type":"message.edit","id":21,"message":"m41","text":"fixed"}', '{"type":"message.unsend","id":22,"message":"m41"}',
+    '{"type":"mute","id":23,"conversation":"c1","minutes":60}', '{"type":"mute","id":24,"conversation":"c1","until":1763803600000}',
+    '{"type":"mute","id":25,"conversation":"c1","until":5,"minutes":5}', '{"type":"unmute","id":26,"conversation":"c1"}',
+    '{"type":"quiet","id":27,"on":true}', '{"type":"markUnread","id":28,"conversation":"c1"}',
 ]):
     write(req, "%02d" % i, line.encode())
 
