@@ -10,7 +10,9 @@
 #    full_page_writes at their defaults (on). shared_preload_libraries=pg_stat_statements (track=top,
 #    track_utility=on: BEGIN, COMMIT and SAVEPOINT count as statements); the extension is created in the
 #    `postgres` database only, whose view shows every database's statements (dbid). Stopped and deleted on exit.
-# 3. Setups, every node `herald-server serve --threads 1` with the abuse limits off (FLAGS below):
+# 3. Setups, every node `herald-server serve --threads 1` with the abuse limits off (FLAGS below; among them the
+#    per-connection pipelining limit, 8 unanswered requests by default, raised to 256 so that herald-bench's --inflight
+#    window is what the server sees: with the default a lone sender's "32 in flight" was 8):
 #    - sqlite: one node, --db FILE, a fresh file in a temp dir per run (same disk as the cluster);
 #    - pg1:    one node, --store postgres://herald@127.0.0.1:PORT/DB, a fresh database per run (createdb);
 #    - pg2:    two nodes on one fresh database; herald-bench --url A --url2 B: connections alternate between the
@@ -81,7 +83,7 @@ declare -A ARGS=(
   [chat5000typing]=${CHAT_TYPING_ARGS:-"chat -u 5000 --per-user 1 --typing"}
 )
 LISTEN_CHANNELS=${LISTEN_CHANNELS:-"herald_wake"}
-FLAGS="--sync-send-rate 0 --handshake-rate-per-ip 0 --max-connections-per-ip 0"
+FLAGS="--sync-send-rate 0 --handshake-rate-per-ip 0 --max-connections-per-ip 0 --max-unanswered-requests 256"
 PGBIN=${HERALD_PG_BIN:-/usr/lib/postgresql/15/bin}
 while getopts "r:o:" o; do
   case $o in r) ROUNDS=$OPTARG ;; o) OUT=$OPTARG ;; *) sed -n 2,55p "$0"; exit 2 ;; esac

@@ -16,9 +16,10 @@ struct PostgresStreamRun: Equatable, Sendable {
 }
 
 /// What the open transaction wrote, held in memory and written once, just before COMMIT: its messages with their
-/// counters, and per user one head and (usually) one run however many events the batch gave them, every body in one
-/// statement, and one wake-up row with one NOTIFY for the other nodes. A group of 1,000 receiving 32 messages in one
-/// batch costs 1,000 run rows and 1,000 head updates, not 32,000 of each.
+/// counters, and per user (usually) one run however many events the batch gave them, every body in one statement, and
+/// one wake-up row with one NOTIFY for the other nodes. A group of 1,000 receiving 32 messages in one batch costs 1,000
+/// run rows, not 32,000. Heads are not written: a user's head is the end of their newest run (``PostgresStore``
+/// keeps `event_heads` only for users whose runs were all pruned).
 ///
 /// A head is read the first time the transaction touches a user (from memory when nobody else wrote since this
 /// store's last commit); the nodes' write lock, held until COMMIT, keeps every other writer out meanwhile.
@@ -42,6 +43,9 @@ struct PendingStreams {
     /// transaction touched so far.
     private(set) var unwrittenUsers: [String] = []
     private var unwritten: Set<String> = []
+    /// How many of each user's ``runs`` are in the database already: those are updated when they grow, the others
+    /// inserted (a plain INSERT, the cheap path, unless a read inside the transaction wrote some early).
+    private(set) var storedRuns: [String: Int] = [:]
     /// Requests for other nodes (push, clear, sign-out), delivered with the wake-up after COMMIT.
     private(set) var signals: [String] = []
     /// Messages sent in this transaction, in id order (the ids were taken after the write lock, so they are above every
@@ -61,7 +65,7 @@ struct PendingStreams {
         case body
         case signal
         case message(String)
-        case written(bodies: Int, messages: Int, users: [String])
+        case written(bodies: Int, messages: Int, users: [String], storedRuns: [String: Int?])
     }
     private var journal: [Undo] = []
 
@@ -93,11 +97,12 @@ struct PendingStreams {
             case .message(let key):
                 messages.removeLast()
                 messageIndex[key] = nil
-            case .written(let bodyCount, let messageCount, let users):
+            case .written(let bodyCount, let messageCount, let users, let runCounts):
                 writtenBodies = bodyCount
                 writtenMessages = messageCount
                 unwrittenUsers = users
                 unwritten = Set(users)
+                for (user, count) in runCounts { storedRuns[user] = count }
             }
         }
     }
@@ -156,7 +161,14 @@ struct PendingStreams {
 
     /// Everything up to now is in the database: the messages, and with `streams` the bodies, heads and runs.
     mutating func markWritten(streams: Bool) {
-        journal.append(.written(bodies: writtenBodies, messages: writtenMessages, users: unwrittenUsers))
+        var runCounts: [String: Int?] = [:]
+        if streams {
+            for user in unwrittenUsers {
+                runCounts[user] = .some(storedRuns[user])
+                storedRuns[user] = runs[user]?.count ?? 0
+            }
+        }
+        journal.append(.written(bodies: writtenBodies, messages: writtenMessages, users: unwrittenUsers, storedRuns: runCounts))
         writtenMessages = messages.count
         guard streams else { return }
         writtenBodies = bodies.count
@@ -164,18 +176,30 @@ struct PendingStreams {
         unwritten.removeAll(keepingCapacity: true)
     }
 
-    /// The runs of `users` as parallel arrays (the statement's `unnest` parameters).
-    func runColumns(of users: [String]) -> (users: [String], firstSeqs: [Int64], firstBodies: [Int64], counts: [Int64], createdAt: [Int64]) {
-        var columns: (users: [String], firstSeqs: [Int64], firstBodies: [Int64], counts: [Int64], createdAt: [Int64]) = ([], [], [], [], [])
+    /// The runs of `users` as parallel arrays (the statement's `unnest` parameters); `stored` is 1 for a run that is in
+    /// the database already.
+    func runColumns(of users: [String]) -> RunColumns {
+        var columns = RunColumns()
         for user in users {
-            for run in runs[user] ?? [] {
+            let stored = storedRuns[user] ?? 0
+            for (index, run) in (runs[user] ?? []).enumerated() {
                 columns.users.append(user)
                 columns.firstSeqs.append(run.firstSeq)
                 columns.firstBodies.append(run.firstBody)
                 columns.counts.append(run.count)
                 columns.createdAt.append(run.createdAt)
+                columns.stored.append(index < stored ? 1 : 0)
             }
         }
         return columns
+    }
+
+    struct RunColumns {
+        var users: [String] = []
+        var firstSeqs: [Int64] = []
+        var firstBodies: [Int64] = []
+        var counts: [Int64] = []
+        var createdAt: [Int64] = []
+        var stored: [Int64] = []
     }
 }

@@ -17,7 +17,13 @@ extension PostgresSchema {
     /// Errors are raised, so the caller's transaction fails with them: `no_data_found` (unknown conversation),
     /// `insufficient_privilege` (the sender is not a participant), `unique_violation` (the client message id was used
     /// in another conversation), `invalid_parameter_value` (neither text nor image).
-    static let sendMessageMigration = """
+    static let sendMessageMigration = publishedClaimsTable + sendMessageFunction(create: "CREATE FUNCTION", appendToStreams: lockedHeads)
+
+    /// Migration 10: the batch flush writes runs only, so a head is derived from the newest run (`event_heads` keeps
+    /// only the heads of users whose runs were all pruned); the function reads heads the same way.
+    static let derivedHeadsMigration = sendMessageFunction(create: "CREATE OR REPLACE FUNCTION", appendToStreams: derivedHeads)
+
+    private static let publishedClaimsTable = """
 
         -- Which node schedules the pushes of a message published in SQL: the first to insert its row.
         CREATE TABLE published_claims (
@@ -26,7 +32,13 @@ extension PostgresSchema {
             claimed_at bigint NOT NULL
         );
 
-        CREATE FUNCTION herald_send_message(
+        """
+
+    /// The function as migration 6 created it, with `appendToStreams` (the SQL that takes a body id, stores the body and
+    /// sets `receivers` and `seqs`) in its middle.
+    private static func sendMessageFunction(create: String, appendToStreams: String) -> String {
+        """
+        \(create) herald_send_message(
             conversation text, sender text, client_message_id text, message_text text DEFAULT NULL, image_url text DEFAULT NULL
         ) RETURNS TABLE (message_id text, duplicate boolean) LANGUAGE plpgsql AS $$
         #variable_conflict use_variable
@@ -91,16 +103,7 @@ extension PostgresSchema {
                     'kind', CASE WHEN image_url IS NULL THEN 'text' ELSE 'image' END, 'text', message_text, 'imageURL', image_url,
                     'clientMessageId', client_message_id, 'createdAt', now_ms)))::text, 'UTF8');
 
-            -- Heads in user order, like every writer, so two writers of the same users never deadlock.
-            INSERT INTO event_heads (user_id, last_seq) SELECT unnest(members), 0 ON CONFLICT (user_id) DO NOTHING;
-            PERFORM 1 FROM event_heads h WHERE h.user_id = ANY (members) ORDER BY h.user_id FOR UPDATE;
-            body_id := nextval(pg_get_serial_sequence('event_bodies', 'id'));
-            INSERT INTO event_bodies (id, created_at, payload) VALUES (body_id, now_ms, payload);
-            WITH moved AS (
-                UPDATE event_heads h SET last_seq = h.last_seq + 1 WHERE h.user_id = ANY (members)
-                RETURNING h.user_id, h.last_seq
-            )
-            SELECT array_agg(m.user_id ORDER BY m.user_id), array_agg(m.last_seq ORDER BY m.user_id) INTO receivers, seqs FROM moved m;
+        \(appendToStreams)
             INSERT INTO stream_runs (user_id, first_seq, first_body, count, created_at)
                 SELECT r.user_id, r.seq, body_id, 1, now_ms FROM unnest(receivers, seqs) AS r(user_id, seq);
             INSERT INTO stream_wakeups (node_id, created_at, users, first_seqs, first_bodies, counts, signals, generation)
@@ -111,5 +114,33 @@ extension PostgresSchema {
             RETURN QUERY SELECT 'm' || stored_id, false;
         END
         $$;
+        """
+    }
+
+    /// Migration 6's stream append: heads kept in `event_heads`, locked in user order and bumped.
+    private static let lockedHeads = """
+            -- Heads in user order, like every writer, so two writers of the same users never deadlock.
+            INSERT INTO event_heads (user_id, last_seq) SELECT unnest(members), 0 ON CONFLICT (user_id) DO NOTHING;
+            PERFORM 1 FROM event_heads h WHERE h.user_id = ANY (members) ORDER BY h.user_id FOR UPDATE;
+            body_id := nextval(pg_get_serial_sequence('event_bodies', 'id'));
+            INSERT INTO event_bodies (id, created_at, payload) VALUES (body_id, now_ms, payload);
+            WITH moved AS (
+                UPDATE event_heads h SET last_seq = h.last_seq + 1 WHERE h.user_id = ANY (members)
+                RETURNING h.user_id, h.last_seq
+            )
+            SELECT array_agg(m.user_id ORDER BY m.user_id), array_agg(m.last_seq ORDER BY m.user_id) INTO receivers, seqs FROM moved m;
+        """
+
+    private static let derivedHeads = """
+            -- The next seq of every member: one past the end of their newest run (or their saved head when
+            -- every run was pruned), as the Swift path reads it (PostgresStore.derivedHead); the write lock
+            -- keeps every other writer out.
+            body_id := nextval(pg_get_serial_sequence('event_bodies', 'id'));
+            INSERT INTO event_bodies (id, created_at, payload) VALUES (body_id, now_ms, payload);
+            SELECT array_agg(m.user_id ORDER BY m.user_id),
+                   array_agg(greatest((SELECT h.last_seq FROM event_heads h WHERE h.user_id = m.user_id),
+                                      (SELECT r.first_seq + r.count - 1 FROM stream_runs r WHERE r.user_id = m.user_id
+                                       ORDER BY r.first_seq DESC LIMIT 1), 0) + 1 ORDER BY m.user_id)
+            INTO receivers, seqs FROM unnest(members) AS m(user_id);
         """
 }

@@ -288,5 +288,7 @@ enum PostgresSchema {
         ALTER TABLE messages ADD COLUMN edited_at bigint;
         ALTER TABLE messages ADD COLUMN unsent_at bigint;
         """,
+        // 10: heads derived from the newest run; `herald_send_message` reads them so (PostgresSchema+SendMessage.swift).
+        derivedHeadsMigration,
     ]
 }

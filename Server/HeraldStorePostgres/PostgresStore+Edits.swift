@@ -26,8 +26,7 @@ extension PostgresStore {
             try writePending()
             guard let unsent = try connection.queryFirst(
                 "UPDATE messages SET unsent_at = $2, text = NULL, image_url = NULL WHERE id = $1 AND unsent_at IS NULL RETURNING \(Self.messageColumns)",
-                .int(key), .int(now)
-            ) { row in Self.messageRecord(row, from: 0) },
+                .int(key), .int(now), row: { row in Self.messageRecord(row, from: 0) }),
                 let conversationKey = RecordID.parse(RecordID.conversation, unsent.conversation)
             else { return nil }
             // unread(u, c) = message_count - sent_count - read_count: the message stops counting for everyone (the

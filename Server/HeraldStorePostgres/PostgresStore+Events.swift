@@ -8,7 +8,7 @@ extension PostgresStore {
     }
 
     /// Hands each user the next seq of their stream from the transaction's heads (``PendingStreams``); the
-    /// body, the heads and the runs are written once per transaction, just before COMMIT. After the first event of a
+    /// body and the runs are written once per transaction, just before COMMIT. After the first event of a
     /// batch for a group, another one costs no round trip at all.
     public func appendEvent(users: [String], payload: [UInt8], now: Int64) throws -> [Int64] {
         guard !users.isEmpty else { return [] }
@@ -49,7 +49,16 @@ extension PostgresStore {
 
     public func latestSeq(user: String) throws -> Int64 {
         if let head = pending.heads[user] { return head }
-        return try connection.scalar("SELECT last_seq FROM event_heads WHERE user_id = $1", .text(user)) ?? 0
+        return try connection.scalar("SELECT \(Self.derivedHead("$1"))", .text(user)) ?? 0
+    }
+
+    /// A user's head as SQL: the end of their newest run, or the head saved in `event_heads` when every run of theirs
+    /// was pruned (R3: seqs never restart). The batch flush writes runs only, so a head costs no row of its own.
+    static func derivedHead(_ user: String) -> String {
+        """
+        greatest((SELECT last_seq FROM event_heads WHERE user_id = \(user)),
+                 (SELECT first_seq + count - 1 FROM stream_runs WHERE user_id = \(user) ORDER BY first_seq DESC LIMIT 1), 0)
+        """
     }
 
     public func oldestRetainedSeq(user: String) throws -> Int64 {
@@ -57,8 +66,7 @@ extension PostgresStore {
         // One statement is one snapshot: the minimum and the head agree.
         return try connection.scalar(
             """
-            SELECT coalesce((SELECT min(first_seq) FROM stream_runs WHERE user_id = $1),
-                            (SELECT last_seq FROM event_heads WHERE user_id = $1) + 1, 1)
+            SELECT coalesce((SELECT min(first_seq) FROM stream_runs WHERE user_id = $1), \(Self.derivedHead("$1")) + 1)
             """, .text(user)) ?? 1
     }
 
@@ -67,6 +75,14 @@ extension PostgresStore {
     @discardableResult
     public func pruneEvents(olderThan cutoff: Int64, keepAtLeast: Int) throws -> Int {
         try transaction {
+            // The heads of users who may lose their newest run are saved first.
+            try connection.execute(
+                """
+                INSERT INTO event_heads (user_id, last_seq)
+                SELECT r.user_id, max(r.first_seq + r.count - 1) FROM stream_runs r
+                WHERE r.user_id IN (SELECT user_id FROM stream_runs WHERE created_at < $1) GROUP BY r.user_id
+                ON CONFLICT (user_id) DO UPDATE SET last_seq = greatest(event_heads.last_seq, excluded.last_seq)
+                """, .int(cutoff))
             let deleted = try connection.scalar(
                 """
                 WITH gone AS (
@@ -117,7 +133,7 @@ extension PostgresStore {
         }
         guard !missing.isEmpty else { return }
         for (user, head) in try connection.query(
-            "SELECT user_id, last_seq FROM event_heads WHERE user_id = ANY ($1)", .textArray(missing), row: { row in (row.text(0), row.int(1)) })
+            "SELECT u, \(Self.derivedHead("u")) FROM unnest($1::text[]) AS u", .textArray(missing), row: { row in (row.text(0), row.int(1)) })
         {
             pending.load(user, head: head)
         }
@@ -131,63 +147,67 @@ extension PostgresStore {
     }
 
     /// Writes the transaction's messages and their counters before a read that must count or list them; with
-    /// `streams`, also the bodies, heads and runs not written yet.
+    /// `streams`, also the bodies and runs not written yet.
     func writePending(streams: Bool = false) throws(StoreError) {
         let messagesUnwritten = pending.writtenMessages < pending.messages.count
         guard messagesUnwritten || (streams && pending.hasUnwritten) else { return }
         try writePendingStreams(wakeUp: false, streams: streams)
     }
 
-    /// Writes the transaction's messages (with their counters) and, with `streams`, the bodies, heads and runs not
-    /// written yet, in one statement. With `wakeUp` (just before COMMIT) it also stores the wake-up row (every run of
-    /// the transaction and every signal for other nodes) and sends its one NOTIFY, which PostgreSQL delivers to the
+    /// Writes the transaction's messages (with their counters) and, with `streams`, the bodies and runs not written
+    /// yet, in one statement. With `wakeUp` (just before COMMIT) it also stores the wake-up row (every run of the
+    /// transaction and every signal for other nodes) and sends its one NOTIFY, which PostgreSQL delivers to the
     /// listening nodes only if the transaction commits.
     func writePendingStreams(wakeUp: Bool, streams: Bool = true) throws(StoreError) {
         guard !pending.isEmpty else { return }
         let fresh = streams ? pending.bodies[pending.writtenBodies...] : []
         let messages = pending.messages[pending.writtenMessages...]
         let conversations = messages.map { RecordID.parse(RecordID.conversation, $0.conversation) ?? 0 }
-        let changedUsers = streams ? pending.unwrittenUsers : []
-        let runs = pending.runColumns(of: changedUsers)
-        let heads = changedUsers.map { pending.heads[$0] ?? 0 }
+        let runs = pending.runColumns(of: streams ? pending.unwrittenUsers : [])
         let all = wakeUp ? pending.runColumns(of: pending.movedHeads) : runs
         let wake = wakeUp && (!all.users.isEmpty || !pending.signals.isEmpty)
+        // New runs are plain inserts: a run another writer stored under the same seq (this node's idea of a head was
+        // wrong) fails the statement on the primary key. A run written earlier in this transaction is updated, and only
+        // if its first body is still this transaction's.
         let runsWritten = try connection.scalar(
             """
             WITH stored AS (
                 INSERT INTO messages (id, conversation_id, sender_id, client_message_id, kind, text, image_url, created_at)
-                SELECT * FROM unnest($14::bigint[], $15::bigint[], $16::text[], $17::text[], $18::bigint[], $19::text[], $20::text[], $21::bigint[])
+                SELECT * FROM unnest($13::bigint[], $14::bigint[], $15::text[], $16::text[], $17::bigint[], $18::text[], $19::text[], $20::bigint[])
             ), counted AS (
                 UPDATE conversations c SET message_count = c.message_count + v.sent, last_activity = greatest(c.last_activity, v.at)
                 FROM (SELECT m.conversation_id, count(*) AS sent, max(m.created_at) AS at
-                      FROM unnest($15::bigint[], $21::bigint[]) AS m(conversation_id, created_at) GROUP BY 1) v
+                      FROM unnest($14::bigint[], $20::bigint[]) AS m(conversation_id, created_at) GROUP BY 1) v
                 WHERE c.id = v.conversation_id
             ), senders AS (
                 UPDATE participants p SET sent_count = p.sent_count + v.sent
                 FROM (SELECT m.conversation_id, m.sender_id, count(*) AS sent
-                      FROM unnest($15::bigint[], $16::text[]) AS m(conversation_id, sender_id) GROUP BY 1, 2) v
+                      FROM unnest($14::bigint[], $15::text[]) AS m(conversation_id, sender_id) GROUP BY 1, 2) v
                 WHERE p.conversation_id = v.conversation_id AND p.user_id = v.sender_id
             ), bodies AS (
                 INSERT INTO event_bodies (id, created_at, payload) SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bytea[])
-            ), heads AS (
-                INSERT INTO event_heads (user_id, last_seq) SELECT * FROM unnest($4::text[], $5::bigint[])
-                ON CONFLICT (user_id) DO UPDATE SET last_seq = excluded.last_seq
             ), runs AS (
+                SELECT * FROM unnest($4::text[], $5::bigint[], $6::bigint[], $7::bigint[], $8::bigint[], $9::bigint[])
+                    AS r(user_id, first_seq, first_body, count, created_at, stored)
+            ), inserted AS (
                 INSERT INTO stream_runs (user_id, first_seq, first_body, count, created_at)
-                SELECT * FROM unnest($6::text[], $7::bigint[], $8::bigint[], $9::bigint[], $10::bigint[])
-                ON CONFLICT (user_id, first_seq) DO UPDATE SET count = excluded.count, created_at = excluded.created_at
-                WHERE stream_runs.first_body = excluded.first_body
+                SELECT user_id, first_seq, first_body, count, created_at FROM runs WHERE stored = 0
+                RETURNING 1
+            ), grown AS (
+                UPDATE stream_runs s SET count = r.count, created_at = r.created_at FROM runs r
+                WHERE r.stored = 1 AND s.user_id = r.user_id AND s.first_seq = r.first_seq AND s.first_body = r.first_body
                 RETURNING 1
             ), wake AS (
                 INSERT INTO stream_wakeups (node_id, created_at, users, first_seqs, first_bodies, counts, signals, generation)
-                SELECT $11, \(Self.databaseNow), $22, $23, $24, $25, $12, $26 WHERE $13
+                SELECT $10, \(Self.databaseNow), $21, $22, $23, $24, $11, $25 WHERE $12
                 RETURNING id
             )
-            SELECT (SELECT count(*) FROM runs), (SELECT pg_notify('\(Self.wakeChannel)', id::text || ' ' || $11) FROM wake)
+            SELECT (SELECT count(*) FROM inserted) + (SELECT count(*) FROM grown),
+                   (SELECT pg_notify('\(Self.wakeChannel)', id::text || ' ' || $10) FROM wake)
             """,
             .intArray(fresh.map(\.id)), .intArray(fresh.map(\.createdAt)), .blobArray(fresh.map(\.payload)),
-            .textArray(changedUsers), .intArray(heads),
-            .textArray(runs.users), .intArray(runs.firstSeqs), .intArray(runs.firstBodies), .intArray(runs.counts), .intArray(runs.createdAt),
+            .textArray(runs.users), .intArray(runs.firstSeqs), .intArray(runs.firstBodies), .intArray(runs.counts),
+            .intArray(runs.createdAt), .intArray(runs.stored),
             .text(clusterNode ?? ""), .textArray(pending.signals), .bool(wake),
             .intArray(messages.map(\.order)), .intArray(conversations), .textArray(messages.map(\.sender)),
             .textArray(messages.map(\.clientMessageId)), .intArray(messages.map(\.kind.rawValue)), .optionalTextArray(messages.map(\.text)),
@@ -195,8 +215,8 @@ extension PostgresStore {
             .textArray(all.users), .intArray(all.firstSeqs), .intArray(all.firstBodies), .intArray(all.counts),
             .int(transactionGeneration ?? 0))
         // A run is only ever rewritten by the transaction that began it (its first body is this transaction's): a
-        // run another writer stored under the same seq means this node's idea of a head was wrong. Then nothing may be
-        // committed; the caller's transaction fails and the next one starts from the database.
+        // run another writer moved means this node's idea of a head was wrong. Then nothing may be committed; the
+        // caller's transaction fails and the next one starts from the database.
         guard runsWritten == Int64(runs.users.count) else {
             throw StoreError(kind: .busy, message: "a stream head moved under this node (\(runsWritten ?? 0) of \(runs.users.count) runs written)")
         }

@@ -48,9 +48,14 @@ extension PostgresStore {
     /// The next message id, from a block taken in this transaction (after its write lock).
     private func nextMessageID() throws(StoreError) -> Int64 {
         if messageIDPool.isEmpty {
-            messageIDPool = try connection.query(
-                "SELECT nextval(pg_get_serial_sequence('messages', 'id')) FROM generate_series(1, $1) ORDER BY 1 DESC", .int(64)
-            ) { row in row.int(0) }
+            // One nextval and one setval take the whole block: every other taker of message ids (another node's
+            // block, `herald_send_message`) holds the write lock too, so nobody draws between the two.
+            let block: Int64 = 64
+            guard let last = try connection.scalar(
+                "SELECT setval(pg_get_serial_sequence('messages', 'id'), nextval(pg_get_serial_sequence('messages', 'id')) + $1)",
+                .int(block - 1))
+            else { throw StoreError(kind: .other, message: "no message id was reserved") }
+            messageIDPool = Array(stride(from: last, through: last - block + 1, by: -1))
         }
         guard let id = messageIDPool.popLast() else { throw StoreError(kind: .other, message: "no message id was reserved") }
         return id

@@ -144,6 +144,22 @@ struct HardeningLimitsTests {
         #expect(try alice.request(#"{"type":"send","conversation":"\#(c)","clientMessageId":"b","text":"\#(String(repeating: "x", count: 100))"}"#).ok)
     }
 
+    @Test("--max-unanswered-requests: 0 is refused at start; with 64, 64 sends pipelined on one connection are all stored and answered in order")
+    func maxUnansweredRequests() throws {
+        let refused = try runToCompletion(ServerHarness.binaryPath(), ["serve", "--max-unanswered-requests", "0"], timeout: .seconds(30))
+        #expect(refused.status != 0 && refused.standardError.contains("max-unanswered-requests"), "\(refused.standardError)")
+        let server = try ServerHarness.start(["--max-unanswered-requests", "64", "--sync-send-rate", "0"])
+        defer { server.stop() }
+        let alice = try SyncTestClient(port: server.port, token: try Hardening.token(server, "alice"))
+        _ = try Hardening.token(server, "bob")
+        try alice.request(#"{"type":"sync"}"#)
+        let c = try #require(try alice.request(#"{"type":"dm","user":"bob"}"#).conversation?.id)
+        for n in 0..<64 { try alice.sendRaw(#"{"type":"send","id":\#(100 + n),"conversation":"\#(c)","clientMessageId":"p\#(n)","text":"n\#(n)"}"#) }
+        for n in 0..<64 { #expect(try alice.response(id: 100 + n).ok) }
+        let history = try alice.request(#"{"type":"history","conversation":"\#(c)","limit":100}"#)
+        #expect(history.messages?.map(\.text) == (0..<64).reversed().map { "n\($0)" })  // newest first
+    }
+
     @Test("`serve --help` lists every new limit with its HERALD_* variable")
     func helpListsLimits() throws {
         let process = Process()

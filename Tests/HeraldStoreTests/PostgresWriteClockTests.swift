@@ -29,4 +29,32 @@ struct PostgresWriteClockTests {
         #expect(try a.appendEvent(user: "alice", payload: [3], now: 3) == 3)
         #expect(try a.events(user: "alice", after: 0, limit: 10).map(\.payload) == [[1], [2], [3]])
     }
+
+    @Test("R3: a head is the end of the newest run, with no row of its own; pruning every run saves it, so a node with nothing in memory goes on after it")
+    func headsSurvivePruning() throws {
+        let (url, a) = try postgresStoreWithUsers()
+        for index in 0..<5 { _ = try a.appendEvent(users: ["alice", "bob"], payload: [UInt8(index)], now: Int64(index)) }
+        #expect(try PostgresCluster.run("SELECT count(*) FROM event_heads", database: url) == [["0"]])
+        #expect(try PostgresStore(url: url).latestSeq(user: "alice") == 5)
+        _ = try a.pruneEvents(olderThan: .max, keepAtLeast: 0)
+        #expect(try PostgresCluster.run("SELECT count(*) FROM stream_runs", database: url) == [["0"]])
+        let b = try PostgresStore(url: url)
+        #expect(try b.latestSeq(user: "alice") == 5)
+        #expect(try b.oldestRetainedSeq(user: "alice") == 6)
+        #expect(try b.appendEvent(users: ["bob", "alice"], payload: [9], now: 9) == [6, 6])
+        #expect(try a.appendEvent(user: "alice", payload: [10], now: 10) == 7)
+    }
+
+    @Test("R3: herald_send_message goes on from the heads the batch path left in its runs, and the batch path goes on after it")
+    func sqlPublishContinuesStreams() throws {
+        let (url, a) = try postgresStoreWithUsers()
+        let conversation = try a.createGroup(title: "g", creator: "alice", members: ["bob"], now: 1)
+        for index in 0..<3 { _ = try a.appendEvent(users: ["alice", "bob"], payload: [UInt8(index)], now: Int64(index)) }
+        _ = try PostgresCluster.run(
+            "SELECT * FROM herald_send_message(conversation => '\(conversation.id)', sender => 'alice', client_message_id => 'sql-1', message_text => 'hi')",
+            database: url)
+        #expect(try a.latestSeq(user: "bob") == 4)
+        #expect(try a.appendEvent(user: "bob", payload: [5], now: 5) == 5)
+        #expect(try a.events(user: "bob", after: 3, limit: 10).map(\.seq) == [4, 5])
+    }
 }

@@ -96,6 +96,9 @@ extension HeraldServerOptions {
                 "/sync ack, bell.read and bell.readAll requests per second per user (burst: 10 s worth); 0 = unlimited."),
             .rate("sync-scene-rate", \.syncSceneRate, "/sync scene reports per second per user (burst: 10 s worth); 0 = unlimited."),
             .integer("max-text-bytes", \.maxTextBytes, "Longest /sync message text in UTF-8 bytes; longer is too_large."),
+            .positiveInteger(
+                "max-unanswered-requests", \.maxUnansweredRequests,
+                "/sync requests one connection may have pipelined without answers; past it the server stops reading it until answers catch up."),
             .optionalInteger(
                 "max-queued-bytes", \.maxQueuedBytes,
                 "Bytes queued per connection before a receiver that stopped reading is closed (it resumes on reconnect).", default: "4194304"),
