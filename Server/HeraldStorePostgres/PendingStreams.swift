@@ -28,24 +28,33 @@ struct PostgresStreamRun: Equatable, Sendable {
 /// back to the mark taken when it began. A request's savepoint costs what the request changed, not a copy of the whole
 /// batch (a batch of 5,000 sends would otherwise copy 5,000 entries per send).
 struct PendingStreams {
-    /// Users whose stream this transaction touched, with the last seq handed out.
-    private(set) var heads: [String: Int64] = [:]
+    /// One user's stream in this transaction: everything about it behind one dictionary lookup, since a fan-out
+    /// appends to every member's stream per message.
+    struct UserStream {
+        /// The last seq handed out.
+        var head: Int64
+        /// This transaction's runs, in seq order.
+        var runs: [PostgresStreamRun] = []
+        /// How many of ``runs`` are in the database already: those are updated when they grow, the others inserted
+        /// (a plain INSERT, the cheap path, unless a read inside the transaction wrote some early).
+        var storedRuns = 0
+        /// Whether it changed since it was last written.
+        var unwritten = false
+    }
+
+    /// Users whose stream this transaction touched.
+    private(set) var streams: [String: UserStream] = [:]
     /// Users whose head moved, in the order they first did.
     private(set) var movedHeads: [String] = []
-    /// Each user's runs in this transaction, in seq order.
-    private(set) var runs: [String: [PostgresStreamRun]] = [:]
     /// Bodies to insert: id, creation time and payload, in id order.
     private(set) var bodies: [(id: Int64, createdAt: Int64, payload: [UInt8])] = []
     /// How many of ``bodies`` are in the database already (written early for a read inside the transaction).
     private(set) var writtenBodies = 0
-    /// Users whose head or runs changed since they were last written, in the order they changed: a write inside the
+    /// Users whose runs changed since they were last written, in the order they changed: a write inside the
     /// transaction writes only these, so each row is written once per write, not once per write for every user the
-    /// transaction touched so far.
+    /// transaction touched so far. (After a rollback it may name a user whose runs are back as written: rewriting
+    /// those is harmless.)
     private(set) var unwrittenUsers: [String] = []
-    private var unwritten: Set<String> = []
-    /// How many of each user's ``runs`` are in the database already: those are updated when they grow, the others
-    /// inserted (a plain INSERT, the cheap path, unless a read inside the transaction wrote some early).
-    private(set) var storedRuns: [String: Int] = [:]
     /// Requests for other nodes (push, clear, sign-out), delivered with the wake-up after COMMIT.
     private(set) var signals: [String] = []
     /// Messages sent in this transaction, in id order (the ids were taken after the write lock, so they are above every
@@ -56,16 +65,15 @@ struct PendingStreams {
     /// How many of ``messages`` are in the database already.
     private(set) var writtenMessages = 0
 
-    /// One change and what it replaced.
+    /// One change, undone in reverse order.
     private enum Undo {
-        case head(String, Int64?)
-        case movedHead
-        case runs(String, [PostgresStreamRun]?)
-        case unwritten(String)
+        /// One body appended to these users' streams (each got the next seq).
+        case append([String])
         case body
         case signal
         case message(String)
-        case written(bodies: Int, messages: Int, users: [String], storedRuns: [String: Int?])
+        /// What ``markWritten(streams:)`` replaced: `storedRuns[i]` is the stored run count of `users[i]` before.
+        case written(bodies: Int, messages: Int, users: [String], storedRuns: [Int])
     }
     private var journal: [Undo] = []
 
@@ -73,6 +81,12 @@ struct PendingStreams {
 
     /// Whether something is not in the database yet (what a read inside the transaction must see first).
     var hasUnwritten: Bool { writtenBodies < bodies.count || !unwrittenUsers.isEmpty || writtenMessages < messages.count }
+
+    /// The last seq handed out to `user`, when this transaction has loaded their stream.
+    func head(of user: String) -> Int64? { streams[user]?.head }
+
+    /// Whether this transaction appended to `user`'s stream.
+    func hasRuns(of user: String) -> Bool { streams[user].map { !$0.runs.isEmpty } ?? false }
 
     /// The R4 key of a message.
     static func messageKey(sender: String, clientMessageId: String) -> String { sender + "\u{0}" + clientMessageId }
@@ -86,25 +100,40 @@ struct PendingStreams {
     mutating func rollback(to mark: Int) {
         while journal.count > mark, let undo = journal.popLast() {
             switch undo {
-            case .head(let user, let previous): heads[user] = previous
-            case .movedHead: movedHeads.removeLast()
-            case .runs(let user, let previous): runs[user] = previous
-            case .unwritten(let user):
-                unwritten.remove(user)
-                unwrittenUsers.removeLast()
+            case .append(let users):
+                for user in users.reversed() { undoAppend(user) }
             case .body: bodies.removeLast()
             case .signal: signals.removeLast()
             case .message(let key):
                 messages.removeLast()
                 messageIndex[key] = nil
-            case .written(let bodyCount, let messageCount, let users, let runCounts):
+            case .written(let bodyCount, let messageCount, let users, let storedRuns):
                 writtenBodies = bodyCount
                 writtenMessages = messageCount
+                // Users changed after the write had their appends undone already: back as written.
+                for user in unwrittenUsers { streams[user]?.unwritten = false }
                 unwrittenUsers = users
-                unwritten = Set(users)
-                for (user, count) in runCounts { storedRuns[user] = count }
+                for (user, count) in zip(users, storedRuns) {
+                    streams[user]?.unwritten = true
+                    streams[user]?.storedRuns = count
+                }
             }
         }
+    }
+
+    /// Takes back the newest append to `user`'s stream (appends are undone newest first, so it is the end of their
+    /// last run). A run that shrinks keeps its newer `createdAt`: pruning then keeps it a little longer, nothing worse.
+    private mutating func undoAppend(_ user: String) {
+        guard var stream = streams[user], let last = stream.runs.last else { return }
+        stream.head -= 1
+        if last.count > 1 {
+            stream.runs[stream.runs.count - 1].count -= 1
+        } else {
+            stream.runs.removeLast()
+            // Its head moved first with this append: it is the newest of the moved heads.
+            if stream.runs.isEmpty, movedHeads.last == user { movedHeads.removeLast() }
+        }
+        streams[user] = stream
     }
 
     // MARK: - Changes
@@ -112,32 +141,47 @@ struct PendingStreams {
     /// The head of a user this transaction had not touched, as the database has it (not journaled: a rollback
     /// leaves it true).
     mutating func load(_ user: String, head: Int64) {
-        if heads[user] == nil { heads[user] = head }
+        if streams[user] == nil { streams[user] = UserStream(head: head) }
     }
 
-    /// Hands `user` the next seq for body `body`; the head must be loaded and below `Int64.max`.
-    mutating func append(_ user: String, body: Int64, at now: Int64) -> Int64? {
-        guard let head = heads[user], head < .max else { return nil }
-        let seq = head + 1
-        journal.append(.head(user, head))
-        heads[user] = seq
-        if unwritten.insert(user).inserted {
-            unwrittenUsers.append(user)
-            journal.append(.unwritten(user))
+    /// Hands every user in `users` the next seq of their stream for body `body`, into `seqs`. Each stream must be
+    /// loaded and more than `users.count` below `Int64.max` (checked by the caller before anything changes).
+    mutating func append(_ users: [String], body: Int64, at now: Int64, seqs: inout [Int64]) {
+        journal.append(.append(users))
+        for user in users {
+            var change = AppendChange()
+            // One lookup per user: the stream is changed in place.
+            Self.append(to: &streams[user, default: UserStream(head: 0)], body: body, at: now, change: &change)
+            if change.firstChange { unwrittenUsers.append(user) }
+            if change.firstRun { movedHeads.append(user) }
+            seqs.append(change.seq)
         }
-        let previous = runs[user]
-        journal.append(.runs(user, previous))
-        if previous == nil {
-            movedHeads.append(user)
-            journal.append(.movedHead)
-            runs[user] = [PostgresStreamRun(firstSeq: seq, firstBody: body, count: 1, createdAt: now)]
-        } else if let last = previous?.last, last.continues(seq: seq, body: body) {
-            runs[user]![runs[user]!.count - 1].count += 1
-            runs[user]![runs[user]!.count - 1].createdAt = max(last.createdAt, now)
+    }
+
+    private struct AppendChange {
+        var seq: Int64 = 0
+        /// The stream had not changed since it was last written.
+        var firstChange = false
+        /// The stream had no run in this transaction.
+        var firstRun = false
+    }
+
+    private static func append(to stream: inout UserStream, body: Int64, at now: Int64, change: inout AppendChange) {
+        let seq = stream.head + 1
+        stream.head = seq
+        change.seq = seq
+        if !stream.unwritten {
+            stream.unwritten = true
+            change.firstChange = true
+        }
+        let last = stream.runs.count - 1
+        if last >= 0, stream.runs[last].continues(seq: seq, body: body) {
+            stream.runs[last].count += 1
+            stream.runs[last].createdAt = max(stream.runs[last].createdAt, now)
         } else {
-            runs[user]!.append(PostgresStreamRun(firstSeq: seq, firstBody: body, count: 1, createdAt: now))
+            change.firstRun = last < 0
+            stream.runs.append(PostgresStreamRun(firstSeq: seq, firstBody: body, count: 1, createdAt: now))
         }
-        return seq
     }
 
     /// An event body to insert.
@@ -160,20 +204,20 @@ struct PendingStreams {
     }
 
     /// Everything up to now is in the database: the messages, and with `streams` the bodies, heads and runs.
-    mutating func markWritten(streams: Bool) {
-        var runCounts: [String: Int?] = [:]
-        if streams {
-            for user in unwrittenUsers {
-                runCounts[user] = .some(storedRuns[user])
-                storedRuns[user] = runs[user]?.count ?? 0
-            }
-        }
-        journal.append(.written(bodies: writtenBodies, messages: writtenMessages, users: unwrittenUsers, storedRuns: runCounts))
+    mutating func markWritten(streams writesStreams: Bool) {
+        journal.append(.written(
+            bodies: writtenBodies, messages: writtenMessages, users: unwrittenUsers,
+            storedRuns: unwrittenUsers.map { streams[$0]?.storedRuns ?? 0 }))
         writtenMessages = messages.count
-        guard streams else { return }
+        guard writesStreams else { return }
         writtenBodies = bodies.count
+        for user in unwrittenUsers {
+            guard var stream = streams[user] else { continue }
+            stream.storedRuns = stream.runs.count
+            stream.unwritten = false
+            streams[user] = stream
+        }
         unwrittenUsers.removeAll(keepingCapacity: true)
-        unwritten.removeAll(keepingCapacity: true)
     }
 
     /// The runs of `users` as parallel arrays (the statement's `unnest` parameters); `stored` is 1 for a run that is in
@@ -181,14 +225,14 @@ struct PendingStreams {
     func runColumns(of users: [String]) -> RunColumns {
         var columns = RunColumns()
         for user in users {
-            let stored = storedRuns[user] ?? 0
-            for (index, run) in (runs[user] ?? []).enumerated() {
+            guard let stream = streams[user] else { continue }
+            for (index, run) in stream.runs.enumerated() {
                 columns.users.append(user)
                 columns.firstSeqs.append(run.firstSeq)
                 columns.firstBodies.append(run.firstBody)
                 columns.counts.append(run.count)
                 columns.createdAt.append(run.createdAt)
-                columns.stored.append(index < stored ? 1 : 0)
+                columns.stored.append(index < stream.storedRuns ? 1 : 0)
             }
         }
         return columns

@@ -14,17 +14,14 @@ extension PostgresStore {
         guard !users.isEmpty else { return [] }
         return try joiningTransaction {
             let body = try nextBodyID()
-            try loadHeads(users)
             // Checked before anything changes: there is no savepoint of our own to undo a half-done append.
-            for user in users where (pending.heads[user] ?? .max) >= .max - Int64(users.count) {
-                throw StoreError(kind: .other, message: "\(user)'s stream is at its end")
+            guard try loadHeads(users) < .max - Int64(users.count) else {
+                throw StoreError(kind: .other, message: "a stream of \(users.count) users is at its end")
             }
             pending.addBody(id: body, createdAt: now, payload: payload)
             var seqs: [Int64] = []
             seqs.reserveCapacity(users.count)
-            for user in users {
-                seqs.append(pending.append(user, body: body, at: now) ?? 0)
-            }
+            pending.append(users, body: body, at: now, seqs: &seqs)
             return seqs
         }
     }
@@ -48,7 +45,7 @@ extension PostgresStore {
     }
 
     public func latestSeq(user: String) throws -> Int64 {
-        if let head = pending.heads[user] { return head }
+        if let head = pending.head(of: user) { return head }
         return try connection.scalar("SELECT \(Self.derivedHead("$1"))", .text(user)) ?? 0
     }
 
@@ -125,24 +122,35 @@ extension PostgresStore {
 
     /// Loads the stream heads of `users` this transaction has not touched yet: from memory when nobody else wrote since
     /// this store's last commit, else in one read. No row lock: every writer holds the write lock, so the heads cannot
-    /// move under this transaction (and U7's order of counts and seqs is the order of the writers).
-    func loadHeads(_ users: [String]) throws(StoreError) {
+    /// move under this transaction (and U7's order of counts and seqs is the order of the writers). Returns the highest
+    /// of their heads.
+    func loadHeads(_ users: [String]) throws(StoreError) -> Int64 {
         var missing: [String] = []
-        for user in users where pending.heads[user] == nil {
-            if let head = committedHeads[user] { pending.load(user, head: head) } else { missing.append(user) }
+        var highest: Int64 = 0
+        for user in users {
+            if let head = pending.head(of: user) {
+                highest = max(highest, head)
+            } else if let head = committedHeads[user] {
+                pending.load(user, head: head)
+                highest = max(highest, head)
+            } else {
+                missing.append(user)
+            }
         }
-        guard !missing.isEmpty else { return }
+        guard !missing.isEmpty else { return highest }
         for (user, head) in try connection.query(
             "SELECT u, \(Self.derivedHead("u")) FROM unnest($1::text[]) AS u", .textArray(missing), row: { row in (row.text(0), row.int(1)) })
         {
             pending.load(user, head: head)
+            highest = max(highest, head)
         }
         for user in missing { pending.load(user, head: 0) }
+        return highest
     }
 
     /// Writes what the transaction appended to streams (and its messages) before a read of `user`'s stream inside it.
     private func writePendingStreams(of user: String) throws(StoreError) {
-        guard pending.runs[user] != nil || pending.writtenMessages < pending.messages.count else { return }
+        guard pending.hasRuns(of: user) || pending.writtenMessages < pending.messages.count else { return }
         try writePending(streams: true)
     }
 

@@ -95,7 +95,7 @@ extension PostgresStore {
     }
 
     public func recordBellAlert(target: Int64, notification: String, now: Int64) throws {
-        try transaction {
+        _ = try transaction {
             try connection.execute(
                 """
                 INSERT INTO push_bell_alerts (target_id, notification, created_at) VALUES ($1, $2, $3)

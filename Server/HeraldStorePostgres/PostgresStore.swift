@@ -281,7 +281,7 @@ public final class PostgresStore: SyncStore, APIKeyStore, @unchecked Sendable {
         // Committed: this transaction's state is the database's, up to its generation.
         cacheGeneration = transactionGeneration
         lastCommitAt = Self.uptimeMilliseconds()
-        for (user, head) in pending.heads { committedHeads[user] = head }
+        for (user, stream) in pending.streams { committedHeads[user] = stream.head }
         if committedConversations.count > 10_000 { committedConversations.removeAll(keepingCapacity: true) }
         for (key, record) in conversationsInTransaction { committedConversations[key] = record }
     }

@@ -55,12 +55,34 @@ extension SyncCore {
         let registered = pushTargets(of: recipients)
         // P3: alone, a node with no device in the background and no device without a connection has no one to alert.
         guard cluster != nil || presence.backgroundDevices > 0 || !registered.isEmpty else { return }
+        // The devices of every recipient on the other nodes, one read.
+        var elsewhere: [String: [DevicePresence]] = [:]
+        if let cluster {
+            do {
+                for presence in try cluster.store.presence(
+                    users: Array(recipients), aliveMilliseconds: configuration.clusterPresenceTimeoutMilliseconds, excluding: cluster.node)
+                {
+                    elsewhere[presence.user, default: []].append(presence)
+                }
+            } catch {
+                logger.debug("pushes not delivered: presence failed", metadata: ["error": "\(error)"])
+                return
+            }
+        }
+        // P3: only a background device, here or on another node, or a device without a connection can be alerted.
+        // Recipients with none of those are passed over before any work per recipient (a fan-out to a group whose
+        // members are all in the foreground costs the two reads above and nothing else).
+        let backgroundHere = presence.backgroundDevices > 0
+        var alertable = Set(registered.keys)
+        for (user, devices) in elsewhere where devices.contains(where: { !$0.foreground }) { alertable.insert(user) }
+        guard backgroundHere || !alertable.isEmpty else { return }
         // What this node knows decides without the store whenever it can: P1 anywhere, and alone, P3.
         var work: [(push: PushInfo, mentions: [String], users: [(user: String, here: [PushCandidate<PushTarget>])])] = []
         var everyone: Set<String> = []
         for pending in due {
             var undecided: [(user: String, here: [PushCandidate<PushTarget>])] = []
             for user in pending.users {
+                if !backgroundHere && !alertable.contains(user) { continue }
                 let here = pushCandidates(of: user).map { $0.map(PushTarget.local) }
                 if PushRules.isViewed(pending.push.conversation, onAnyOf: here) { continue }
                 if cluster == nil, registered[user] == nil, case .none = PushRules.decide(in: pending.push.conversation, devices: here) { continue }
@@ -75,19 +97,6 @@ extension SyncCore {
         do { settings = try store.alertSettings(users: Array(everyone)) } catch {
             logger.debug("pushes not delivered: alert settings failed", metadata: ["error": "\(error)"])
             return
-        }
-        var elsewhere: [String: [DevicePresence]] = [:]
-        if let cluster {
-            do {
-                for presence in try cluster.store.presence(
-                    users: Array(everyone), aliveMilliseconds: configuration.clusterPresenceTimeoutMilliseconds, excluding: cluster.node)
-                {
-                    elsewhere[presence.user, default: []].append(presence)
-                }
-            } catch {
-                logger.debug("pushes not delivered: presence failed", metadata: ["error": "\(error)"])
-                return
-            }
         }
         // Who gets what, decided from reads alone; a transaction only when someone is to be alerted.
         var alerts: [(push: PushInfo, user: String, targets: [PushTarget])] = []
