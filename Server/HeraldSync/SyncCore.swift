@@ -71,8 +71,12 @@ public final class SyncCore<Device: Hashable> {
         // A failed batch is redone request by request: what the first pass counted and spent did not happen.
         let (savedCounters, savedBuckets) = (counters, rateLimits)
         do {
-            try store.transaction {
+            if inputs.allSatisfy(\.isDeliveryOnly) {
                 for input in inputs { handle(input, now: now, standalone: false, step: &step) }
+            } else {
+                try store.transaction {
+                    for input in inputs { handle(input, now: now, standalone: false, step: &step) }
+                }
             }
         } catch {
             // Nothing of the batch is stored. In-memory changes made on the way (connect, disconnect,

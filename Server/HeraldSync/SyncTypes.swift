@@ -72,6 +72,15 @@ public enum SyncInput<Device: Hashable> {
     case streamReconnected
     /// Another node addressed one of this node's devices (a push to deliver, a push withdrawn).
     case cluster(ClusterSignal)
+
+    /// Whether handling it touches no store: other nodes' commits are only delivered (their events read after the
+    /// batch), so a batch of nothing else needs no transaction and never takes the nodes' write lock.
+    var isDeliveryOnly: Bool {
+        switch self {
+        case .streamRuns, .streamReconnected: true
+        case .connect, .text, .binary, .disconnect, .backend, .cluster: false
+        }
+    }
 }
 
 /// One JSON text message to write to some devices, in one of two forms that share their bytes across receivers, so
