@@ -288,5 +288,7 @@ enum PostgresSchema {
         ALTER TABLE messages ADD COLUMN edited_at bigint;
         ALTER TABLE messages ADD COLUMN unsent_at bigint;
         """,
+        // 11: when each user was last seen (E2), as in the SQLite schema's migration 10 (PostgresSchema+LastSeen.swift).
+        lastSeenMigration,
     ]
 }
