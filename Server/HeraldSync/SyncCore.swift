@@ -71,9 +71,11 @@ public final class SyncCore<Device: Hashable> {
         // A failed batch is redone request by request: what the first pass counted and spent did not happen.
         let (savedCounters, savedBuckets) = (counters, rateLimits)
         do {
-            try store.transaction {
+            let lastSeen = try store.transaction {
                 for input in inputs { handle(input, now: now, standalone: false, step: &step) }
+                return storeLastSeen()  // E2: who went offline, in this same transaction
             }
+            lastSeenStored(lastSeen)
         } catch {
             // Nothing of the batch is stored. In-memory changes made on the way (connect, disconnect,
             // scene) are idempotent, and everything else waits in `step`, so redoing is safe.
@@ -81,6 +83,7 @@ public final class SyncCore<Device: Hashable> {
             step = SyncStep<Device>()
             (counters, rateLimits) = (savedCounters, savedBuckets)
             for input in inputs { handle(input, now: now, standalone: true, step: &step) }
+            if let lastSeen = try? store.transaction({ storeLastSeen() }) { lastSeenStored(lastSeen) }
         }
         var deliveries = apply(step, now: now)
         publishPresence()
