@@ -278,6 +278,7 @@ extension ClientCore {
             JSONField("kind", .string(message.kind.rawValue)), JSONField("text", .optional(message.text)),
         ]
         if let url = message.imageURL { fields.append(JSONField("imageURL", .string(url))) }
+        fields += mentionFields(of: message)
         if message.sender == user, let clientMessageId = message.clientMessageId { fields.append(JSONField("clientMessageId", .string(clientMessageId))) }
         if let sequence { fields.append(JSONField("seq", .int(sequence))) }
         emit(.object([JSONField("type", "event"), JSONField("event", "message")] + fields))
