@@ -306,7 +306,7 @@ extension ClientCore {
         if outcome.presentation == .toast, let priority = AlertRules.messageToastPriority(for: alert(for: message)) {  // N1, N2
             var request = ToastRequest.message(
                 conversation: message.conversation, senderName: message.senderName, groupTitle: directory.groupTitle(of: message.conversation),
-                text: message.text, isImage: message.kind == .image, messageId: message.id)
+                text: message.text, isImage: message.kind == .image, messageId: message.id, editCount: message.editCount ?? 0)
             request.priority = priority
             applyToastEvents(toasts.raise(request, now: now))
         }
