@@ -34,6 +34,8 @@ public final class SyncCore<Device: Hashable> {
     /// Pushes in their grace period, ordered by deadline.
     var pendingPushes = PushSchedule()
     var nextMaintenance: Int64 = .min
+    /// N1: when the next timed mute ends (``endDueMutes(now:)``); `.min` until the store was asked, nil when none is set.
+    var nextMuteEnd: Int64? = .min
     /// With a store shared by several nodes (``joinCluster(node:)``): presence other nodes see and push routing.
     var cluster: ClusterPresence<Device>?
     /// Running totals for metrics (messages stored, resumes, errors by code); read by the owning thread.
@@ -96,6 +98,7 @@ public final class SyncCore<Device: Hashable> {
         if now >= nextMaintenance { runMaintenance(now: now) }
         clusterHeartbeat(now: now)
         var deliveries = ephemeralDeliveries(now: now)
+        deliveries += endDueMutes(now: now)
         let due = pendingPushes.takeDue(now: now)
         guard !due.isEmpty else { return deliveries }
         deliver(due, now: now, into: &deliveries)
@@ -104,12 +107,13 @@ public final class SyncCore<Device: Hashable> {
 
     /// The next time ``fireDueTimers(now:)`` has work, ms since the epoch.
     public var nextDeadline: Int64 {
-        min(pendingPushes.nextDeadline ?? .max, nextMaintenance, cluster?.nextHeartbeat ?? .max, ephemeral.nextDeadline ?? .max)
+        min(pendingPushes.nextDeadline ?? .max, nextMaintenance, cluster?.nextHeartbeat ?? .max, ephemeral.nextDeadline ?? .max, nextMuteEnd ?? .max)
     }
 
     /// Prunes stream events and pushes older than the retention (R3: at least 7 days are kept).
     public func runMaintenance(now: Int64) {
         nextMaintenance = now + max(configuration.maintenanceIntervalMilliseconds, 1)
+        nextMuteEnd = .min  // N1: mutes set on other nodes (or a node that died before ending them) are found here too
         let cutoff = now - configuration.retentionMilliseconds
         do {
             let events = try store.pruneEvents(olderThan: cutoff, keepAtLeast: 0)
@@ -279,7 +283,7 @@ public final class SyncCore<Device: Hashable> {
 
     // MARK: - After the commit
 
-    private func apply(_ step: SyncStep<Device>, now: Int64) -> [SyncDelivery<Device>] {
+    func apply(_ step: SyncStep<Device>, now: Int64) -> [SyncDelivery<Device>] {
         var deliveries: [SyncDelivery<Device>] = []
         deliveries.reserveCapacity(step.effects.count)
         for effect in step.effects {
