@@ -18,6 +18,15 @@ extension SyncCore {
     /// the node whose write ends a mute announces it, once.
     func endDueMutes(now: Int64) -> [SyncDelivery<Device>] {
         guard let due = nextMuteEnd, due <= now else { return [] }
+        if due == .min {
+            // Not read yet: a read first, so a node with no mute due writes nothing (no write lock, no write clock).
+            do { nextMuteEnd = try store.nextMuteEnd() } catch {
+                logger.debug("next mute end not read", metadata: ["error": "\(error)"])
+                nextMuteEnd = now + 60_000
+                return []
+            }
+            guard let next = nextMuteEnd, next <= now else { return [] }
+        }
         var step = SyncStep<Device>()
         do {
             try store.transaction {
