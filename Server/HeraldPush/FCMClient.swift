@@ -87,6 +87,10 @@ public final class FCMClient: PushProviderClient {
             body: Array(Self.message(for: delivery, now: now).text.utf8))
     }
 
+    /// N3: the Android notification channel a quiet push is posted to. The app creates it (IMPORTANCE_LOW: no sound, no
+    /// heads-up banner) before it registers its token.
+    public static let quietChannelID = "herald_quiet"
+
     /// `{"message": {...}}`: FCM's data values must all be strings.
     static func message(for delivery: PushDeliveryRecord, now: Int64) -> JSONValue {
         let data: [JSONField] = PushPayload.fields(of: delivery).map { field in
@@ -104,10 +108,18 @@ public final class FCMClient: PushProviderClient {
             message.append(JSONField("notification", .object(["title": .string(delivery.title), "body": .string(delivery.body)])))
             var android: [JSONField] = [JSONField("priority", "HIGH"), JSONField("ttl", ttl)]
             var notification: [JSONField] = [JSONField("notification_count", .number(delivery.badge))]
-            // N3: quiet hours: no sound, no heads-up banner (the lowest priority only lists it).
+            var aps: [JSONField] = [JSONField("badge", .number(delivery.badge))]
+            // N3: quiet hours: listed without sound or heads-up banner. Android 8+ takes both from the notification's
+            // channel (the app creates ``quietChannelID`` at IMPORTANCE_LOW; FCM falls back to the manifest's default
+            // channel when it does not); Android 7.1 and lower from `notification_priority` (LOW: listed, silent;
+            // MIN could hide it). iOS through FCM: `passive`, as the APNs client sends it.
             if delivery.quiet {
+                notification.append(JSONField("channel_id", .string(Self.quietChannelID)))
                 notification.append(JSONField("default_sound", false))
-                notification.append(JSONField("notification_priority", "PRIORITY_MIN"))
+                notification.append(JSONField("notification_priority", "PRIORITY_LOW"))
+                aps.append(JSONField("interruption-level", "passive"))
+            } else {
+                aps.append(JSONField("sound", "default"))
             }
             if let collapse = PushPayload.collapseID(of: delivery) {
                 android.append(JSONField("collapse_key", .string(collapse)))
@@ -115,7 +127,7 @@ public final class FCMClient: PushProviderClient {
             }
             android.append(JSONField("notification", .object(notification)))
             message.append(JSONField("android", .object(android)))
-            message.append(JSONField("apns", .object(["payload": .object(["aps": .object(["badge": .number(delivery.badge)])])])))
+            message.append(JSONField("apns", .object(["payload": .object(["aps": .object(aps)])])))
         }
         return .object(["message": .object(message)])
     }

@@ -77,6 +77,23 @@ extension SQLiteStore {
         return try connection.execute("DELETE FROM user_settings WHERE user_id = ?", .text(user)) == 1
     }
 
+    public func endMutes(endedBy now: Int64) throws -> [(user: String, conversation: String)] {
+        try transaction {
+            // One writer at a time (the transaction's lock): what the SELECT finds is exactly what the UPDATE ends.
+            let ended = try connection.query(
+                "SELECT user_id, conversation_id FROM conversation_settings WHERE muted_until <= ?",
+                .int(now), row: { row in (user: row.text(0), conversation: RecordID.format(RecordID.conversation, row.int(1))) })
+            guard !ended.isEmpty else { return ended }
+            try connection.execute("UPDATE conversation_settings SET muted_until = NULL WHERE muted_until <= ?", .int(now))
+            try connection.execute("DELETE FROM conversation_settings WHERE muted_until IS NULL AND marked_unread = 0")
+            return ended
+        }
+    }
+
+    public func nextMuteEnd() throws -> Int64? {
+        try connection.scalar("SELECT min(muted_until) FROM conversation_settings WHERE muted_until < ?", .int(Int64.max))
+    }
+
     /// A row with neither a mute nor a mark says nothing: it goes.
     private func deleteEmptySettings(user: String, rowid: Int64) throws(StoreError) {
         try connection.execute(

@@ -252,5 +252,7 @@ enum Schema {
         ALTER TABLE messages ADD COLUMN edited_at INTEGER;
         ALTER TABLE messages ADD COLUMN unsent_at INTEGER;
         """,
+        // 10: when each user was last seen (E2), see Schema+LastSeen.swift.
+        lastSeenMigration,
     ]
 }

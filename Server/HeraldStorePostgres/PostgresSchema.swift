@@ -290,5 +290,7 @@ enum PostgresSchema {
         """,
         // 10: heads derived from the newest run; `herald_send_message` reads them so (PostgresSchema+SendMessage.swift).
         derivedHeadsMigration,
+        // 11: when each user was last seen (E2), as in the SQLite schema's migration 10 (PostgresSchema+LastSeen.swift).
+        lastSeenMigration,
     ]
 }

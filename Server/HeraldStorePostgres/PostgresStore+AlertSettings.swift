@@ -75,6 +75,24 @@ extension PostgresStore {
         return try connection.execute("DELETE FROM user_settings WHERE user_id = $1", .text(user)) == 1
     }
 
+    public func endMutes(endedBy now: Int64) throws -> [(user: String, conversation: String)] {
+        // One statement: the ended mutes come back, and rows left with neither a mute nor a mark go.
+        try connection.query(
+            """
+            WITH ended AS (
+                UPDATE conversation_settings SET muted_until = NULL WHERE muted_until <= $1 RETURNING user_id, conversation_id, marked_unread
+            ), emptied AS (
+                DELETE FROM conversation_settings s USING ended e
+                WHERE s.user_id = e.user_id AND s.conversation_id = e.conversation_id AND NOT e.marked_unread
+            )
+            SELECT user_id, conversation_id FROM ended
+            """, .int(now), row: { row in (user: row.text(0), conversation: RecordID.format(RecordID.conversation, row.int(1))) })
+    }
+
+    public func nextMuteEnd() throws -> Int64? {
+        try connection.scalar("SELECT min(muted_until) FROM conversation_settings WHERE muted_until < $1", .int(Int64.max))
+    }
+
     /// A row with neither a mute nor a mark says nothing: it goes.
     private func deleteEmptySettings(user: String, key: Int64) throws(StoreError) {
         try connection.execute(

@@ -30,4 +30,10 @@ public protocol AlertSettingsStore: AnyObject {
     /// N3: turns `user`'s quiet hours on or off. Returns whether anything changed.
     @discardableResult
     func setQuiet(user: String, on: Bool) throws -> Bool
+    /// N1: ends every timed mute whose end is at or before `now` (a mute until unmuted never ends here) and returns
+    /// the (user, conversation) pairs it ended, each once: with several nodes only the one whose write ends a mute
+    /// gets it back.
+    func endMutes(endedBy now: Int64) throws -> [(user: String, conversation: String)]
+    /// N1: when the next timed mute ends (ms since the epoch), or nil when none is set.
+    func nextMuteEnd() throws -> Int64?
 }

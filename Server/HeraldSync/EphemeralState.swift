@@ -27,8 +27,12 @@ struct EphemeralState<Device: Hashable> {
     /// Users whose next announcement starts here and so goes to the other nodes too (one that started on another
     /// node is already known there).
     var changedHere: Set<String> = []
-    /// When each user was last seen going offline (here, or as another node said).
+    /// When each user was last seen going offline (here, or as another node said, or as the store kept it).
     var lastSeen: [String: Int64] = [:]
+    /// Users whose stored last-seen time was read (found or not), so an offline contact costs one read per process.
+    var lastSeenRead: Set<String> = []
+    /// Users who went offline here and whose time is not stored yet: written in the next batch's transaction.
+    var lastSeenToStore: [String: Int64] = [:]
     /// Devices that just synced and are to be told their contacts' presence.
     var syncedDevices: [(device: Device, user: String)] = []
     /// The participants of conversations just created: their devices are to be told each other's presence.

@@ -19,6 +19,7 @@ extension SyncCore {
             event.muted = true
             event.mutedUntil = until
             try appendEvent(event.encodeBody(), to: [user], now: now, step: &step)
+            if let until { muteEnds(at: until) }
         }
         response.conversation = try conversationInfo(conversation, for: user, now: now)
         response.latest = try store.latestSeq(user: user)

@@ -6,7 +6,8 @@ import Logging
 /// E2: presence. A user is online while a connected device of theirs is in the foreground, away while all are in the
 /// background, else offline with the time they were last seen. Only users who share a conversation with them hear of
 /// it (R5), at most once every 2 s per user; a device that syncs is told the presence of the people it shares
-/// conversations with. Ephemeral: never stored, no seq.
+/// conversations with. Ephemeral: never stored, no seq; only the time a user was last seen is kept
+/// (SyncCore+LastSeen.swift).
 extension SyncCore {
     /// A device of `user` here connected, disconnected, went to the background or came back.
     func presenceChanged(_ user: String) {
@@ -105,6 +106,7 @@ extension SyncCore {
                 logger.debug("presence of other nodes not read", metadata: ["error": "\(error)"])
             }
         }
+        loadLastSeen(of: flags.filter { $0.value.isEmpty }.map(\.key))  // E2: offline since before a restart
         var states: [String: PresenceState] = [:]
         for (user, foreground) in flags {
             states[user] = PresenceState(status: .of(foregroundDevices: foreground), lastSeen: ephemeral.lastSeen[user])

@@ -42,12 +42,19 @@ extension SyncCore {
                 }
             }
             let page = try store.history(conversation: conversation, before: before, limit: limit + 1)
+            // N2: a message reads as its live event did, `mentions` included (a group's participants, read once).
+            let group = try page.isEmpty ? nil : store.conversation(id: conversation)
             var messages: [MessageInfo] = []
             var bytes = 0
             for record in page.prefix(limit) {
                 let size = record.approximateWireBytes
                 if !messages.isEmpty && bytes + size > configuration.historyAnswerBytes { break }
-                messages.append(try record.info(senderName: name(of: record.sender)))
+                var info = try record.info(senderName: name(of: record.sender))
+                if let group, record.unsentAt == nil {
+                    let mentions = Self.mentions(of: record, in: group)
+                    if !mentions.isEmpty { info.mentions = mentions }
+                }
+                messages.append(info)
                 bytes += size
             }
             response.messages = messages

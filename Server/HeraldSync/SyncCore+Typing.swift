@@ -43,7 +43,7 @@ extension SyncCore {
     func deviceLeft(_ state: DeviceState, now: Int64) {
         let id = ObjectIdentifier(state)
         for key in ephemeral.typingByDevice.removeValue(forKey: id) ?? [] { removeTyping(id, from: key) }
-        if devicesByUser[state.user] == nil { ephemeral.lastSeen[state.user] = now }
+        if devicesByUser[state.user] == nil { userLeft(state.user, now: now) }
         presenceChanged(state.user)
     }
 

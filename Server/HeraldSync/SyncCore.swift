@@ -34,6 +34,8 @@ public final class SyncCore<Device: Hashable> {
     /// Pushes in their grace period, ordered by deadline.
     var pendingPushes = PushSchedule()
     var nextMaintenance: Int64 = .min
+    /// N1: when the next timed mute ends (``endDueMutes(now:)``); `.min` until the store was asked, nil when none is set.
+    var nextMuteEnd: Int64? = .min
     /// With a store shared by several nodes (``joinCluster(node:)``): presence other nodes see and push routing.
     var cluster: ClusterPresence<Device>?
     /// Running totals for metrics (messages stored, resumes, errors by code); read by the owning thread.
@@ -71,13 +73,17 @@ public final class SyncCore<Device: Hashable> {
         // A failed batch is redone request by request: what the first pass counted and spent did not happen.
         let (savedCounters, savedBuckets) = (counters, rateLimits)
         do {
+            let lastSeen: [String: Int64]
             if inputs.allSatisfy(\.isDeliveryOnly) {
                 for input in inputs { handle(input, now: now, standalone: false, step: &step) }
+                lastSeen = [:]  // nobody left: a disconnect is never delivery-only
             } else {
-                try store.transaction {
+                lastSeen = try store.transaction {
                     for input in inputs { handle(input, now: now, standalone: false, step: &step) }
+                    return storeLastSeen()  // E2: who went offline, in this same transaction
                 }
             }
+            lastSeenStored(lastSeen)
         } catch {
             // Nothing of the batch is stored. In-memory changes made on the way (connect, disconnect,
             // scene) are idempotent, and everything else waits in `step`, so redoing is safe.
@@ -85,6 +91,7 @@ public final class SyncCore<Device: Hashable> {
             step = SyncStep<Device>()
             (counters, rateLimits) = (savedCounters, savedBuckets)
             for input in inputs { handle(input, now: now, standalone: true, step: &step) }
+            if let lastSeen = try? store.transaction({ storeLastSeen() }) { lastSeenStored(lastSeen) }
         }
         var deliveries = apply(step, now: now)
         publishPresence()
@@ -97,6 +104,7 @@ public final class SyncCore<Device: Hashable> {
         if now >= nextMaintenance { runMaintenance(now: now) }
         clusterHeartbeat(now: now)
         var deliveries = ephemeralDeliveries(now: now)
+        deliveries += endDueMutes(now: now)
         let due = pendingPushes.takeDue(now: now)
         guard !due.isEmpty else { return deliveries }
         deliver(due, now: now, into: &deliveries)
@@ -105,12 +113,13 @@ public final class SyncCore<Device: Hashable> {
 
     /// The next time ``fireDueTimers(now:)`` has work, ms since the epoch.
     public var nextDeadline: Int64 {
-        min(pendingPushes.nextDeadline ?? .max, nextMaintenance, cluster?.nextHeartbeat ?? .max, ephemeral.nextDeadline ?? .max)
+        min(pendingPushes.nextDeadline ?? .max, nextMaintenance, cluster?.nextHeartbeat ?? .max, ephemeral.nextDeadline ?? .max, nextMuteEnd ?? .max)
     }
 
     /// Prunes stream events and pushes older than the retention (R3: at least 7 days are kept).
     public func runMaintenance(now: Int64) {
         nextMaintenance = now + max(configuration.maintenanceIntervalMilliseconds, 1)
+        nextMuteEnd = .min  // N1: mutes set on other nodes (or a node that died before ending them) are found here too
         let cutoff = now - configuration.retentionMilliseconds
         do {
             let events = try store.pruneEvents(olderThan: cutoff, keepAtLeast: 0)
@@ -280,7 +289,7 @@ public final class SyncCore<Device: Hashable> {
 
     // MARK: - After the commit
 
-    private func apply(_ step: SyncStep<Device>, now: Int64) -> [SyncDelivery<Device>] {
+    func apply(_ step: SyncStep<Device>, now: Int64) -> [SyncDelivery<Device>] {
         var deliveries: [SyncDelivery<Device>] = []
         deliveries.reserveCapacity(step.effects.count)
         for effect in step.effects {

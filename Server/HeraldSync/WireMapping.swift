@@ -10,11 +10,13 @@ extension MessageRecord {
     }
 
     func info(senderName: String) -> MessageInfo {
-        MessageInfo(
+        var info = MessageInfo(
             id: id, conversation: conversation, sender: sender, senderName: senderName, kind: kind == .image ? .image : .text,
             text: unsentAt == nil ? text : nil, imageURL: unsentAt == nil ? imageURL : nil, clientMessageId: clientMessageId,
             createdAt: createdAt, edited: editCount > 0 && unsentAt == nil ? true : nil, editedAt: unsentAt == nil ? editedAt : nil,
             unsent: unsentAt != nil ? true : nil)
+        if editCount > 0 && unsentAt == nil { info.editCount = editCount }
+        return info
     }
 }
 

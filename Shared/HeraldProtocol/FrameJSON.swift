@@ -36,6 +36,7 @@ extension MessageInfo: JSONWritable {
             out.field("mentions", mentions)
             out.field("edited", edited)
             out.field("editedAt", editedAt)
+            out.field("editCount", editCount)
             out.field("unsent", unsent)
         }
     }

@@ -48,6 +48,9 @@ public struct MessageInfo: Codable, Sendable, Equatable {
     public var edited: Bool?
     /// When the text was last edited, ms since the epoch (M1).
     public var editedAt: Int64?
+    /// How many times the text was edited (M1), absent before the first edit: a device applies an edit only when it is
+    /// newer than the one it shows (a retried or replayed older edit changes nothing).
+    public var editCount: Int?
     /// True when the sender unsent the message (M2): a placeholder without text or image.
     public var unsent: Bool?
 

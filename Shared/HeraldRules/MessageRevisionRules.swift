@@ -53,6 +53,24 @@ public enum MessageRevisionRules {
         return .apply
     }
 
+    /// How an edit a device receives relates to the one it shows (M1). The store numbers a message's edits 1, 2, 3 …,
+    /// so the number orders them whatever order they arrive in.
+    public enum EditOrder: Sendable, Equatable {
+        /// A later edit: apply it.
+        case newer
+        /// The edit already shown, again (the sender's answer and then its stream event, a retry): nothing changes.
+        case same
+        /// An edit older than the one shown (a retried or replayed one arriving late): it must not apply again.
+        case older
+    }
+
+    /// M1: where an edit numbered `incoming` stands against the shown text's number `shown` (0: the original text).
+    /// An unknown number on either side (nil: a peer that does not say) counts as newer, as before numbers existed.
+    public static func order(ofEdit incoming: Int?, shown: Int?) -> EditOrder {
+        guard let incoming, let shown else { return .newer }
+        return incoming > shown ? .newer : incoming == shown ? .same : .older
+    }
+
     /// What an unsend request comes to: refused, the unsend, or nothing (it is unsent already: a retry).
     public enum UnsendDecision: Sendable, Equatable {
         case refuse(Refusal)

@@ -31,9 +31,41 @@ public struct Toast: Hashable, Sendable, Identifiable {
     /// The message whose preview the toast shows (the newest one it stands for), so an edit or unsend of that message
     /// can change or remove it (M1, M2); nil for other toasts.
     public var messageId: String? = nil
+    /// The messages a message toast stands for, oldest first (the newest ones, up to ``foldedLimit``), each with the
+    /// words it would show: an edit of one updates its words, an unsend of the shown one falls back to the one before
+    /// (M1, M2). The last is the one shown.
+    public var folded: [FoldedMessage] = []
+
+    /// How many folded messages a toast remembers; older ones still count in `count` but can no longer be shown.
+    public static let foldedLimit = 20
 
     /// T11: the haptic to report when this toast appears.
     public var hapticName: String? { kind.hapticName }
+}
+
+/// One message a coalesced message toast stands for (T5), with the words its toast shows for it and the edit they
+/// reflect (M1).
+public struct FoldedMessage: Hashable, Sendable {
+    public var messageId: String
+    public var title: String
+    public var text: String
+    public var accessibilityLabel: String
+    /// The edit these words reflect (0: as sent; nil: unknown), so an older edit arriving late is not applied (M1).
+    public var editCount: Int?
+
+    public init(messageId: String, title: String, text: String, accessibilityLabel: String, editCount: Int?) {
+        self.messageId = messageId
+        self.title = title
+        self.text = text
+        self.accessibilityLabel = accessibilityLabel
+        self.editCount = editCount
+    }
+
+    /// The words `request` asks to show for `messageId`.
+    init(_ messageId: String, _ request: ToastRequest) {
+        self.init(messageId: messageId, title: request.title, text: request.text, accessibilityLabel: request.accessibilityLabel,
+                  editCount: request.editCount)
+    }
 }
 
 /// What the app asks the toast manager to show.
@@ -67,6 +99,9 @@ public struct ToastRequest: Hashable, Sendable {
     public var isMessage: Bool
     /// The message this toast is about, if any (M1, M2 find its toast by it).
     public var messageId: String? = nil
+    /// M1: the edit the words reflect (0: as sent), so a revision older than the one shown changes nothing; nil when
+    /// unknown (then every revision applies).
+    public var editCount: Int? = nil
 
     /// Makes a request; `accessibilityLabel` defaults to `text`.
     public init(
@@ -91,7 +126,7 @@ public struct ToastRequest: Hashable, Sendable {
     /// tapping opens `herald://conversation/<id>` (D2).
     public static func message(
         conversation: String, senderName: String, groupTitle: String?, text: String?, isImage: Bool,
-        duration: Milliseconds? = nil, messageId: String? = nil
+        duration: Milliseconds? = nil, messageId: String? = nil, editCount: Int? = nil
     ) -> ToastRequest {
         let preview = ToastText.messageToast(senderName: senderName, groupTitle: groupTitle, text: text, isImage: isImage)
         var request = ToastRequest(
@@ -99,6 +134,7 @@ public struct ToastRequest: Hashable, Sendable {
             conversation: conversation, priority: .normal, url: DeepLink.conversation(conversation).url,
             dedupeKey: conversation, duration: duration, isMessage: true)
         request.messageId = messageId
+        request.editCount = editCount
         return request
     }
 }

@@ -206,7 +206,8 @@ public struct ToastManager: Sendable {
             id: "t\(nextNumber)", kind: request.kind, title: request.title, text: request.text,
             accessibilityLabel: request.accessibilityLabel, conversation: request.conversation, count: 1,
             priority: request.priority, url: request.url, dedupeKey: request.dedupeKey, action: request.action,
-            duration: duration, isMessage: request.isMessage, messageId: request.messageId)
+            duration: duration, isMessage: request.isMessage, messageId: request.messageId,
+            folded: request.messageId.map { [FoldedMessage($0, request)] } ?? [])
         let arrival = nextNumber
         nextNumber += 1
         // T6: a critical toast replaces a visible lower-priority one at once, whatever T3 says.
@@ -340,6 +341,14 @@ extension Toast {
         isMessage = request.isMessage
         messageId = request.messageId
         count += 1
+        // M1, M2: remember what it stands for, the newest last (a message raised again moves to the end).
+        if let message = request.messageId {
+            folded.removeAll { $0.messageId == message }
+            folded.append(FoldedMessage(message, request))
+            if folded.count > Self.foldedLimit { folded.removeFirst(folded.count - Self.foldedLimit) }
+        } else {
+            folded.removeAll()
+        }
     }
 }
 

@@ -33,6 +33,50 @@ struct ClientRevisionTests {
         #expect(state["badge"] == .number(1), "M1: unread state unchanged")
     }
 
+    @Test("M1: an edit older than the one shown (a replay after fresher words) changes nothing and prints nothing; the same edit again is harmless")
+    func olderEditIgnored() {
+        var h = CoreHarness()
+        h.connect()
+        h.event({ $0.seq = 6; $0.message = CoreHarness.message("m1", text: "v0", at: 10) }, .message)
+        func edit(_ text: String, _ count: Int, seq: Int64) {
+            var edited = CoreHarness.message("m1", text: text, at: 10)
+            edited.edited = true
+            edited.editCount = count
+            h.event({ $0.seq = seq; $0.message = edited }, .messageEdited)
+        }
+        edit("v2", 2, seq: 7)
+        edit("v1", 1, seq: 8)
+        #expect(h.events("message.edited").map { $0["text"] } == ["v2"], "the older edit printed nothing")
+        var state = h.state()
+        #expect(Self.preview(state) == "v2")
+        #expect(state["toast"]?["text"] == "v2")
+        edit("v2", 2, seq: 9)
+        state = h.state()
+        #expect(Self.preview(state) == "v2" && state["toast"]?["text"] == "v2")
+    }
+
+    @Test("M1, M2: a toast folding two messages: the older one's edit shows once the newer one is unsent, and the toast stays for it")
+    func foldedToast() {
+        var h = CoreHarness()
+        h.connect()
+        h.event({ $0.seq = 6; $0.message = CoreHarness.message("m1", text: "first", at: 10) }, .message)
+        h.event({ $0.seq = 7; $0.message = CoreHarness.message("m2", text: "second", at: 11) }, .message)
+        #expect(h.state()["toast"]?["count"] == .number(2))
+        var edited = CoreHarness.message("m1", text: "first, fixed", at: 10)
+        edited.edited = true
+        edited.editCount = 1
+        h.event({ $0.seq = 8; $0.message = edited }, .messageEdited)
+        #expect(h.state()["toast"]?["text"] == "second", "the toast shows m2: nothing visible changes")
+        var placeholder = CoreHarness.message("m2", at: 11)
+        placeholder.text = nil
+        placeholder.unsent = true
+        h.event({ $0.seq = 9; $0.message = placeholder; $0.lastMessage = edited; $0.unread = ["c1": 1]; $0.badge = 1 }, .messageUnsent)
+        let state = h.state()
+        #expect(state["toast"]?["text"] == "first, fixed")
+        #expect(state["toast"]?["count"] == .number(1))
+        #expect(h.events("toast.dismissed").isEmpty, "M2: the toast stays for m1")
+    }
+
     @Test("M2, U7, P5: an unsend of an unread message takes the counts it carries, withdraws its toast and push, restores the preview")
     func unsendInBackground() {
         var h = CoreHarness()

@@ -75,6 +75,37 @@ extension EndToEnd {
             try laptop.waitState("U1: both still count") { $0.unread(g) == 2 }
         }
 
+        @Test("N2: a thread's history carries what the live message event carried: mentions, and mentioned for the mentioned user only")
+        func historyCarriesMentions() throws {
+            let world = try World()
+            let alice = try world.connect("alice")
+            let bob = try world.connect("bob")
+            try world.createUser("carol")
+            let g = try world.group(alice, title: "Team", ["bob", "carol"])
+            let mark = bob.mark
+            let m = try world.send(alice, g, "@bob please review, @dave too")
+            let plain = try world.send(alice, g, "thanks all")
+            let live = try bob.waitEvent("message", after: mark) { $0.string("message") == m }
+            #expect(live.array("mentions") as? [String] == ["bob"], "@dave is not in the group: plain text")
+            #expect(live.bool("mentioned") == true)
+            try bob.waitEvent("message", after: mark) { $0.string("message") == plain }
+
+            // Fresh devices load the thread from history: the same fields, per recipient.
+            for (user, mentioned) in [("bob", true), ("carol", false)] {
+                let device = try world.connect(user)
+                try device.waitState("\(user) knows g") { $0.conversationOrder.contains(g) }
+                let before = device.mark
+                try device.ok("open thread \(g)")
+                let history = try device.waitEvent("history", after: before) { $0.string("conversation") == g }
+                let messages = (history.array("messages") as? [[String: Any]]) ?? []
+                let shown = try #require(messages.first { $0["message"] as? String == m }, "\(messages)")
+                #expect(shown["mentions"] as? [String] == ["bob"], "\(user)")
+                #expect((shown["mentioned"] as? Bool) == (mentioned ? true : nil), "\(user)")
+                let other = try #require(messages.first { $0["message"] as? String == plain })
+                #expect(other["mentions"] == nil && other["mentioned"] == nil, "a message without mentions carries neither")
+            }
+        }
+
         @Test("N3: with quiet hours on a push arrives marked quiet with the badge; a normal toast waits until quiet hours end")
         func quietHours() throws {
             let world = try World()

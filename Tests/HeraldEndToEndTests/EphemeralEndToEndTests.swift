@@ -140,5 +140,44 @@ extension EndToEnd {
             _ = try carol.state()
             #expect(carol.events("presence").isEmpty, "R5: \(carol.events("presence"))")
         }
+
+        @Test("E2: offline with the time last seen outlives a server restart: a user who left before it, and one still connected when it stopped")
+        func lastSeenOutlivesRestart() throws {
+            let world = try World()
+            let alice = try world.connect("alice")
+            let bob = try world.connect("bob")
+            let carol = try world.connect("carol")
+            _ = try world.dm(alice, "bob")
+            _ = try world.dm(carol, "bob")
+            try bob.waitEvent("presence") { $0.string("user") == "alice" && $0.string("status") == "online" }
+            try bob.waitEvent("presence") { $0.string("user") == "carol" && $0.string("status") == "online" }
+
+            var mark = bob.mark
+            #expect(alice.quit() == 0)
+            let offline = try bob.waitEvent("presence", after: mark, timeout: .seconds(5)) {
+                $0.string("user") == "alice" && $0.string("status") == "offline"
+            }
+            let aliceSeen = try #require(offline.int("lastSeen"), "offline carries lastSeen")
+
+            // Carol is still connected when the server stops (SIGTERM): she is last seen then.
+            mark = carol.mark
+            let stopping = Int64(Date().timeIntervalSince1970 * 1000)
+            #expect(world.server.stop() == 0, "SIGTERM exits 0")
+            let stopped = Int64(Date().timeIntervalSince1970 * 1000)
+            try carol.waitEvent("disconnected", after: mark)
+            carol.quit()
+            bob.quit()
+            try world.server.restart()
+
+            // A new device of bob: the restarted server knows alice and carol only from the database.
+            let bobAgain = try world.connect("bob")
+            let toldAlice = try bobAgain.waitEvent("presence", timeout: .seconds(5)) { $0.string("user") == "alice" }
+            #expect(toldAlice.string("status") == "offline")
+            #expect(toldAlice.int("lastSeen") == aliceSeen, "the same time as before the restart")
+            let toldCarol = try bobAgain.waitEvent("presence", timeout: .seconds(5)) { $0.string("user") == "carol" }
+            #expect(toldCarol.string("status") == "offline")
+            let carolSeen = Int64(try #require(toldCarol.int("lastSeen"), "carol was seen when the server stopped"))
+            #expect(carolSeen >= stopping - 1_000 && carolSeen <= stopped, "lastSeen \(carolSeen) is when the server stopped")
+        }
     }
 }

@@ -48,4 +48,27 @@ struct AlertSettingsTests {
         #expect(try !store.setMute(user: "alice", conversation: "x1", until: 5))
         #expect(try !store.setMarkedUnread(user: "alice", conversation: "c0", marked: true))
     }
+
+    @Test("N1: timed mutes that ended are ended once and returned, a mute until unmuted never is, a mark beside one stays; the next end is told", arguments: StoreBackend.allCases)
+    func endMutes(_ backend: StoreBackend) throws {
+        let (_, store) = try storeWithUsers(backend)
+        let (c, _) = try store.findOrCreateDirect(between: "alice", and: "bob", now: 1)
+        let (d, _) = try store.findOrCreateDirect(between: "alice", and: "carol", now: 1)
+        #expect(try store.nextMuteEnd() == nil)
+        try store.setMute(user: "alice", conversation: c.id, until: 5_000)
+        try store.setMute(user: "bob", conversation: c.id, until: 9_000)
+        try store.setMute(user: "alice", conversation: d.id, until: Int64.max)
+        try store.setMute(user: "carol", conversation: d.id, until: 5_000)
+        try store.setMarkedUnread(user: "carol", conversation: d.id, marked: true)
+        #expect(try store.nextMuteEnd() == 5_000)
+        #expect(try store.endMutes(endedBy: 4_999).isEmpty)
+        let ended = try store.transaction { try store.endMutes(endedBy: 5_000) }
+        #expect(Set(ended.map { "\($0.user) \($0.conversation)" }) == ["alice \(c.id)", "carol \(d.id)"])
+        #expect(try store.endMutes(endedBy: 5_000).isEmpty, "ended once")
+        #expect(try store.nextMuteEnd() == 9_000)
+        let settings = try store.alertSettings(users: ["alice", "bob", "carol"])
+        #expect(settings["alice"] == UserAlertSettings(mutedUntil: [d.id: Int64.max]))
+        #expect(settings["bob"] == UserAlertSettings(mutedUntil: [c.id: 9_000]))
+        #expect(settings["carol"] == UserAlertSettings(markedUnread: [d.id]), "the mark stays")
+    }
 }

@@ -8,13 +8,17 @@ extension ClientCore {
     /// changes nothing more).
     mutating func revisionAnswered(_ response: ResponseFrame) {
         guard let message = response.message else { return answerOK() }
-        applyRevision(message, listPreview: nil)
+        if !isOlderEdit(message) { applyRevision(message, listPreview: nil) }
         answerOK([JSONField("conversation", .string(message.conversation)), JSONField("message", .string(message.id))])
     }
 
-    /// A `message.edited` or `message.unsent` stream event.
+    /// A `message.edited` or `message.unsent` stream event. An edit older than the one this device shows (M1: a
+    /// replay after fresher history, a late answer) changes nothing and prints nothing.
     mutating func messageRevised(_ frame: EventFrame) {
         guard let message = frame.message else { return }
+        if frame.event == .messageEdited, isOlderEdit(message) {
+            return log("edit \(message.editCount ?? 0) of \(message.id) is older than the one shown: not applied")
+        }
         let conversation = message.conversation
         applyRevision(message, listPreview: frame.event == .messageUnsent ? .some(frame.lastMessage) : nil)
         var fields: [JSONField] = [
@@ -25,7 +29,7 @@ extension ClientCore {
             // T5 without restarting the timer: the toast showing it reads the new text; nothing new is raised.
             let request = ToastRequest.message(
                 conversation: conversation, senderName: message.senderName, groupTitle: directory.groupTitle(of: conversation),
-                text: message.text, isImage: message.kind == .image, messageId: message.id)
+                text: message.text, isImage: message.kind == .image, messageId: message.id, editCount: message.editCount)
             applyToastEvents(toasts.handle(.revise(request), now: now))
             fields.append(JSONField("text", .optional(message.text)))
         } else {
@@ -54,6 +58,17 @@ extension ClientCore {
         let fallback = listPreview ?? threads[conversation]?.messages.last { $0.unsent != true && $0.id != message.id }
         directory.reviseLastMessage(message, fallback: fallback)
         if viewport?.conversation == conversation { relayoutThread() }
+    }
+
+    /// M1: whether `message`, an edit, is older than what this device shows of it (thread or list preview), or the
+    /// message is shown unsent already: applying it would bring back older words.
+    func isOlderEdit(_ message: MessageInfo) -> Bool {
+        guard message.unsent != true else { return false }
+        let shown = threads[message.conversation]?.messages.first { $0.id == message.id }
+            ?? directory[message.conversation]?.lastMessage.flatMap { $0.id == message.id ? $0 : nil }
+        guard let shown else { return false }
+        if shown.unsent == true { return true }
+        return MessageRevisionRules.order(ofEdit: message.editCount, shown: shown.editCount ?? 0) == .older
     }
 
     /// `edited`/`unsent` of a message as script output fields (absent when neither).

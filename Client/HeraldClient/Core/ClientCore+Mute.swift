@@ -62,6 +62,15 @@ extension ClientCore {
         emit(.object(fields))
     }
 
+    /// N2: `mentions` (the ids the text mentions) and `"mentioned":true` when they name this user, as script output
+    /// fields of a `message` or `history` message; none when it mentions nobody.
+    func mentionFields(of message: MessageInfo) -> [JSONField] {
+        guard let mentions = message.mentions, !mentions.isEmpty else { return [] }
+        var fields = [JSONField("mentions", .array(mentions.map { .string($0) }))]
+        if mentions.contains(user) { fields.append(JSONField("mentioned", .bool(true))) }
+        return fields
+    }
+
     /// N1-N3 for a message arriving on this device.
     func alert(for message: MessageInfo) -> RecipientAlert {
         RecipientAlert(

@@ -178,6 +178,7 @@ extension ClientCore {
                           JSONField("senderName", .string(message.senderName)), JSONField("kind", .string(message.kind.rawValue)),
                           JSONField("text", .optional(message.text)), JSONField("createdAt", .int(message.createdAt))]
             if let url = message.imageURL { fields.append(JSONField("imageURL", .string(url))) }
+            fields += mentionFields(of: message)
             fields += Self.revisionFields(of: message)
             return .object(fields)
         }

@@ -278,6 +278,7 @@ extension ClientCore {
             JSONField("kind", .string(message.kind.rawValue)), JSONField("text", .optional(message.text)),
         ]
         if let url = message.imageURL { fields.append(JSONField("imageURL", .string(url))) }
+        fields += mentionFields(of: message)
         if message.sender == user, let clientMessageId = message.clientMessageId { fields.append(JSONField("clientMessageId", .string(clientMessageId))) }
         if let sequence { fields.append(JSONField("seq", .int(sequence))) }
         emit(.object([JSONField("type", "event"), JSONField("event", "message")] + fields))
@@ -305,7 +306,7 @@ extension ClientCore {
         if outcome.presentation == .toast, let priority = AlertRules.messageToastPriority(for: alert(for: message)) {  // N1, N2
             var request = ToastRequest.message(
                 conversation: message.conversation, senderName: message.senderName, groupTitle: directory.groupTitle(of: message.conversation),
-                text: message.text, isImage: message.kind == .image, messageId: message.id)
+                text: message.text, isImage: message.kind == .image, messageId: message.id, editCount: message.editCount ?? 0)
             request.priority = priority
             applyToastEvents(toasts.raise(request, now: now))
         }

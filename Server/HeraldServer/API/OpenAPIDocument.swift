@@ -1339,6 +1339,10 @@ enum OpenAPIDocument {
             "type": "integer",
             "description": "When the text was last edited, ms since the epoch (M1)."
           },
+          "editCount": {
+            "type": "integer",
+            "description": "How many times the text was edited (M1); absent before the first edit."
+          },
           "unsent": {
             "type": "boolean",
             "description": "True when the sender unsent the message (M2): no text or imageURL is left."

@@ -199,6 +199,8 @@ private final class SyncThreadRunner: @unchecked Sendable {
             recordMetrics(deliveries, committedAt: committedAt)
             if stopped { break }
         }
+        // E2: whoever is still connected is last seen now, and that outlives the restart.
+        core.recordDepartures(now: Int64(Date().timeIntervalSince1970 * 1000))
         core.leaveCluster()
         store.close()
         finished.signal()
