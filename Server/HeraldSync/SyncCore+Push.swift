@@ -55,12 +55,26 @@ extension SyncCore {
         let registered = pushTargets(of: recipients)
         // P3: alone, a node with no device in the background and no device without a connection has no one to alert.
         guard cluster != nil || presence.backgroundDevices > 0 || !registered.isEmpty else { return }
-        // The devices of every recipient on the other nodes, one read.
+        // P1 here first, from memory: a recipient with a device here viewing the conversation is alerted nowhere.
+        // Alone, P3 decides the rest here too.
+        var work: [(push: PushInfo, mentions: [String], users: [String])] = []
+        var everyone: Set<String> = []
+        for pending in due {
+            var undecided: [String] = []
+            for user in pending.users where !isViewedHere(pending.push.conversation, by: user) {
+                if cluster == nil, registered[user] == nil, !hasBackgroundDeviceHere(user) { continue }
+                undecided.append(user)
+                everyone.insert(user)
+            }
+            if !undecided.isEmpty { work.append((pending.push, pending.mentions, undecided)) }
+        }
+        guard !work.isEmpty else { return }
+        // The devices of everyone left on the other nodes, one read.
         var elsewhere: [String: [DevicePresence]] = [:]
         if let cluster {
             do {
                 for presence in try cluster.store.presence(
-                    users: Array(recipients), aliveMilliseconds: configuration.clusterPresenceTimeoutMilliseconds, excluding: cluster.node)
+                    users: Array(everyone), aliveMilliseconds: configuration.clusterPresenceTimeoutMilliseconds, excluding: cluster.node)
                 {
                     elsewhere[presence.user, default: []].append(presence)
                 }
@@ -70,31 +84,18 @@ extension SyncCore {
             }
         }
         // P3: only a background device, here or on another node, or a device without a connection can be alerted.
-        // Recipients with none of those are passed over before any work per recipient (a fan-out to a group whose
-        // members are all in the foreground costs the two reads above and nothing else).
-        let backgroundHere = presence.backgroundDevices > 0
+        // Recipients with none of those are passed over before any more work per recipient (a message to a group
+        // whose members are all in the foreground costs the reads above and nothing else).
         var alertable = Set(registered.keys)
         for (user, devices) in elsewhere where devices.contains(where: { !$0.foreground }) { alertable.insert(user) }
-        guard backgroundHere || !alertable.isEmpty else { return }
-        // What this node knows decides without the store whenever it can: P1 anywhere, and alone, P3.
-        var work: [(push: PushInfo, mentions: [String], users: [(user: String, here: [PushCandidate<PushTarget>])])] = []
-        var everyone: Set<String> = []
-        for pending in due {
-            var undecided: [(user: String, here: [PushCandidate<PushTarget>])] = []
-            for user in pending.users {
-                if !backgroundHere && !alertable.contains(user) { continue }
-                let here = pushCandidates(of: user).map { $0.map(PushTarget.local) }
-                if PushRules.isViewed(pending.push.conversation, onAnyOf: here) { continue }
-                if cluster == nil, registered[user] == nil, case .none = PushRules.decide(in: pending.push.conversation, devices: here) { continue }
-                undecided.append((user, here))
-                everyone.insert(user)
-            }
-            if !undecided.isEmpty { work.append((pending.push, pending.mentions, undecided)) }
+        if presence.backgroundDevices > 0 {
+            for user in everyone where hasBackgroundDeviceHere(user) { alertable.insert(user) }
         }
-        guard !work.isEmpty else { return }
+        alertable.formIntersection(everyone)
+        guard !alertable.isEmpty else { return }
         // N1-N3: the mutes and quiet hours of everyone left, one read.
         let settings: [String: UserAlertSettings]
-        do { settings = try store.alertSettings(users: Array(everyone)) } catch {
+        do { settings = try store.alertSettings(users: Array(alertable)) } catch {
             logger.debug("pushes not delivered: alert settings failed", metadata: ["error": "\(error)"])
             return
         }
@@ -102,7 +103,8 @@ extension SyncCore {
         var alerts: [(push: PushInfo, user: String, targets: [PushTarget])] = []
         for (push, mentions, undecided) in work {
             var decided: [(user: String, targets: [PushTarget], alert: RecipientAlert)] = []
-            for (user, here) in undecided {
+            for user in undecided where alertable.contains(user) {
+                let here = pushCandidates(of: user).map { $0.map(PushTarget.local) }
                 let remote = (elsewhere[user] ?? []).map { PushCandidate(device: PushTarget.remote($0), isForeground: $0.foreground, viewing: $0.viewing) }
                 let unconnected = Self.unconnectedTargets(registered[user] ?? [], here: here, remote: remote, devicesByName: devices)
                 let alert = Self.recipientAlert(user, conversation: push.conversation, mentions: mentions, settings: settings[user], now: now)
@@ -208,6 +210,20 @@ extension SyncCore {
     }
 
     /// What the push rule needs to know of the user's devices on this node (live: synced, so a push can reach it).
+    /// P1: whether a device of `user` here is viewing `conversation` (no allocation: it runs per recipient).
+    func isViewedHere(_ conversation: String, by user: String) -> Bool {
+        guard let devices = devicesByUser[user] else { return false }
+        for device in devices where device.state.scene.viewing == conversation { return true }
+        return false
+    }
+
+    /// Whether `user` has a connected device here in the background.
+    func hasBackgroundDeviceHere(_ user: String) -> Bool {
+        guard presence.backgroundDevices > 0, let devices = devicesByUser[user] else { return false }
+        for device in devices where !device.state.scene.foreground { return true }
+        return false
+    }
+
     func pushCandidates(of user: String) -> [PushCandidate<Device>] {
         (devicesByUser[user] ?? []).map { pushCandidate($0.device, $0.state) }
     }

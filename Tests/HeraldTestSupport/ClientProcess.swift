@@ -160,7 +160,7 @@ public final class ClientProcess: @unchecked Sendable {
 
     /// Waits for an event named `event` printed after `mark` that satisfies `predicate`.
     @discardableResult
-    public func waitEvent(_ event: String, after mark: Int = 0, timeout: Duration = .seconds(10),
+    public func waitEvent(_ event: String, after mark: Int = 0, timeout: Duration = .seconds(20),
                           where predicate: (OutputLine) -> Bool = { _ in true }) throws -> OutputLine {
         try wait("event \(event)", timeout: timeout) { lines in
             lines.dropFirst(mark).lazy.compactMap(OutputLine.init).first { $0.type == "event" && $0.event == event && predicate($0) }
