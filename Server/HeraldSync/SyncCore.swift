@@ -34,6 +34,8 @@ public final class SyncCore<Device: Hashable> {
     /// Pushes in their grace period, ordered by deadline.
     var pendingPushes = PushSchedule()
     var nextMaintenance: Int64 = .min
+    /// Due pushes wait until then (on a cluster, checks are spaced out).
+    var nextPushCheck: Int64 = .min
     /// N1: when the next timed mute ends (``endDueMutes(now:)``); `.min` until the store was asked, nil when none is set.
     var nextMuteEnd: Int64? = .min
     /// With a store shared by several nodes (``joinCluster(node:)``): presence other nodes see and push routing.
@@ -105,15 +107,22 @@ public final class SyncCore<Device: Hashable> {
         clusterHeartbeat(now: now)
         var deliveries = ephemeralDeliveries(now: now)
         deliveries += endDueMutes(now: now)
+        guard now >= nextPushCheck else { return deliveries }
         let due = pendingPushes.takeDue(now: now)
         guard !due.isEmpty else { return deliveries }
+        // On a cluster every check reads the other nodes' presence: due pushes are checked together, at most every
+        // ``clusterPushCheckMilliseconds`` (P4's grace is then up to that much longer), not once per batch.
+        if cluster != nil { nextPushCheck = now + Self.clusterPushCheckMilliseconds }
         deliver(due, now: now, into: &deliveries)
         return deliveries
     }
 
+    /// How often a node of a cluster checks the pushes whose grace period ended.
+    static var clusterPushCheckMilliseconds: Int64 { 50 }
+
     /// The next time ``fireDueTimers(now:)`` has work, ms since the epoch.
     public var nextDeadline: Int64 {
-        min(pendingPushes.nextDeadline ?? .max, nextMaintenance, cluster?.nextHeartbeat ?? .max, ephemeral.nextDeadline ?? .max, nextMuteEnd ?? .max)
+        min(pendingPushes.nextDeadline.map { max($0, nextPushCheck) } ?? .max, nextMaintenance, cluster?.nextHeartbeat ?? .max, ephemeral.nextDeadline ?? .max, nextMuteEnd ?? .max)
     }
 
     /// Prunes stream events and pushes older than the retention (R3: at least 7 days are kept).
