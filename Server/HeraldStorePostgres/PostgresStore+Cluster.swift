@@ -22,8 +22,10 @@ extension PostgresStore: ClusterPresenceStore {
         }
     }
 
+    /// Outside the nodes' write lock: these rows are no writer's memory, so a heartbeat neither waits for a writer's
+    /// commit nor holds up the next one, and the other nodes' memory of heads stays current.
     public func heartbeat(node: String, pruneSilentMilliseconds: Int64) throws {
-        try transaction {
+        try transactionWithoutWriteLock {
             try connection.execute(
                 """
                 INSERT INTO cluster_nodes (node_id, heartbeat_at) VALUES ($1, \(Self.databaseNow))

@@ -136,6 +136,24 @@ public final class PostgresStore: SyncStore, APIKeyStore, @unchecked Sendable {
 
     /// A nested call's SAVEPOINT and RELEASE are not round trips of their own: they travel with the next statement
     /// (``PGConnection/defer(_:)``), and a nested body that ran no statement costs nothing.
+    /// A transaction of its own for rows that no node keeps in memory (cluster bookkeeping), without the write lock and
+    /// the write clock. Inside another transaction it simply joins it.
+    func transactionWithoutWriteLock(_ body: () throws -> Void) throws {
+        if connection.transactionDepth > 0 { return try body() }
+        try connection.executeScript("BEGIN")
+        connection.transactionDepth = 1
+        defer { connection.transactionDepth = 0 }
+        do {
+            try body()
+        } catch {
+            _ = try? connection.executeScript("ROLLBACK")
+            throw error
+        }
+        guard try connection.executeScript("COMMIT") == "COMMIT" else {
+            throw StoreError(kind: .other, message: "the transaction was rolled back because a statement inside it failed")
+        }
+    }
+
     public func transaction<T>(_ body: () throws -> T) throws -> T {
         let depth = connection.transactionDepth
         let savepoint = "SAVEPOINT s\(depth)"
