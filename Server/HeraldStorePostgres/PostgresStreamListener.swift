@@ -194,9 +194,10 @@ public final class PostgresStreamListener: StoreSignalFeed, @unchecked Sendable 
             SELECT w.users, w.first_seqs, w.first_bodies, w.counts, w.signals, w.created_at, b.ids, b.payloads
             FROM stream_wakeups w LEFT JOIN LATERAL (
                 SELECT array_agg(e.id ORDER BY e.id) AS ids, array_agg(e.payload ORDER BY e.id) AS payloads
-                FROM event_bodies e
-                JOIN (SELECT DISTINCT r.b + g AS id FROM (SELECT DISTINCT x.b, x.n FROM unnest(w.first_bodies, w.counts) AS x(b, n)) r,
-                      generate_series(0, r.n - 1) AS g) wanted ON e.id = wanted.id
+                FROM (SELECT DISTINCT r.b + g AS id FROM (SELECT DISTINCT x.b, x.n FROM unnest(w.first_bodies, w.counts) AS x(b, n)) r,
+                      generate_series(0, r.n - 1) AS g) wanted
+                -- One primary-key lookup per body (LIMIT keeps the planner from a hash join over the whole table).
+                CROSS JOIN LATERAL (SELECT id, payload FROM event_bodies WHERE id = wanted.id LIMIT 1) e
             ) b ON true
             WHERE w.id = $1
             """, ["\(id)"]
