@@ -134,8 +134,6 @@ public final class PostgresStore: SyncStore, APIKeyStore, @unchecked Sendable {
 
     // MARK: - Transactions and maintenance
 
-    /// A nested call's SAVEPOINT and RELEASE are not round trips of their own: they travel with the next statement
-    /// (``PGConnection/defer(_:)``), and a nested body that ran no statement costs nothing.
     /// A transaction of its own for rows that no node keeps in memory (cluster bookkeeping), without the write lock and
     /// the write clock. Inside another transaction it simply joins it.
     func transactionWithoutWriteLock(_ body: () throws -> Void) throws {
@@ -154,6 +152,8 @@ public final class PostgresStore: SyncStore, APIKeyStore, @unchecked Sendable {
         }
     }
 
+    /// A nested call's SAVEPOINT and RELEASE are not round trips of their own: they travel with the next statement
+    /// (``PGConnection/defer(_:)``), and a nested body that ran no statement costs nothing.
     public func transaction<T>(_ body: () throws -> T) throws -> T {
         let depth = connection.transactionDepth
         let savepoint = "SAVEPOINT s\(depth)"

@@ -209,7 +209,6 @@ extension SyncCore {
         case provider(PushTargetRecord)
     }
 
-    /// What the push rule needs to know of the user's devices on this node (live: synced, so a push can reach it).
     /// P1: whether a device of `user` here is viewing `conversation` (no allocation: it runs per recipient).
     func isViewedHere(_ conversation: String, by user: String) -> Bool {
         guard let devices = devicesByUser[user] else { return false }
@@ -224,6 +223,7 @@ extension SyncCore {
         return false
     }
 
+    /// What the push rule needs to know of the user's devices on this node (live: synced, so a push can reach it).
     func pushCandidates(of user: String) -> [PushCandidate<Device>] {
         (devicesByUser[user] ?? []).map { pushCandidate($0.device, $0.state) }
     }

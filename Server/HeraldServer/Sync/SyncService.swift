@@ -171,24 +171,11 @@ private final class SyncThreadRunner: @unchecked Sendable {
     }
 
     func run() {
-        let trace = ProcessInfo.processInfo.environment["HERALD_SYNC_TRACE"] != nil
-        var tWait = 0, tProc = 0, tTimer = 0, tSend = 0, nBatch = 0, nInputs = 0, last = MonotonicClock.microseconds()
         while true {
-            let t0 = MonotonicClock.microseconds()
             let (inputs, stopped) = inbox.take(deadline: core.nextDeadline)
             let now = Int64(Date().timeIntervalSince1970 * 1000)
-            let t1 = MonotonicClock.microseconds()
             let deliveries = inputs.isEmpty ? core.fireDueTimers(now: now) : core.process(inputs, now: now)
             let committedAt = MonotonicClock.microseconds()
-            if trace {
-                tWait += t1 - t0
-                if inputs.isEmpty { tTimer += committedAt - t1 } else { tProc += committedAt - t1; nBatch += 1; nInputs += inputs.count }
-                if committedAt - last > 1_000_000 {
-                    FileHandle.standardError.write("trace wait \(tWait/1000) proc \(tProc/1000) timer \(tTimer/1000) send \(tSend/1000) batches \(nBatch) inputs \(nInputs)\n".data(using: .utf8)!)
-                    tWait = 0; tProc = 0; tTimer = 0; tSend = 0; nBatch = 0; nInputs = 0; last = committedAt
-                }
-            }
-            defer { if trace { tSend += MonotonicClock.microseconds() - committedAt } }
             // Published before the frames go out, so a client that saw its answer sees it counted.
             server.metrics.publish(core.counters)
             reportStoreFailures()
