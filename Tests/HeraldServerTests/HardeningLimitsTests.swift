@@ -98,10 +98,7 @@ struct HardeningLimitsTests {
     func syncSendRate() throws {
         let server = try ServerHarness.start(["--sync-send-rate", "5"])
         defer { server.stop() }
-        let alice = try SyncTestClient(port: server.port, token: try Hardening.token(server, "alice"))
-        _ = try Hardening.token(server, "bob")
-        try alice.request(#"{"type":"sync"}"#)
-        let c = try #require(try alice.request(#"{"type":"dm","user":"bob"}"#).conversation?.id)
+        let (alice, c) = try Hardening.aliceInDMWithBob(server)
         // Rate 5/s, burst 10: 30 pipelined sends.
         for n in 0..<30 { try alice.sendRaw(#"{"type":"send","id":\#(100 + n),"conversation":"\#(c)","clientMessageId":"r\#(n)","text":"n\#(n)"}"#) }
         var ok = 0, limited = 0
@@ -121,10 +118,7 @@ struct HardeningLimitsTests {
     func defaultSendRateAllowsSpecRate() throws {
         let server = try ServerHarness.start()
         defer { server.stop() }
-        let alice = try SyncTestClient(port: server.port, token: try Hardening.token(server, "alice"))
-        _ = try Hardening.token(server, "bob")
-        try alice.request(#"{"type":"sync"}"#)
-        let c = try #require(try alice.request(#"{"type":"dm","user":"bob"}"#).conversation?.id)
+        let (alice, c) = try Hardening.aliceInDMWithBob(server)
         for n in 0..<150 { try alice.sendRaw(#"{"type":"send","id":\#(100 + n),"conversation":"\#(c)","clientMessageId":"d\#(n)","text":"n\#(n)"}"#) }
         var ok = 0
         for n in 0..<150 where try alice.response(id: 100 + n).ok { ok += 1 }
@@ -135,10 +129,7 @@ struct HardeningLimitsTests {
     func maxTextBytes() throws {
         let server = try ServerHarness.start(["--max-text-bytes", "100"])
         defer { server.stop() }
-        let alice = try SyncTestClient(port: server.port, token: try Hardening.token(server, "alice"))
-        _ = try Hardening.token(server, "bob")
-        try alice.request(#"{"type":"sync"}"#)
-        let c = try #require(try alice.request(#"{"type":"dm","user":"bob"}"#).conversation?.id)
+        let (alice, c) = try Hardening.aliceInDMWithBob(server)
         let over = try alice.request(#"{"type":"send","conversation":"\#(c)","clientMessageId":"a","text":"\#(String(repeating: "x", count: 101))"}"#)
         #expect(over.error?.code == .tooLarge)
         #expect(try alice.request(#"{"type":"send","conversation":"\#(c)","clientMessageId":"b","text":"\#(String(repeating: "x", count: 100))"}"#).ok)
@@ -150,10 +141,7 @@ struct HardeningLimitsTests {
         #expect(refused.status != 0 && refused.standardError.contains("max-unanswered-requests"), "\(refused.standardError)")
         let server = try ServerHarness.start(["--max-unanswered-requests", "64", "--sync-send-rate", "0"])
         defer { server.stop() }
-        let alice = try SyncTestClient(port: server.port, token: try Hardening.token(server, "alice"))
-        _ = try Hardening.token(server, "bob")
-        try alice.request(#"{"type":"sync"}"#)
-        let c = try #require(try alice.request(#"{"type":"dm","user":"bob"}"#).conversation?.id)
+        let (alice, c) = try Hardening.aliceInDMWithBob(server)
         for n in 0..<64 { try alice.sendRaw(#"{"type":"send","id":\#(100 + n),"conversation":"\#(c)","clientMessageId":"p\#(n)","text":"n\#(n)"}"#) }
         for n in 0..<64 { #expect(try alice.response(id: 100 + n).ok) }
         let history = try alice.request(#"{"type":"history","conversation":"\#(c)","limit":100}"#)

@@ -8,6 +8,15 @@ import Testing
 /// Helpers of the Hardening suites (issue 6): raw HTTP probes from a chosen loopback source address, /metrics
 /// parsing, the server's resident memory.
 enum Hardening {
+    /// alice, synced, in a DM with bob (both minted on `server`): the set-up of the limit tests that send.
+    static func aliceInDMWithBob(_ server: ServerHarness) throws -> (SyncTestClient, String) {
+        let alice = try SyncTestClient(port: server.port, token: try token(server, "alice"))
+        _ = try token(server, "bob")
+        try alice.request(#"{"type":"sync"}"#)
+        let c = try #require(try alice.request(#"{"type":"dm","user":"bob"}"#).conversation?.id)
+        return (alice, c)
+    }
+
     /// Opens a TCP connection from `sourceIP` (any 127.0.0.0/8 address works on Linux loopback) to the server,
     /// sends `request`, and returns the HTTP status of the answer (nil when the server closed without one).
     static func probe(port: Int, sourceIP: String = "127.0.0.1", request: [UInt8], timeoutMs: Int32 = 5_000) -> Int? {

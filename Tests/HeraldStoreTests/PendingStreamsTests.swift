@@ -1,4 +1,5 @@
 @testable import HeraldStorePostgres
+import HeraldTestSupport
 import Testing
 
 /// The PostgreSQL store's in-memory streams of one transaction (R3): appends journaled once per body, undone by
@@ -57,7 +58,7 @@ struct PendingStreamsTests {
 
     @Test("R3, property: random appends, savepoints, rollbacks and early writes leave the heads, runs, moved heads and stored runs the model has", arguments: 1...40)
     func matchesModel(seed: UInt64) {
-        var random = SplitMix64(seed: seed)
+        var random = SeededGenerator(seed: seed)
         var pending = PendingStreams()
         var model = Model()
         var marks: [Int] = []
@@ -113,18 +114,5 @@ struct PendingStreamsTests {
             #expect(state.unwritten.isSubset(of: Set(pending.unwrittenUsers)), "seed \(seed) step \(step): unwritten users")
             #expect(Set(pending.unwrittenUsers).count == pending.unwrittenUsers.count, "seed \(seed) step \(step): each unwritten user once")
         }
-    }
-}
-
-/// A small seeded generator, so a failing seed reproduces.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
