@@ -48,8 +48,7 @@ struct APIContentRulesTests {
         let server = try InProcessAPIServer()
         defer { server.stop() }
         let client = try APIClient(port: server.port, key: server.key)
-        for user in ["alice", "bob", "carol"] { _ = try client.request("POST", "/api/v1/users", json: #"{"id":"\#(user)","name":"\#(user.capitalized)"}"#) }
-        let first = try #require(try client.request("POST", "/api/v1/conversations", json: #"{"kind":"direct","members":["alice","bob"]}"#).object?["id"] as? String)
+        let first = try client.aliceBobDMWithCarolOutside()
         let second = try #require(try client.request("POST", "/api/v1/conversations", json: #"{"kind":"direct","members":["alice","carol"]}"#).object?["id"] as? String)
         #expect(try client.request("POST", "/api/v1/conversations/\(first)/messages", json: #"{"sender":"alice","clientMessageId":"k","text":"one"}"#).status == 201)
         let reused = try client.request("POST", "/api/v1/conversations/\(second)/messages", json: #"{"sender":"alice","clientMessageId":"k","text":"two"}"#)

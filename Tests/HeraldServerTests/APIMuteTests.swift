@@ -13,8 +13,7 @@ struct APIMuteTests {
         let server = try InProcessAPIServer()
         defer { server.stop() }
         let client = try APIClient(port: server.port, key: server.key)
-        for user in ["alice", "bob", "carol"] { _ = try client.request("POST", "/api/v1/users", json: #"{"id":"\#(user)","name":"\#(user.capitalized)"}"#) }
-        let c = try #require(try client.request("POST", "/api/v1/conversations", json: #"{"kind":"direct","members":["alice","bob"]}"#).object?["id"] as? String)
+        let c = try client.aliceBobDMWithCarolOutside()
         let token = try #require(try client.request("POST", "/api/v1/users/bob/tokens", json: "{}").object?["token"] as? String)
         let phone = try SyncTestClient(port: server.port, token: token, device: "bob-phone")
         try phone.request(#"{"type":"sync"}"#)
@@ -40,8 +39,7 @@ struct APIMuteTests {
         let server = try InProcessAPIServer()
         defer { server.stop() }
         let client = try APIClient(port: server.port, key: server.key)
-        for user in ["alice", "bob", "carol"] { _ = try client.request("POST", "/api/v1/users", json: #"{"id":"\#(user)","name":"\#(user.capitalized)"}"#) }
-        let c = try #require(try client.request("POST", "/api/v1/conversations", json: #"{"kind":"direct","members":["alice","bob"]}"#).object?["id"] as? String)
+        let c = try client.aliceBobDMWithCarolOutside()
         let stranger = try client.request("POST", "/api/v1/users/carol/mutes", json: #"{"conversation":"\#(c)"}"#)
         #expect(stranger.status == 403)
         #expect(try client.request("POST", "/api/v1/users/nobody/mutes", json: #"{"conversation":"\#(c)"}"#).status == 404)

@@ -5,6 +5,7 @@ import HeraldStore
 import HeraldTestSupport
 import HeraldWebSocket
 import Logging
+import Testing
 
 /// HeraldHTTPServer + SyncService + APIService in this process, on an ephemeral port and a temporary database,
 /// with one API key.
@@ -113,5 +114,14 @@ struct APIResponse {
 
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
         try JSONDecoder().decode(type, from: Data(raw.body.utf8))
+    }
+}
+
+extension APIClient {
+    /// Creates alice, bob and carol (named after themselves) and returns the id of a new DM between alice and bob:
+    /// the common start of the API tests that act on a conversation.
+    func aliceBobDMWithCarolOutside() throws -> String {
+        for user in ["alice", "bob", "carol"] { _ = try request("POST", "/api/v1/users", json: #"{"id":"\#(user)","name":"\#(user.capitalized)"}"#) }
+        return try #require(try request("POST", "/api/v1/conversations", json: #"{"kind":"direct","members":["alice","bob"]}"#).object?["id"] as? String)
     }
 }
