@@ -23,6 +23,9 @@ final class PGConnection {
     var transactionDepth = 0
     /// Rows changed by the most recent statement (INSERT/UPDATE/DELETE) or returned (SELECT).
     private(set) var changes = 0
+    /// Requests sent that waited for PostgreSQL's answer (a pipeline counts once): what the sync thread spends
+    /// waiting on the network is this times the round-trip time.
+    private(set) var roundTrips = 0
 
     /// Connects to `conninfo` (a `postgres://` URI or `key=value` pairs) and runs `sessionSetup`.
     init(conninfo: String, sessionSetup: String) throws(StoreError) {
@@ -70,6 +73,7 @@ final class PGConnection {
         let connection = try open()
         let deferred = takeDeferred()
         let text = deferred.isEmpty ? sql : (deferred + [sql]).joined(separator: "; ")
+        roundTrips += 1
         guard let result = PQexec(connection, text) else { throw lostConnection(connection, sql: sql) }
         defer { PQclear(result) }
         try check(result, connection, sql: sql)
@@ -216,6 +220,7 @@ final class PGConnection {
         statementCounter += 1
         let name = "h\(statementCounter)"
         let types = bindings.map { $0.type.rawValue }
+        roundTrips += 1
         let result = types.withUnsafeBufferPointer { types in
             PQprepare(connection, name, sql, Int32(types.count), types.baseAddress)
         }
@@ -250,6 +255,7 @@ final class PGConnection {
         }
         bytes.append(0)
         let deferred = takeDeferred()
+        roundTrips += 1
         let result: OpaquePointer? = bytes.withUnsafeBufferPointer { buffer in
             let base = UnsafeRawPointer(buffer.baseAddress!)
             let values: [UnsafePointer<CChar>?] = offsets.map { offset in

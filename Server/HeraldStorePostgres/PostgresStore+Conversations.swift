@@ -24,9 +24,12 @@ extension PostgresStore {
             }
             let participants = low == high ? [low] : [low, high]
             try addParticipants(key, participants)
-            return (ConversationRecord(
+            let record = ConversationRecord(
                 id: RecordID.format(RecordID.conversation, key), kind: .direct, title: nil,
-                participants: participants, createdAt: now, lastActivity: now), true)
+                participants: participants, createdAt: now, lastActivity: now)
+            // Kept from the commit on, like a conversation read: the first sends need no round trip to find it.
+            conversationsInTransaction[key] = record
+            return (record, true)
         }
     }
 
@@ -40,9 +43,11 @@ extension PostgresStore {
                     .int(ConversationRecord.Kind.group.rawValue), .text(title), .int(now))
             else { throw StoreError(kind: .other, message: "INSERT … RETURNING returned no row") }
             try addParticipants(key, participants)
-            return ConversationRecord(
+            let record = ConversationRecord(
                 id: RecordID.format(RecordID.conversation, key), kind: .group, title: title,
                 participants: participants, createdAt: now, lastActivity: now)
+            conversationsInTransaction[key] = record
+            return record
         }
     }
 

@@ -25,7 +25,7 @@ struct HardeningMetricsTests {
         #expect(try Hardening.get(port: server.port, "/metricsx").status == 404)
     }
 
-    @Test("Counters move with traffic: connections, bytes, messages, stored messages, fan-out, delivery latency, errors by code")
+    @Test("Counters move with traffic: connections, bytes, messages, stored messages, fan-out, delivery latency, sync batches, errors by code")
     func countersMove() throws {
         let server = try ServerHarness.start(["--echo"])
         defer { server.stop() }
@@ -59,6 +59,8 @@ struct HardeningMetricsTests {
         grew("herald_bytes_sent_total", by: 500)
         grew("herald_fanout_deliveries_total", by: 10)
         grew("herald_delivery_latency_seconds_count", by: 5)
+        // At least one batch per send (each waits for its answer before the next goes), plus sync and dm.
+        grew("herald_sync_batch_seconds_count", by: 5 + 3)
         grew("herald_sync_errors_total{code=unknown_type}", by: 1)
         #expect((after["herald_connections{state=websocket}"] ?? 0) == 3)
         #expect(after["herald_outbound_queue_bytes"] != nil)

@@ -57,4 +57,28 @@ struct PostgresWriteClockTests {
         #expect(try a.appendEvent(user: "bob", payload: [5], now: 5) == 5)
         #expect(try a.events(user: "bob", after: 3, limit: 10).map(\.seq) == [4, 5])
     }
+
+    @Test("R5: a conversation this node created is kept in memory: its first send reads no conversation")
+    func createdConversationsAreKept() throws {
+        let (_, a) = try postgresStoreWithUsers()
+        // A send before, so the statements are prepared and a block of message ids is taken.
+        let warm = try a.createGroup(title: "warm", creator: "alice", members: ["bob"], now: 1)
+        _ = try a.transaction { try a.insertMessage(conversation: warm.id, sender: "alice", clientMessageId: "w", kind: .text, text: "hi", imageURL: nil, now: 2) }
+        let dm = try a.findOrCreateDirect(between: "alice", and: "bob", now: 3).conversation
+        let group = try a.createGroup(title: "g", creator: "alice", members: ["bob"], now: 3)
+        func roundTripsOfSends(_ key: String) throws -> Int {
+            let before = a.connection.roundTrips
+            try a.transaction {
+                for conversation in [dm, group] {
+                    _ = try a.insertMessage(conversation: conversation.id, sender: "alice", clientMessageId: key + conversation.id, kind: .text, text: "hi", imageURL: nil, now: 4)
+                }
+            }
+            return a.connection.roundTrips - before
+        }
+        let first = try roundTripsOfSends("first")
+        let second = try roundTripsOfSends("second")  // read or not before, both are in memory now
+        #expect(first == second, "first sends \(first) round trips, the next \(second)")
+        #expect(try a.history(conversation: dm.id, before: nil, limit: 10).count == 2)
+        #expect(try a.history(conversation: group.id, before: nil, limit: 10).count == 2)
+    }
 }

@@ -1,3 +1,4 @@
+import Foundation
 @testable import HeraldStore
 import Testing
 
@@ -19,6 +20,44 @@ struct SQLiteDurabilityTests {
         }
         try waiter.upsertUser(id: "bob", name: "Bob")
         #expect(try holder.user(id: "bob") != nil)
+    }
+
+    @Test("A waiting writer keeps retrying for the whole busy timeout and writes as soon as the lock is let go")
+    func waitsThenWrites() throws {
+        let database = try TemporaryDatabase()
+        let holder = try database.open()
+        let waiter = try SQLiteStore(path: database.path, busyTimeoutMilliseconds: 10_000)
+        let locked = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let holding = Thread {
+            try? holder.transaction {
+                try holder.upsertUser(id: "alice", name: "Alice")
+                locked.signal()
+                _ = release.wait(timeout: .now() + 10)
+            }
+        }
+        holding.start()
+        locked.wait()
+        let started = Date()
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) { release.signal() }
+        try waiter.upsertUser(id: "bob", name: "Bob")
+        // It waited for the holder (not a failure after the first try) and got in once the lock was free.
+        #expect(Date().timeIntervalSince(started) >= 0.19)
+        #expect(try waiter.user(id: "alice") != nil)
+        #expect(try waiter.user(id: "bob") != nil)
+    }
+
+    @Test("The busy timeout is a lower bound: a writer gives up only after waiting all of it")
+    func waitsTheWholeTimeout() throws {
+        let database = try TemporaryDatabase()
+        let holder = try database.open()
+        let waiter = try SQLiteStore(path: database.path, busyTimeoutMilliseconds: 120)
+        try holder.transaction {
+            try holder.upsertUser(id: "alice", name: "Alice")
+            let started = Date()
+            #expect(throws: StoreError.self) { try waiter.upsertUser(id: "bob", name: "Bob") }
+            #expect(Date().timeIntervalSince(started) >= 0.119)
+        }
     }
 
     @Test("Opening a missing file read-only fails with a StoreError")

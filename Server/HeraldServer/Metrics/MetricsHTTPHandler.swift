@@ -107,6 +107,8 @@ final class MetricsHTTPHandler: HTTPRequestHandler {
             out.sample("herald_sync_errors_total", [("code", code.rawValue)], metrics.syncErrors[index].load())
         }
         out.histogram("herald_delivery_latency_seconds", "Sync batch commit to its frames queued on the event loop.", metrics.deliveryLatency)
+        out.histogram("herald_sync_batch_seconds", "One batch of the sync thread: its requests' work and the store transaction, commit included.",
+                      metrics.syncBatchDuration)
         let appended = metrics.appended.withLock { $0 }.map { $0() }.joined()
         return HTTPResponse(
             status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")], body: Array((out.text + appended).utf8))

@@ -51,6 +51,9 @@ public final class ServerMetrics: Sendable {
     let fanoutDeliveries = Counter()
     /// Commit of a sync batch → its frames queued on the loop (measured per loop, per batch).
     public let deliveryLatency = LatencyHistogram()
+    /// How long the sync thread took over one batch of inputs: the core's work and the store's transaction, commit
+    /// included. Every request of a batch waits for all of it, so its tail is the tail of answer and delivery latency.
+    public let syncBatchDuration = LatencyHistogram()
     /// Metric families of parts the server library does not own (the push gateway the composition root starts), as
     /// Prometheus text appended to `GET /metrics`.
     public let appended = Mutex<[@Sendable () -> String]>([])

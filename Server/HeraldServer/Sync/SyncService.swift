@@ -174,8 +174,10 @@ private final class SyncThreadRunner: @unchecked Sendable {
         while true {
             let (inputs, stopped) = inbox.take(deadline: core.nextDeadline)
             let now = Int64(Date().timeIntervalSince1970 * 1000)
+            let startedAt = MonotonicClock.microseconds()
             let deliveries = inputs.isEmpty ? core.fireDueTimers(now: now) : core.process(inputs, now: now)
             let committedAt = MonotonicClock.microseconds()
+            server.metrics.syncBatchDuration.observe(microseconds: committedAt - startedAt)
             // Published before the frames go out, so a client that saw its answer sees it counted.
             server.metrics.publish(core.counters)
             reportStoreFailures()
