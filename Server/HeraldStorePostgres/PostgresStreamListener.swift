@@ -90,6 +90,7 @@ public final class PostgresStreamListener: StoreSignalFeed, @unchecked Sendable 
             catchUp(on: connection)
             receive(on: connection)
             PQfinish(connection)
+            preparedOn = nil
         }
     }
 
@@ -133,7 +134,9 @@ public final class PostgresStreamListener: StoreSignalFeed, @unchecked Sendable 
         let rows = query(
             connection, "SELECT id, node_id FROM stream_wakeups WHERE created_at >= $1 ORDER BY id", ["\(since - Self.catchUpMarginMilliseconds)"]
         ) { row in (id: row.int(0), node: row.text(1)) }
-        for row in rows where row.node != node && handled[row.id] == nil { wakeUp(row.id, on: connection) }
+        let missed = rows.filter { $0.node != node && handled[$0.id] == nil }.map(\.id)
+        // In slices, so a long absence is not one huge result.
+        for start in stride(from: 0, to: missed.count, by: 64) { wakeUps(Array(missed[start..<min(start + 64, missed.count)]), on: connection) }
     }
 
     /// Delivers wake-ups until the connection fails or the listener stops.
@@ -144,7 +147,8 @@ public final class PostgresStreamListener: StoreSignalFeed, @unchecked Sendable 
             // buffer, not on the socket, so poll would not report them.
             let ids = pendingWakeUps(connection)
             if !ids.isEmpty {
-                for id in ids where handled[id] == nil { wakeUp(id, on: connection) }
+                let fresh = ids.filter { handled[$0] == nil }
+                if !fresh.isEmpty { wakeUps(fresh, on: connection) }
                 if PQstatus(connection) != CONNECTION_OK { return }
                 continue
             }
@@ -178,33 +182,25 @@ public final class PostgresStreamListener: StoreSignalFeed, @unchecked Sendable 
         return ids
     }
 
-    /// Reads one wake-up row (its runs, its signals and every event body the runs name, in one query) and reports it.
-    /// The row comes back as it is stored, arrays and all (a group's 1,000 runs are four arrays, not 1,000 rows), with
-    /// the bodies beside it. The members of a group share their runs' bodies, so the bodies are looked up by the
-    /// distinct runs: 20 ids for a batch of 20 messages to 1,000 members, not 20,000.
-    private func wakeUp(_ id: Int64, on connection: OpaquePointer) {
+    /// Reads wake-up rows (their runs, their signals and every event body the runs name) in one query, and reports
+    /// them in the order of `ids` (the notifications' order, which is commit order). Wake-ups that queued up while
+    /// the previous ones were read cost one round trip together, not one each. A row comes back as it is stored,
+    /// arrays and all (a group's 1,000 runs are four arrays, not 1,000 rows), with its bodies beside it. The members
+    /// of a group share their runs' bodies, so the bodies are looked up by the distinct runs: 20 ids for a batch of
+    /// 20 messages to 1,000 members, not 20,000.
+    private func wakeUps(_ ids: [Int64], on connection: OpaquePointer) {
         struct WakeUp {
+            var id: Int64 = 0
+            var at: Int64 = 0
             var runs: [(user: String, firstSeq: Int64, firstBody: Int64, count: Int64)] = []
             var signals: [String] = []
             var bodies: [(id: Int64, payload: [UInt8])] = []
         }
-        let rows = query(
-            connection,
-            """
-            SELECT w.users, w.first_seqs, w.first_bodies, w.counts, w.signals, w.created_at, b.ids, b.payloads
-            FROM stream_wakeups w LEFT JOIN LATERAL (
-                SELECT array_agg(e.id ORDER BY e.id) AS ids, array_agg(e.payload ORDER BY e.id) AS payloads
-                FROM (SELECT DISTINCT r.b + g AS id FROM (SELECT DISTINCT x.b, x.n FROM unnest(w.first_bodies, w.counts) AS x(b, n)) r,
-                      generate_series(0, r.n - 1) AS g) wanted
-                -- One primary-key lookup per body (LIMIT keeps the planner from a hash join over the whole table).
-                CROSS JOIN LATERAL (SELECT id, payload FROM event_bodies WHERE id = wanted.id LIMIT 1) e
-            ) b ON true
-            WHERE w.id = $1
-            """, ["\(id)"]
-        ) { row -> (WakeUp, Int64)? in
+        guard prepareWakeUpQuery(on: connection) else { return }
+        let rows = query(connection, prepared: Self.wakeUpStatement, ["{" + ids.map(String.init).joined(separator: ",") + "}"]) { row -> WakeUp in
             // A row whose run arrays do not line up (never written by a node) still carries its signals.
             let users = row.textArray(0) ?? [], seqs = row.intArray(1) ?? [], firstBodies = row.intArray(2) ?? [], counts = row.intArray(3) ?? []
-            var wake = WakeUp()
+            var wake = WakeUp(id: row.int(8), at: row.int(5))
             if users.count == seqs.count, users.count == firstBodies.count, users.count == counts.count {
                 wake.runs.reserveCapacity(users.count)
                 for index in users.indices { wake.runs.append((users[index], seqs[index], firstBodies[index], counts[index])) }
@@ -214,15 +210,45 @@ public final class PostgresStreamListener: StoreSignalFeed, @unchecked Sendable 
             if let ids = row.intArray(6), let payloads = row.blobArray(7), ids.count == payloads.count {
                 wake.bodies = Array(zip(ids, payloads))
             }
-            return (wake, row.int(5))
+            return wake
         }
-        // Not there (yet, or any more): nothing to report, and nothing remembered, so a later catch-up may find it.
-        guard let (wake, at) = rows.first ?? nil else { return }
-        remember(id, at: at)
-        if let batch = Self.streamRuns(wake.runs, bodies: wake.bodies) { onSignal(.streams(batch)) }
-        for text in wake.signals {
-            if let signal = Self.parseSignal(text) { onSignal(signal) }
+        // A wake-up not there (yet, or any more) is not reported and not remembered, so a later catch-up may find it.
+        for wake in rows {
+            remember(wake.id, at: wake.at)
+            if let batch = Self.streamRuns(wake.runs, bodies: wake.bodies) { onSignal(.streams(batch)) }
+            for text in wake.signals {
+                if let signal = Self.parseSignal(text) { onSignal(signal) }
+            }
         }
+    }
+
+    /// The server-side name of the wake-up query on the listener's connection.
+    static let wakeUpStatement = "herald_wake_ups"
+
+    /// The wake-up query, parsed and planned once per connection (it is most of what a wake-up costs PostgreSQL).
+    static let wakeUpQuery = """
+        SELECT w.users, w.first_seqs, w.first_bodies, w.counts, w.signals, w.created_at, b.ids, b.payloads, w.id
+        FROM stream_wakeups w LEFT JOIN LATERAL (
+            SELECT array_agg(e.id ORDER BY e.id) AS ids, array_agg(e.payload ORDER BY e.id) AS payloads
+            FROM (SELECT DISTINCT r.b + g AS id FROM (SELECT DISTINCT x.b, x.n FROM unnest(w.first_bodies, w.counts) AS x(b, n)) r,
+                  generate_series(0, r.n - 1) AS g) wanted
+            -- One primary-key lookup per body (LIMIT keeps the planner from a hash join over the whole table).
+            CROSS JOIN LATERAL (SELECT id, payload FROM event_bodies WHERE id = wanted.id LIMIT 1) e
+        ) b ON true
+        WHERE w.id = ANY($1::bigint[])
+        ORDER BY array_position($1::bigint[], w.id)
+        """
+
+    /// The connection the wake-up query is prepared on (a new connection after a reconnect needs it again).
+    private var preparedOn: OpaquePointer?
+
+    private func prepareWakeUpQuery(on connection: OpaquePointer) -> Bool {
+        if preparedOn == connection { return true }
+        guard let result = PQprepare(connection, Self.wakeUpStatement, Self.wakeUpQuery, 0, nil) else { return false }
+        defer { PQclear(result) }
+        guard PQresultStatus(result) == PGRES_COMMAND_OK else { return false }
+        preparedOn = connection
+        return true
     }
 
     /// The runs with their bodies as indexes into the sorted, distinct `bodies`. A run whose bodies are gone (pruned)
@@ -252,10 +278,19 @@ public final class PostgresStreamListener: StoreSignalFeed, @unchecked Sendable 
     /// Runs one statement with text parameters and binary results on the listener's connection; nothing on failure
     /// (a lost connection is noticed by the receive loop).
     private func query<T>(_ connection: OpaquePointer, _ sql: String, _ parameters: [String], row map: (PGRow) -> T) -> [T] {
+        run(parameters, map) { values in PQexecParams(connection, sql, Int32(values.count), nil, values, nil, nil, 1) }
+    }
+
+    /// The same, for a statement prepared on this connection.
+    private func query<T>(_ connection: OpaquePointer, prepared name: String, _ parameters: [String], row map: (PGRow) -> T) -> [T] {
+        run(parameters, map) { values in PQexecPrepared(connection, name, Int32(values.count), values, nil, nil, 1) }
+    }
+
+    private func run<T>(_ parameters: [String], _ map: (PGRow) -> T, _ execute: ([UnsafePointer<CChar>?]) -> OpaquePointer?) -> [T] {
         let cStrings = parameters.map { strdup($0) }
         defer { cStrings.forEach { free($0) } }
         let values: [UnsafePointer<CChar>?] = cStrings.map { UnsafePointer($0) }
-        guard let result = PQexecParams(connection, sql, Int32(values.count), nil, values, nil, nil, 1) else { return [] }
+        guard let result = execute(values) else { return [] }
         defer { PQclear(result) }
         guard PQresultStatus(result) == PGRES_TUPLES_OK else { return [] }
         return (0..<PQntuples(result)).map { map(PGRow(result: result, row: $0)) }

@@ -107,6 +107,28 @@ struct PostgresStreamListenerTests {
         #expect(received.wait(for: 7).count == 7)
     }
 
+    @Test("R2/R3 across nodes: a burst of commits (wake-ups queue up and are read together) arrives in commit order, each once")
+    func burstInCommitOrder() throws {
+        let (url, store) = try postgresStoreWithUsers()
+        let received = Received()
+        let listener = PostgresStreamListener(url: url, node: "b") { received.append($0) }
+        listener.start()
+        defer { listener.stop() }
+        #expect(received.wait(for: 1) == [.reconnected])
+        let burst = 150
+        for index in 1...burst { _ = try store.appendEvent(user: "alice", payload: [UInt8(index % 256)], now: Int64(index)) }
+        let signals = received.wait(for: 1 + burst).dropFirst()
+        let runs = signals.compactMap { signal -> StreamRuns.Run? in
+            if case .streams(let batch) = signal { return batch.runs.first }
+            return nil
+        }
+        #expect(signals.count == burst)
+        #expect(runs.map(\.firstSeq) == (1...Int64(burst)).map { $0 })
+        // Nothing more comes later (no wake-up reported twice).
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(received.wait(for: 0).count == 1 + burst)
+    }
+
     @Test("Malformed wake-ups and signals are ignored")
     func parse() {
         #expect(PostgresStreamListener.parseWakeUp("12 node-a")! == (12, "node-a"))
