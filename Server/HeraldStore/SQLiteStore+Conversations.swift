@@ -71,6 +71,17 @@ extension SQLiteStore {
         }
     }
 
+    public func contacts(of user: String, inConversationsOfAtMost maxParticipants: Int) throws -> [String] {
+        try connection.query(
+            """
+            SELECT DISTINCT o.user_id FROM participants p JOIN participants o ON o.conversation_id = p.conversation_id
+            WHERE p.user_id = ?1 AND o.user_id <> ?1
+              AND (SELECT count(*) FROM participants c WHERE c.conversation_id = p.conversation_id) <= ?2
+            ORDER BY o.user_id
+            """, .text(user), .int(Int64(maxParticipants))
+        ) { row in row.text(0) }
+    }
+
     // MARK: - Internals
 
     func conversation(rowid: Int64) throws(StoreError) -> ConversationRecord? {

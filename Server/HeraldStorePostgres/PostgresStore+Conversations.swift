@@ -99,6 +99,19 @@ extension PostgresStore {
         }
     }
 
+    public func contacts(of user: String, inConversationsOfAtMost maxParticipants: Int) throws -> [String] {
+        // Participants change only in a transaction that commits them at once (creation, a member leaving), so what
+        // this transaction holds back (messages, runs) does not matter here.
+        try connection.query(
+            """
+            SELECT DISTINCT o.user_id FROM participants p JOIN participants o ON o.conversation_id = p.conversation_id
+            WHERE p.user_id = $1 AND o.user_id <> $1
+              AND (SELECT count(*) FROM participants c WHERE c.conversation_id = p.conversation_id) <= $2
+            ORDER BY o.user_id
+            """, .text(user), .int(Int64(maxParticipants))
+        ) { row in row.text(0) }
+    }
+
     // MARK: - Internals
 
     /// The conversation with its participants, in one statement. Kept for the rest of the transaction: a batch of

@@ -70,6 +70,9 @@ public protocol SyncStore: AnyObject, AlertSettingsStore, LastSeenStore {
     /// The user's conversation list, most recent activity first, with unread counts and last messages.
     /// Conversations without messages are included.
     func conversations(for user: String) throws -> [ConversationSummary]
+    /// The people `user` shares a conversation of at most `maxParticipants` participants with, each once, sorted, never
+    /// `user` (who sees whose presence, E2/R5). One read: it runs for every device that comes or goes.
+    func contacts(of user: String, inConversationsOfAtMost maxParticipants: Int) throws -> [String]
 
     // MARK: Messages
 

@@ -160,12 +160,7 @@ extension SyncCore {
     /// device coming and going would be news for thousands of others, for an indicator nobody looks at there.
     func contacts(of user: String) -> [String] {
         do {
-            var seen: Set<String> = [user]
-            var contacts: [String] = []
-            for summary in try store.conversations(for: user) where summary.conversation.participants.count <= configuration.listedParticipants {
-                for participant in summary.conversation.participants where seen.insert(participant).inserted { contacts.append(participant) }
-            }
-            return contacts
+            return try store.contacts(of: user, inConversationsOfAtMost: configuration.listedParticipants)
         } catch {
             logger.debug("contacts not read", metadata: ["error": "\(error)"])
             return []

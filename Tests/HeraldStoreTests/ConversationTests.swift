@@ -40,6 +40,25 @@ struct ConversationTests {
         #expect(try store.conversations(for: "alice").isEmpty)
     }
 
+    @Test("E2/R5: contacts are the people sharing a DM or a small enough group, each once, never oneself or a leaver", arguments: StoreBackend.allCases)
+    func contacts(_ backend: StoreBackend) throws {
+        let (_, store) = try storeWithUsers(backend)
+        for id in ["dave", "erin", "frank"] { try store.upsertUser(id: id, name: id) }
+        #expect(try store.contacts(of: "alice", inConversationsOfAtMost: 64).isEmpty)
+        _ = try store.findOrCreateDirect(between: "bob", and: "alice", now: 1)
+        _ = try store.findOrCreateDirect(between: "alice", and: "alice", now: 1)  // a note to self adds nobody
+        let small = try store.createGroup(title: "small", creator: "alice", members: ["bob", "carol"], now: 2)
+        _ = try store.createGroup(title: "big", creator: "alice", members: ["dave", "erin", "frank"], now: 3)
+        _ = try store.createGroup(title: "not mine", creator: "frank", members: ["erin"], now: 4)
+        #expect(try store.contacts(of: "alice", inConversationsOfAtMost: 3) == ["bob", "carol"])
+        #expect(try store.contacts(of: "alice", inConversationsOfAtMost: 4) == ["bob", "carol", "dave", "erin", "frank"])
+        #expect(try store.contacts(of: "frank", inConversationsOfAtMost: 2) == ["erin"])
+        try store.removeParticipant(user: "carol", conversation: small.id)
+        #expect(try store.contacts(of: "alice", inConversationsOfAtMost: 3) == ["bob"])
+        #expect(try store.contacts(of: "carol", inConversationsOfAtMost: 64).isEmpty)
+        #expect(try store.contacts(of: "nobody", inConversationsOfAtMost: 64).isEmpty)
+    }
+
     @Test("Groups carry title, creator plus members, and appear in lists without messages", arguments: StoreBackend.allCases)
     func groups(_ backend: StoreBackend) throws {
         let (_, store) = try storeWithUsers(backend)
