@@ -254,5 +254,8 @@ enum Schema {
         """,
         // 10: when each user was last seen (E2), see Schema+LastSeen.swift.
         lastSeenMigration,
+        // 11: the index on last_activity is never used (a user's list is found through participants and sorted), and
+        // every send rewrote its entry.
+        "DROP INDEX conversations_activity;",
     ]
 }
