@@ -292,13 +292,19 @@ enum PostgresSchema {
         derivedHeadsMigration,
         // 11: when each user was last seen (E2), as in the SQLite schema's migration 10 (PostgresSchema+LastSeen.swift).
         lastSeenMigration,
-        // 12: every send updates its conversation's counters. An index on last_activity (never used: a user's list is
-        // found through participants and sorted) made each of those updates write three index entries and leave a dead
-        // row that scans must step over (38,000 dead rows for 2,500 conversations after 15 s of the chat load). Without
-        // it, and with room left on each page, the updates are HOT: in place on the page, no index entries.
+        // 12: what each send costs the batch statement.
+        // - Every send updates its conversation's counters. An index on last_activity (never used: a user's list is
+        //   found through participants and sorted) made each update write three index entries and leave a dead row
+        //   that scans step over (38,000 dead rows for 2,500 conversations after 15 s of the chat load). Without it,
+        //   and with room left on each page, the updates are HOT: in place on the page, no index entries.
+        // - Each message row checked its two references (a trigger and a row lock each): a third of the batch
+        //   statement's time under auto_explain. Both writers of messages (the store's flush, herald_send_message)
+        //   check the conversation and the sender's participation first (R5), participants keeps its own references,
+        //   and nothing deletes conversations or users.
         """
         DROP INDEX conversations_activity;
         ALTER TABLE conversations SET (fillfactor = 70);
+        ALTER TABLE messages DROP CONSTRAINT messages_conversation_id_fkey, DROP CONSTRAINT messages_sender_id_fkey;
         """,
     ]
 }
