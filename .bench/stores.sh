@@ -51,7 +51,7 @@
 #    - NOTIFYs: calls of statements matching pg_notify( or NOTIFY (one call may notify once per row: a NOTIFY
 #      inside a statement is not counted apart by pg_stat_statements), and notifications the LISTEN session
 #      received (PostgreSQL folds identical channel+payload pairs of one transaction into one);
-#    - CPU % of one core (nodes, PostgreSQL); pg2: node B's CPU time per delivery to B (B holds every odd
+#    - CPU % of one core (nodes, PostgreSQL, herald-bench) and the machine's idle share (all CPUs); pg2: node B's CPU time per delivery to B (B holds every odd
 #      connection, so half the deliveries).
 #    Also per PostgreSQL run: "deadlock detected" and other ERRORs in PostgreSQL's log; nodes that do not exit
 #    STOP_TIMEOUT s after SIGTERM (e.g. with a backlog of sends) are SIGKILLed and logged.
@@ -164,6 +164,11 @@ cpu_ticks() { # utime+stime of the given pids
   done
   echo $sum
 }
+idle_ticks() { # the machine's idle + iowait ticks, all CPUs together
+  local cpu user nice system idle iowait rest
+  read -r cpu user nice system idle iowait rest </proc/stat
+  echo $((idle + iowait))
+}
 pg_pids() { # the postmaster and its children (backends, walwriter, ...), except the listener's backend
   local pm
   pm=$(head -1 "$PGDIR/data/postmaster.pid")
@@ -243,7 +248,7 @@ run() { # round setup load
   local bpid=$!; PIDS+=($bpid)
   # One sample per progress line of the load phase: time, the line, CPU ticks (node A, node B, PostgreSQL), and for
   # PostgreSQL the counters. The sample lags its line by the few ms psql takes, alike at both ends of the window.
-  local l ta tb tp pgc nt
+  local l ta tb tp tbench ti pgc nt
   while IFS= read -r l; do
     echo "$l" >>"$OUT/bench.log"
     case $l in
@@ -251,12 +256,13 @@ run() { # round setup load
         ta=$(cpu_ticks "${pids[0]}"); tb=0; [ "$nodes" = 2 ] && tb=$(cpu_ticks "${pids[1]}")
         # shellcheck disable=SC2046
         tp=$(cpu_ticks $(pg_pids))
+        tbench=$(cpu_ticks "$bpid"); ti=$(idle_ticks)
         pgc=""; nt=""
         if [ -n "$db" ]; then
           pgc=$(psql -d postgres -At -F' ' -c "$sql" 2>>"$OUT/pg.log")
           nt=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["total"])' "$w/notify.json" 2>/dev/null)
         fi
-        printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date +%s.%N)" "$ta" "$tb" "$tp" "$pgc" "$nt" "$l" >>"$w/samples.tsv" ;;
+        printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date +%s.%N)" "$ta" "$tb" "$tp" "$tbench" "$ti" "$pgc" "$nt" "$l" >>"$w/samples.tsv" ;;
     esac
   done <"$w/err"
   wait "$bpid"; rc=$?
@@ -311,9 +317,9 @@ def lsn(text):
 samples = []
 try:
     for row in open(w + "/samples.tsv"):
-        t, ta, tb, tp, pgc, nt, line = row.rstrip("\n").split("\t", 6)
+        t, ta, tb, tp, tbench, ti, pgc, nt, line = row.rstrip("\n").split("\t", 8)
         f = {k: int(v) for k, v in re.findall(r"(sent|acked|deliveries/s)=(\d+)", line)}
-        s = dict(t=float(t), a=int(ta), b=int(tb), pg=int(tp), sent=f.get("sent", 0), acked=f.get("acked", 0), dps=f.get("deliveries/s", 0),
+        s = dict(t=float(t), a=int(ta), b=int(tb), pg=int(tp), bench=int(tbench), idle=int(ti), sent=f.get("sent", 0), acked=f.get("acked", 0), dps=f.get("deliveries/s", 0),
                  elapsed=float(re.match(r"\[load +([0-9.]+)s\]", line).group(1)))
         if pgc.strip():
             calls, notify_calls, commit_calls, xact, wal = pgc.split()
@@ -357,7 +363,8 @@ if len(samples) >= 2:
     cpu = lambda k: round((b[k] - a[k]) / clk / dt * 100, 1)
     win = dict(start_s=a["elapsed"], end_s=b["elapsed"], seconds=round(dt, 3), acked=acked, sent=b["sent"] - a["sent"], deliveries=deliveries,
                acked_per_s=round(acked / dt), deliveries_per_s=round(deliveries / dt),
-               nodes_cpu_pct=round(cpu("a") + cpu("b"), 1), node_a_cpu_pct=cpu("a"), postgres_cpu_pct=cpu("pg"))
+               nodes_cpu_pct=round(cpu("a") + cpu("b"), 1), node_a_cpu_pct=cpu("a"), postgres_cpu_pct=cpu("pg"),
+               bench_cpu_pct=cpu("bench"), machine_idle_pct=cpu("idle"))
     per = lambda k: round((b[k] - a[k]) / acked, 2) if acked and k in a and k in b else None
     wal_commits = None
     if "lsn" in a and a["wal"] < b["wal"]:
@@ -445,16 +452,17 @@ def fields(x):
                 lost=r.get("lost"), dup=r.get("duplicated"), unacked=r.get("unacked"), cpu=w.get("nodes_cpu_pct"),
                 pg=w.get("postgres_cpu_pct"), bcpu=w.get("node_b_us_per_delivery"), st=w.get("statements_per_msg"),
                 co=w.get("xact_commit_per_msg"), wc=w.get("wal_commits_per_msg"), ns=w.get("notify_statements_per_msg"),
-                nr=w.get("notifications_per_msg"), dl=g.get("deadlocks"), wall=x.get("wall_s"), rc=x.get("bench_rc"))
-head = ("| deliveries/s | acked sends/s | acked in window | p50 / p99 ms | lost / dup / unacked | server CPU % | PG CPU % | node B µs/delivery | "
+                nr=w.get("notifications_per_msg"), dl=g.get("deadlocks"), wall=x.get("wall_s"), rc=x.get("bench_rc"),
+                bench=w.get("bench_cpu_pct"), idle=w.get("machine_idle_pct"))
+head = ("| deliveries/s | acked sends/s | acked in window | p50 / p99 ms | lost / dup / unacked | server CPU % | PG CPU % | herald-bench CPU % | machine idle % | node B µs/delivery | "
         "statements/msg | commits/msg: xact_commit / WAL | NOTIFY stmts / notifications per msg | PG deadlocks |")
 def cells(m):
     return (f'{fmt(m["dps"])} | {fmt(m["aps"])} | {fmt(m["n"])} | {fmt(m["p50"], 1)} / {fmt(m["p99"], 1)} | {fmt(m["lost"])} / {fmt(m["dup"])} / '
-            f'{fmt(m["unacked"])} | {fmt(m["cpu"])} | {fmt(m["pg"])} | {fmt(m["bcpu"], 1)} | {fmt(m["st"], 1)} | '
+            f'{fmt(m["unacked"])} | {fmt(m["cpu"])} | {fmt(m["pg"])} | {fmt(m["bench"])} | {fmt(m["idle"])} | {fmt(m["bcpu"], 1)} | {fmt(m["st"], 1)} | '
             f'{fmt(m["co"], 2)} / {fmt(m["wc"], 2)} | {fmt(m["ns"], 2)} / {fmt(m["nr"], 2)} | {fmt(m["dl"])} |')
 print("## Medians per (load, setup)\n")
 print("| load | setup | runs " + head)
-print("|---|---|---" + "|---" * 12 + "|")
+print("|---|---|---" + "|---" * 14 + "|")
 for load in loads:
     for setup in setups:
         xs = [fields(x) for x in rows if x["load"] == load and x["setup"] == setup]
@@ -465,6 +473,8 @@ print("""
   acked sends/s, CPU and every per-message figure. Over the whole run (herald-bench's JSON): p50/p99 delivery latency,
   lost / duplicated / unacked (lost = acked but not delivered everywhere by the end of the drain).
 - Server CPU: all nodes, % of one core. PG CPU: the postmaster and its children but the LISTEN session's backend.
+  herald-bench CPU: the load generator itself. Machine idle: idle + iowait of all CPUs together (200% = an idle
+  2-CPU machine); near 0, every process competes for the cores and a setup with more processes pays for it.
   node B µs/delivery: node B's CPU time / the deliveries to node B (half of them).
 - Per message = per acked send in the window ("acked in window": few of them, as in a PostgreSQL fan-out to
   1,000, make the per-message figures coarse; none, as when a node stalls, leaves them empty).
