@@ -24,6 +24,13 @@ final class Fleet: BenchLoopDelegate {
     private let pathPrefix: String
     /// Tokens minted or fetched so far, by user.
     private(set) var tokenOf: [String: String] = [:]
+    /// Per device, whether a `conversation` event reached it (a new conversation announced; read at any time, since
+    /// the announcement may arrive in the same loop pass as the response to the request that created it).
+    private(set) var heardOfConversation: [Bool]
+    /// When the last event (not a response) arrived at any device.
+    private(set) var lastEventAt: UInt64 = 0
+    /// Events (not responses) that arrived outside the measured phase.
+    private(set) var setupEvents = 0
     /// Per device, from the start of its TCP connect to its sync response (``connectAll(parallel:deadline:progress:)``).
     private(set) var connectLatency = LatencyHistogram()
 
@@ -33,6 +40,7 @@ final class Fleet: BenchLoopDelegate {
         self.deviceUsers = deviceUsers
         connections = deviceUsers.indices.map { BenchConnection(tag: $0) }
         latest = [Int64](repeating: 0, count: deviceUsers.count)
+        heardOfConversation = [Bool](repeating: false, count: deviceUsers.count)
         pathPrefix = "/sync?device=\(devicePrefix)"
         loop.delegate = self
     }
@@ -94,6 +102,21 @@ final class Fleet: BenchLoopDelegate {
         while MonotonicClock.nanoseconds() < until {
             loop.runOnce(timeoutMs: 50)
             if let failure = failures.first { throw BenchError("device dropped while idle: \(failure)") }
+        }
+    }
+
+    /// Runs the loop until every device in `devices` has received a `conversation` event and then no event has arrived
+    /// for `quietSeconds`, so that a load in a new group is timed once the group has been announced to its members
+    /// and not while the server still writes that out.
+    func awaitAnnouncement(to devices: Range<Int>, quietSeconds: Double, deadline: UInt64) throws(BenchError) {
+        let quiet = UInt64(quietSeconds * 1e9)
+        while devices.contains(where: { !heardOfConversation[$0] }) || MonotonicClock.nanoseconds() &- lastEventAt < quiet {
+            loop.runOnce(timeoutMs: 10)
+            if let failure = failures.first { throw BenchError("device failed while the group was announced: \(failure)") }
+            if MonotonicClock.nanoseconds() > deadline {
+                let heard = devices.filter { heardOfConversation[$0] }.count
+                throw BenchError("setup timed out: \(heard) of \(devices.count) members heard of the group")
+            }
         }
     }
 
@@ -161,7 +184,10 @@ final class Fleet: BenchLoopDelegate {
             handler(object)
             return
         }
-        onFrame?(connection, scan, now)
+        if scan.kind == .conversationEvent { heardOfConversation[connection.tag] = true }
+        if let onFrame { return onFrame(connection, scan, now) }
+        lastEventAt = now
+        setupEvents += 1
     }
 
     func connectionEnded(_ connection: BenchConnection, reason: String) {

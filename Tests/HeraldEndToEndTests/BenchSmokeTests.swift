@@ -88,6 +88,8 @@ extension EndToEnd {
             #expect(run.result["duplicated"] as? Int == 0)
             #expect(run.result["dropped_connections"] as? Int == 0)
             #expect(Self.number(run.result["connects_per_s"]) > 0, "\(run.result)")
+            // The load starts once the 49 named members have heard of the group.
+            #expect((run.result["group_setup_events"] as? Int ?? 0) >= 49, "\(run.result)")
             let latency = run.result["latency_ms"] as? [String: Any] ?? [:]
             #expect(Self.number(latency["p50"]) > 0 && Self.number(latency["p50"]) <= Self.number(latency["p99"]), "\(run.result)")
             // The memory figures are the server's own RSS from /proc: present, and 300 sessions cost something but
