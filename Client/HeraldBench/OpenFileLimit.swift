@@ -24,7 +24,7 @@ extension BenchRun {
         guard limit.rlim_cur >= needed else {
             throw BenchError(
                 "\(connections) connections need \(needed) open files, but the limit is \(limit.rlim_cur) (hard \(limit.rlim_max)): "
-                    + "as root run `ulimit -n \(needed)` first, or raise nofile in /etc/security/limits.conf")
+                    + "as root run `ulimit -n \(needed)` first (root needs CAP_SYS_RESOURCE: in a container, raise nofile where it is started)")
         }
     }
 }
