@@ -11,8 +11,8 @@
 #      (as root: ulimit -n raises soft and hard for this script and its children; fs.nr_open first if it is lower;
 #      root without CAP_SYS_RESOURCE, as in many containers, cannot raise the hard limit: then the container must be
 #      started with nofile >= DEVICES + 1000, and a hard limit of 20,000 holds at most DEVICES=19000);
-#    - net.core.somaxconn >= PARALLEL (herald-bench has at most PARALLEL connects in progress; the server listens
-#      with a backlog of 1024, which the kernel caps at somaxconn);
+#    - net.core.somaxconn >= PARALLEL, or 1024 when PARALLEL is larger (herald-bench has at most PARALLEL connects in
+#      progress; the server listens with a backlog of 1024, which the kernel caps at somaxconn);
 #    - net.netfilter.nf_conntrack_max, when connection tracking is loaded: room for DEVICES more entries;
 #    - ephemeral ports: herald-bench connects from SOURCES loopback addresses (127.0.0.1 ... 127.0.0.SOURCES, see
 #      herald-bench --source-addresses), each of which holds at most net.ipv4.ip_local_port_range's ports; the
@@ -82,10 +82,13 @@ if [ "$(ulimit -Hn)" != unlimited ] && [ "$(ulimit -Hn)" -lt "$FDS" ]; then
   log "raised the open-file limit (soft and hard) to $FDS for the server and herald-bench (running as root)"
 fi
 [ "$(ulimit -Sn)" = unlimited ] || [ "$(ulimit -Sn)" -ge "$FDS" ] || ulimit -Sn "$FDS" || die "ulimit -Sn $FDS failed"
-if [ "$(sysctl_get net.core.somaxconn)" -lt "$PARALLEL" ]; then
+# The server asks for a backlog of 1024; the kernel gives min(1024, somaxconn).
+BACKLOG_NEEDED=$((PARALLEL < 1024 ? PARALLEL : 1024))
+if [ "$(sysctl_get net.core.somaxconn)" -lt "$BACKLOG_NEEDED" ]; then
   raise_sysctl net.core.somaxconn 1024 "the listen backlog must hold PARALLEL=$PARALLEL connects" \
     || die "net.core.somaxconn is $(sysctl_get net.core.somaxconn), below PARALLEL=$PARALLEL: lower PARALLEL, or run as root"
 fi
+[ "$PARALLEL" -le 1024 ] || log "PARALLEL=$PARALLEL is more than the server's listen backlog (1024): connects past it may wait for SYN retries"
 CT_MAX=$(sysctl_get net.netfilter.nf_conntrack_max)
 if [ -n "$CT_MAX" ]; then
   CT_COUNT=$(sysctl_get net.netfilter.nf_conntrack_count || echo 0)
