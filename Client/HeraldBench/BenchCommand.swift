@@ -11,22 +11,12 @@ struct HeraldBenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "herald-bench",
         abstract: "Load generator for herald-server's /sync protocol (loopback only, bounded in time).",
-        subcommands: [FanoutCommand.self, ChatCommand.self, ConnectCommand.self, InsertCommand.self]
+        subcommands: [FanoutCommand.self, ChatCommand.self, ConnectCommand.self, InsertCommand.self, CrowdCommand.self]
     )
 }
 
 /// Shared plumbing of the subcommands.
 enum BenchRun {
-    /// Raises RLIMIT_NOFILE to the hard limit: thousands of sockets need it.
-    static func raiseOpenFileLimit() {
-        var limit = rlimit()
-        let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
-        if getrlimit(resource, &limit) == 0 && limit.rlim_cur < limit.rlim_max {
-            limit.rlim_cur = limit.rlim_max
-            _ = setrlimit(resource, &limit)
-        }
-    }
-
     /// Prints the result line and exits 0 (clean) or 1 (lost or duplicated deliveries, dropped connections).
     static func finish(_ fields: [String: Any]) -> Never {
         Report.result(fields)

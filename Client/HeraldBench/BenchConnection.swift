@@ -25,17 +25,27 @@ final class BenchConnection {
     var wantsWritable = false
     /// Request ids: the next one to use.
     var nextRequestId = 1
-    /// When the connection attempt began (connect scenario).
+    /// When the connection attempt began (connect scenario, fleet setup).
     var startedAt: UInt64 = 0
 
     init(tag: Int) { self.tag = tag }
 
-    /// Starts a non-blocking connect to 127.0.0.1:`port` and queues the upgrade request.
-    func open(port: Int, path: String, token: String) throws(BenchError) {
+    /// Starts a non-blocking connect to 127.0.0.1:`port` and queues the upgrade request. With a `source` address
+    /// (host byte order, see ``SourceAddresses``) the socket is bound to it first, its port still left to `connect`.
+    func open(port: Int, path: String, token: String, source: UInt32? = nil) throws(BenchError) {
         let socketFD = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard socketFD >= 0 else { throw BenchError("socket: \(String(cString: strerror(errno)))") }
+        guard socketFD >= 0 else {
+            let code = errno
+            throw BenchError("socket: \(String(cString: strerror(code)))" + (code == EMFILE ? " (the open-file limit is reached)" : ""))
+        }
         var one: Int32 = 1
         _ = setsockopt(socketFD, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        if let source {
+            do throws(BenchError) { try Self.bind(socketFD, to: source) } catch {
+                close(socketFD)
+                throw error
+            }
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -46,7 +56,9 @@ final class BenchConnection {
         if result != 0 && errno != EINPROGRESS {
             let code = errno
             close(socketFD)
-            throw BenchError("connect 127.0.0.1:\(port): \(String(cString: strerror(code)))")
+            let from = source.map { " from \(SourceAddresses.text($0))" } ?? ""
+            let hint = code == EADDRNOTAVAIL ? " (no ephemeral port left for this source address: use more --source-addresses)" : ""
+            throw BenchError("connect 127.0.0.1:\(port)\(from): \(String(cString: strerror(code)))\(hint)")
         }
         fd = socketFD
         phase = .connecting
@@ -54,6 +66,36 @@ final class BenchConnection {
             host: "127.0.0.1:\(port)", path: path, key: key, subprotocols: [HeraldProtocolVersion.subprotocol],
             extraHeaders: [("Authorization", "Bearer \(token)")])
         outputStart = 0
+    }
+
+    /// Binds `socketFD` to `address`:0 with IP_BIND_ADDRESS_NO_PORT, so that the port is picked by `connect`, unique
+    /// per four-tuple, rather than by `bind`, which would need it free on the address for every destination and so
+    /// would run out of ports as fast as one address does.
+    private static func bind(_ socketFD: Int32, to address: UInt32) throws(BenchError) {
+        var one: Int32 = 1
+        guard setsockopt(socketFD, Int32(IPPROTO_IP), IP_BIND_ADDRESS_NO_PORT, &one, socklen_t(MemoryLayout<Int32>.size)) == 0 else {
+            throw BenchError("setsockopt IP_BIND_ADDRESS_NO_PORT: \(String(cString: strerror(errno)))")
+        }
+        var local = sockaddr_in()
+        local.sin_family = sa_family_t(AF_INET)
+        local.sin_port = 0
+        local.sin_addr.s_addr = address.bigEndian
+        let result = withUnsafePointer(to: &local) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(socketFD, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard result == 0 else { throw BenchError("bind \(SourceAddresses.text(address)): \(String(cString: strerror(errno)))") }
+    }
+
+    /// The address the kernel gave this socket's end (`getsockname`), in host byte order; nil once closed.
+    func localAddress() -> UInt32? {
+        guard fd >= 0 else { return nil }
+        var local = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let result = withUnsafeMutablePointer(to: &local) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        guard result == 0, local.sin_family == sa_family_t(AF_INET) else { return nil }
+        return UInt32(bigEndian: local.sin_addr.s_addr)
     }
 
     /// Queues one text message (a JSON request); the loop writes it at the end of this pass.

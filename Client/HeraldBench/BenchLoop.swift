@@ -24,13 +24,16 @@ final class BenchLoop {
     let port: Int
     /// Every node's port (`port` first); connection `tag` goes to `ports[tag % ports.count]` (fan-out over nodes).
     let ports: [Int]
+    /// The loopback addresses connections come from (connection `tag` from ``SourceAddresses/address(for:)``).
+    let sourceAddresses: SourceAddresses
     /// Connections currently registered.
     private(set) var openCount = 0
 
-    init(port: Int, otherPorts: [Int] = []) throws(BenchError) {
+    init(port: Int, otherPorts: [Int] = [], sourceAddresses: SourceAddresses) throws(BenchError) {
         epoll = try Epoll(capacity: 4096)
         self.port = port
         ports = [port] + otherPorts
+        self.sourceAddresses = sourceAddresses
         readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 << 10, alignment: 16)
     }
 
@@ -38,7 +41,8 @@ final class BenchLoop {
 
     /// Connects `connection` to `path` with `token`.
     func connect(_ connection: BenchConnection, path: String, token: String) throws(BenchError) {
-        try connection.open(port: ports[max(connection.tag, 0) % ports.count], path: path, token: token)
+        try connection.open(
+            port: ports[max(connection.tag, 0) % ports.count], path: path, token: token, source: sourceAddresses.address(for: connection.tag))
         let fd = Int(connection.fd)
         if fd >= byFD.count { byFD += [BenchConnection?](repeating: nil, count: fd - byFD.count + 1024) }
         byFD[fd] = connection

@@ -4,13 +4,22 @@ import Foundation
 /// message load whose result line names the scenario. Each command says only what is its own (who talks to whom).
 enum BenchScenario {
     /// Connects one device for each entry of `deviceUsers` (a user id; a user may have several devices), to
-    /// `--port` and any further ports of `--ports`.
+    /// `--url` (alternating with `--url2` when given), from `--source-addresses`.
     static func connectFleet(_ common: CommonOptions, deviceUsers: [String], prefix: String) throws -> Fleet {
-        let ports = try common.ports()
-        let loop = try BenchLoop(port: ports[0], otherPorts: Array(ports.dropFirst()))
-        let fleet = Fleet(loop: loop, tokens: try common.tokenSource(), deviceUsers: deviceUsers, devicePrefix: "\(prefix)d")
+        let fleet = try makeFleet(common, deviceUsers: deviceUsers, prefix: prefix)
         try fleet.connectAll(deadline: BenchRun.deadline(common.setupTimeout), progress: !common.quiet)
         return fleet
+    }
+
+    /// A fleet for `deviceUsers`, not yet connected, once the open-file limit and the source addresses are known to
+    /// hold that many connections.
+    static func makeFleet(_ common: CommonOptions, deviceUsers: [String], prefix: String) throws -> Fleet {
+        let sources = try SourceAddresses(count: common.sourceAddresses)
+        try sources.check(connections: deviceUsers.count)
+        try BenchRun.raiseOpenFileLimit(connections: deviceUsers.count)
+        let ports = try common.ports()
+        let loop = try BenchLoop(port: ports[0], otherPorts: Array(ports.dropFirst()), sourceAddresses: sources)
+        return Fleet(loop: loop, tokens: try common.tokenSource(), deviceUsers: deviceUsers, devicePrefix: "\(prefix)d")
     }
 
     /// Creates one conversation per request (made by the device `device` with the given request id) and returns

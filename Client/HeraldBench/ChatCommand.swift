@@ -13,7 +13,6 @@ struct ChatCommand: ParsableCommand {
 
     func run() throws {
         guard users >= 2, users % 2 == 0, perUser > 0, size >= 40 else { throw ValidationError("--users must be even and >= 2; --per-user > 0") }
-        BenchRun.raiseOpenFileLimit()
         do {
             let prefix = common.userPrefix()
             let names = (0..<users).map { "\(prefix)u\($0)" }

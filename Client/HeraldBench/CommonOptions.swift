@@ -16,6 +16,10 @@ struct CommonOptions: ParsableArguments {
     @Option(help: "Seconds allowed for connecting, syncing and creating conversations.") var setupTimeout: Double = 120
     @Option(help: "PID of the server: report its CPU and RSS from /proc.") var serverPid: Int32?
     @Option(help: "User-id prefix; the default is unique per run so runs on one database do not collide.") var prefix: String?
+    @Option(help: ArgumentHelp(
+        "Connect from 127.0.0.1 ... 127.0.0.N (1...254), connection i from 127.0.0.(1 + i % N).",
+        discussion: "One source address holds as many connections to the server as the ephemeral port range has ports (about 28,000); 100,000 devices need 4 or more."))
+    var sourceAddresses = 1
     @Flag(help: "No progress lines on stderr.") var quiet = false
 
     /// The ports connections alternate over: `--url`'s, then `--url2`'s when given.

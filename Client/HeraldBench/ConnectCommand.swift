@@ -15,7 +15,6 @@ struct ConnectCommand: ParsableCommand {
 
     func run() throws {
         guard devices >= 1, parallel >= 1 else { throw ValidationError("bad --devices/--parallel") }
-        BenchRun.raiseOpenFileLimit()
         do {
             let prefix = common.userPrefix()
             let names = (0..<devices).map { "\(prefix)u\($0)" }

@@ -25,7 +25,6 @@ struct FanoutCommand: ParsableCommand {
             throw ValidationError("--members must be 2...\(largest) (a group names at most \(largest - 1) others)")
         }
         guard devices >= 1, (1...members).contains(senders), size >= 40, inflight >= 1 else { throw ValidationError("bad --devices/--senders/--size/--inflight") }
-        BenchRun.raiseOpenFileLimit()
         do {
             let prefix = common.userPrefix()
             let users = (0..<members).map { "\(prefix)u\($0)" }

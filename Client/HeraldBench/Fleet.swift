@@ -24,6 +24,15 @@ final class Fleet: BenchLoopDelegate {
     private let pathPrefix: String
     /// Tokens minted or fetched so far, by user.
     private(set) var tokenOf: [String: String] = [:]
+    /// Per device, whether a `conversation` event reached it (a new conversation announced; read at any time, since
+    /// the announcement may arrive in the same loop pass as the response to the request that created it).
+    private(set) var heardOfConversation: [Bool]
+    /// When the last event (not a response) arrived at any device.
+    private(set) var lastEventAt: UInt64 = 0
+    /// Events (not responses) that arrived outside the measured phase.
+    private(set) var setupEvents = 0
+    /// Per device, from the start of its TCP connect to its sync response (``connectAll(parallel:deadline:progress:)``).
+    private(set) var connectLatency = LatencyHistogram()
 
     init(loop: BenchLoop, tokens: TokenSource, deviceUsers: [String], devicePrefix: String) {
         self.loop = loop
@@ -31,14 +40,23 @@ final class Fleet: BenchLoopDelegate {
         self.deviceUsers = deviceUsers
         connections = deviceUsers.indices.map { BenchConnection(tag: $0) }
         latest = [Int64](repeating: 0, count: deviceUsers.count)
+        heardOfConversation = [Bool](repeating: false, count: deviceUsers.count)
         pathPrefix = "/sync?device=\(devicePrefix)"
         loop.delegate = self
     }
 
-    /// Connects and syncs every device, at most `parallel` handshakes at a time, within `deadline` (ns).
+    /// Mints or fetches every user's token now, so that connecting is timed without it.
+    func prepareTokens() throws(BenchError) {
+        for user in deviceUsers where tokenOf[user] == nil { tokenOf[user] = try tokens.token(for: user) }
+    }
+
+    /// Connects and syncs every device, at most `parallel` handshakes at a time, within `deadline` (ns). With
+    /// `progress`, a line a second on stderr says how many are synced and at what rate, so a long setup is not silent.
     func connectAll(parallel: Int = 200, deadline: UInt64, progress: Bool) throws(BenchError) {
         var next = 0
-        var lastReport = MonotonicClock.nanoseconds()
+        let start = MonotonicClock.nanoseconds()
+        var lastReport = start
+        var syncedAtLastReport = 0
         while synced + failures.count < connections.count {
             while next < connections.count && next - synced - failures.count < parallel {
                 let user = deviceUsers[next]
@@ -49,6 +67,7 @@ final class Fleet: BenchLoopDelegate {
                     token = try tokens.token(for: user)
                     tokenOf[user] = token
                 }
+                connections[next].startedAt = MonotonicClock.nanoseconds()
                 try loop.connect(connections[next], path: pathPrefix + String(next), token: token)
                 next += 1
             }
@@ -57,8 +76,46 @@ final class Fleet: BenchLoopDelegate {
             if let failure = failures.first { throw BenchError("device failed during setup: \(failure)") }
             if now > deadline { throw BenchError("setup timed out: \(synced) of \(connections.count) devices synced") }
             if progress && now - lastReport > 1_000_000_000 {
+                let rate = Double(synced - syncedAtLastReport) / (Double(now - lastReport) / 1e9)
+                let average = Double(synced) / (Double(now - start) / 1e9)
+                Report.progress(String(
+                    format: "[setup %5.1fs] %d/%d devices connected and synced, %.0f/s (%.0f/s since start), %d handshakes in progress",
+                    Double(now - start) / 1e9, synced, connections.count, rate, average, next - synced - failures.count))
                 lastReport = now
-                Report.progress("setup: \(synced)/\(connections.count) devices connected and synced")
+                syncedAtLastReport = synced
+            }
+        }
+    }
+
+    /// How many open connections come from each local address, as the kernel reports it (`getsockname`).
+    func connectionsBySource() -> [String: Int] {
+        var counts: [UInt32: Int] = [:]
+        for connection in connections {
+            if let address = connection.localAddress() { counts[address, default: 0] += 1 }
+        }
+        return Dictionary(uniqueKeysWithValues: counts.map { (SourceAddresses.text($0.key), $0.value) })
+    }
+
+    /// Keeps every device connected for `seconds`, answering whatever the server sends (pings); fails when one ends.
+    func idle(seconds: Double) throws(BenchError) {
+        let until = BenchRun.deadline(seconds)
+        while MonotonicClock.nanoseconds() < until {
+            loop.runOnce(timeoutMs: 50)
+            if let failure = failures.first { throw BenchError("device dropped while idle: \(failure)") }
+        }
+    }
+
+    /// Runs the loop until every device in `devices` has received a `conversation` event and then no event has arrived
+    /// for `quietSeconds`, so that a load in a new group is timed once the group has been announced to its members
+    /// and not while the server still writes that out.
+    func awaitAnnouncement(to devices: Range<Int>, quietSeconds: Double, deadline: UInt64) throws(BenchError) {
+        let quiet = UInt64(quietSeconds * 1e9)
+        while devices.contains(where: { !heardOfConversation[$0] }) || MonotonicClock.nanoseconds() &- lastEventAt < quiet {
+            loop.runOnce(timeoutMs: 10)
+            if let failure = failures.first { throw BenchError("device failed while the group was announced: \(failure)") }
+            if MonotonicClock.nanoseconds() > deadline {
+                let heard = devices.filter { heardOfConversation[$0] }.count
+                throw BenchError("setup timed out: \(heard) of \(devices.count) members heard of the group")
             }
         }
     }
@@ -109,6 +166,7 @@ final class Fleet: BenchLoopDelegate {
             if response["ok"] as? Bool == true {
                 self.latest[tag] = (response["latest"] as? NSNumber)?.int64Value ?? 0
                 self.synced += 1
+                self.connectLatency.record(micros: (MonotonicClock.nanoseconds() &- self.connections[tag].startedAt) / 1000)
             } else {
                 self.failures.append("device \(tag): sync refused: \(response["error"] ?? "?")")
             }
@@ -126,7 +184,10 @@ final class Fleet: BenchLoopDelegate {
             handler(object)
             return
         }
-        onFrame?(connection, scan, now)
+        if scan.kind == .conversationEvent { heardOfConversation[connection.tag] = true }
+        if let onFrame { return onFrame(connection, scan, now) }
+        lastEventAt = now
+        setupEvents += 1
     }
 
     func connectionEnded(_ connection: BenchConnection, reason: String) {

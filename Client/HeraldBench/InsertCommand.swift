@@ -13,7 +13,6 @@ struct InsertCommand: ParsableCommand {
 
     func run() throws {
         guard connections >= 1, inflight >= 1, size >= 40 else { throw ValidationError("bad --connections/--inflight/--size") }
-        BenchRun.raiseOpenFileLimit()
         do {
             let prefix = common.userPrefix()
             let names = (0..<connections * 2).map { "\(prefix)u\($0)" }

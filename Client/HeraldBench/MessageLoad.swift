@@ -202,7 +202,7 @@ final class MessageLoad {
                 if let sent = scan.sentAt { deliveryLatency.record(micros: (now &- sent) / 1000) }
                 finishIfDone(key)
             }
-        case .otherEvent, .unknown:
+        case .conversationEvent, .otherEvent, .unknown:
             break
         }
     }

@@ -1,9 +1,9 @@
 /// Reads the few fields the load generator needs straight from a herald.v1 frame's bytes, without decoding the
-/// JSON: responses (`"type":"response"`, the integer `"id"`, `"ok"`) and message events whose text is one of
-/// ours (`hb <key> <sent-at-ns> …`, see ``BenchText``). Setup-time frames are decoded properly with
+/// JSON: responses (`"type":"response"`, the integer `"id"`, `"ok"`), conversation events (a group announced to
+/// its members) and message events whose text is one of ours (`hb <key> <sent-at-ns> …`, see ``BenchText``). Setup-time frames are decoded properly with
 /// Foundation elsewhere; this is the per-delivery path.
 struct SyncFrameScan {
-    enum Kind: Equatable { case response, messageEvent, otherEvent, unknown }
+    enum Kind: Equatable { case response, messageEvent, conversationEvent, otherEvent, unknown }
 
     var kind: Kind = .unknown
     /// A response's request id.
@@ -38,6 +38,8 @@ struct SyncFrameScan {
                     sentAt = Self.integer(bytes, &cursor)
                 }
             }
+        } else if Self.find(Self.conversationEventMark, in: bytes) != nil {
+            kind = .conversationEvent
         } else if Self.find(Self.eventMark, in: bytes) != nil {
             kind = .otherEvent
         }
@@ -47,6 +49,7 @@ struct SyncFrameScan {
     private static let okMark = Array(#""ok":true"#.utf8)
     private static let idMark = Array(#""id":"#.utf8)
     private static let messageEventMark = Array(#""event":"message""#.utf8)
+    private static let conversationEventMark = Array(#""event":"conversation""#.utf8)
     private static let eventMark = Array(#""type":"event""#.utf8)
     private static let textMark = Array(#""text":"hb "#.utf8)
 

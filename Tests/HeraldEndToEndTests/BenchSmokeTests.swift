@@ -63,5 +63,59 @@ extension EndToEnd {
             #expect((run.result["connects"] as? Int ?? 0) > 0)
             #expect(run.result["failed"] as? Int == 0)
         }
+
+        /// A JSON number as a Double (JSONSerialization gives NSNumber, whole or not); 0 when absent.
+        static func number(_ value: Any?) -> Double { (value as? NSNumber)?.doubleValue ?? 0 }
+
+        /// The server's per-address limit in the crowd tests: 300 devices fit only when they come from two addresses.
+        static let crowdLimitPerAddress = "160"
+
+        @Test("crowd: 300 live devices from 2 source addresses, the server sees both; a group of 50 of them gets every message once")
+        func crowd() throws {
+            let server = try TestServer(pushGrace: 0, arguments: ["--secret", Self.secret, "--max-connections-per-ip", Self.crowdLimitPerAddress])
+            let run = try bench(server, ["crowd", "--secret", Self.secret, "-d", "300", "--source-addresses", "2", "-n", "50", "--rate", "20",
+                                         "--idle", "0.5", "--server-pid", String(server.pid)])
+            #expect(run.result["error"] == nil, "\(run.result)")
+            #expect(run.status == 0, "\(run.result)")
+            // The kernel's own account of each socket's address (getsockname), and the server, whose per-address limit
+            // would have refused the 161st connection from one address, agree that both addresses were used.
+            #expect(run.result["connections_by_source"] as? [String: Int] == ["127.0.0.1": 150, "127.0.0.2": 150], "\(run.result)")
+            #expect(run.result["connections"] as? Int == 300)
+            let acked = run.result["acked"] as? Int ?? 0
+            #expect(acked >= 10, "20 messages/s for 1 s: \(run.result)")
+            #expect(run.result["deliveries"] as? Int == acked * 50, "\(run.result)")
+            #expect(run.result["lost"] as? Int == 0)
+            #expect(run.result["duplicated"] as? Int == 0)
+            #expect(run.result["dropped_connections"] as? Int == 0)
+            #expect(Self.number(run.result["connects_per_s"]) > 0, "\(run.result)")
+            // The load starts once the 49 named members have heard of the group.
+            #expect((run.result["group_setup_events"] as? Int ?? 0) >= 49, "\(run.result)")
+            let latency = run.result["latency_ms"] as? [String: Any] ?? [:]
+            #expect(Self.number(latency["p50"]) > 0 && Self.number(latency["p50"]) <= Self.number(latency["p99"]), "\(run.result)")
+            // The memory figures are the server's own RSS from /proc: present, and 300 sessions cost something but
+            // not megabytes each.
+            let before = run.result["server_rss_before_kib"] as? Int ?? 0
+            let idle = run.result["server_rss_idle_kib"] as? Int ?? 0
+            #expect(before > 0 && idle > before, "\(run.result)")
+            let perDevice = Self.number(run.result["server_rss_per_device_kib"])
+            #expect(perDevice > 0 && perDevice < 1024, "\(run.result)")
+        }
+
+        @Test("crowd: from one source address the same 300 devices meet the server's per-address limit (what the test above relies on)")
+        func crowdFromOneAddress() throws {
+            let server = try TestServer(pushGrace: 0, arguments: ["--secret", Self.secret, "--max-connections-per-ip", Self.crowdLimitPerAddress])
+            let run = try bench(server, ["crowd", "--secret", Self.secret, "-d", "300", "-n", "50", "--idle", "0", "--server-pid", String(server.pid)])
+            #expect(run.status == 2, "\(run.result)")
+            #expect((run.result["error"] as? String ?? "").contains("429"), "\(run.result)")
+        }
+
+        @Test("crowd: more devices than one address has ephemeral ports is refused before connecting, naming the addresses needed")
+        func crowdNeedsMoreAddresses() throws {
+            let run = try runToCompletion(HeraldBinaries.bench, ["crowd", "--url", "ws://127.0.0.1:9", "--secret", Self.secret, "--quiet",
+                                                                 "--server-pid", String(getpid()), "-d", "70000"], timeout: .seconds(60))
+            #expect(run.status == 2, "\(run.standardOutput) \(run.standardError)")
+            // The port range has at most 65,535 ports, so 70,000 connections never fit on one address.
+            #expect(run.standardError.contains("need --source-addresses"), "\(run.standardError)")
+        }
     }
 }

@@ -84,6 +84,9 @@ public final class TestServer: @unchecked Sendable {
     /// The `ws://` URL clients connect to.
     public var url: String { "ws://127.0.0.1:\(port)" }
 
+    /// The current server process's id (it changes with ``restart()``).
+    public var pid: pid_t { running.withLock { $0.child.pid } }
+
     /// Whether the server process runs.
     public var isRunning: Bool { running.withLock { $0.child.isRunning } }
 
