@@ -48,7 +48,7 @@ let package = Package(
 
         // MARK: - Server
         .target(name: "HeraldNet", dependencies: ["CLinux", "HeraldTLS", "HeraldBytes", "HeraldClock"], path: "Server/HeraldNet", swiftSettings: hotPathSettings),
-        .target(name: "HeraldStorePostgres", dependencies: ["CLibPQ", "HeraldStore"], path: "Server/HeraldStorePostgres", swiftSettings: swiftSettings),
+        .target(name: "HeraldStorePostgres", dependencies: ["CLibPQ", "HeraldStore"], path: "Server/HeraldStorePostgres", exclude: ["README.md"], swiftSettings: swiftSettings),
         // The store's protocol, records and errors, without an implementation: what the sync core needs.
         .target(name: "HeraldStoreProtocol", path: "Server/HeraldStoreProtocol", swiftSettings: swiftSettings),
         .target(name: "HeraldStore", dependencies: ["CSQLite", "HeraldStoreProtocol"], path: "Server/HeraldStore", exclude: ["README.md"], swiftSettings: swiftSettings),
