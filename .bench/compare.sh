@@ -11,12 +11,14 @@
 #
 # 1. swift build -c release (herald-server, herald-bench); make -C ../shared/bench (wsbench).
 # 2. Peers: Node ws (apt-get install -y node-ws when missing), Python websockets (system module, else a venv
-#    in OUTDIR/venv), Hummingbird only if its release binary is already built (building it takes minutes).
+#    in OUTDIR/venv), Hummingbird only if its release binary is already built (building it takes minutes), and
+#    uWebSockets when UWS_BIN names a binary built by the kit's peers/build-uws.sh (outside this repository; the
+#    kit README says how): then the ratios are to uWebSockets, the fastest of them.
 # 3. bench-peers.sh: for each round, each server, each test: a fresh server pinned to CPU 0, wsbench on CPU 1;
 #    rounds interleave servers so machine noise hits all alike. summarize.py: medians and ratios to Node ws.
 # 4. herald-bench fanout / fanout --rate 20 / chat / insert / connect / group of 1,000 against a fresh herald-server
 #    each (server on CPU 0 with --secret, herald-bench on CPU 1), ROUNDS interleaved rounds. One JSON line per run in
-#    OUTDIR/sync.jsonl; sync_table.py prints every run, the medians, and the group fan-out against Node ws.
+#    OUTDIR/sync.jsonl; sync_table.py prints every run, the medians, and the group fan-out against each raw broadcast.
 # Everything is on 127.0.0.1 and bounded in time. Results: OUTDIR (default .bench/results/<timestamp>).
 # HERALD_BIN_DIR=/path/to/release skips step 1's swift build and uses herald-server/herald-bench from there.
 # Herald's abuse limits are off for every run (HERALD_BENCH_FLAGS): one load generator on 127.0.0.1 would otherwise
@@ -89,6 +91,9 @@ if [ "$SKIP_PEERS" = 0 ]; then
     "$PY" -c 'import websockets' 2>/dev/null && SPECS+=("python-websockets|9103|$PY $KIT/peers/py-broadcast.py 9103")
     HB="$KIT/peers/hummingbird-broadcast/.build/release/HBBroadcast"
     [ -x "$HB" ] && SPECS+=("hummingbird|9104|$HB 9104")
+    if [ -n "${UWS_BIN:-}" ]; then
+      if [ -x "$UWS_BIN" ]; then SPECS+=("uws|9105|$UWS_BIN 9105"); REFERENCE=uws; else log "UWS_BIN=$UWS_BIN is not an executable; uWebSockets left out"; fi
+    fi
   fi
   log "peers: ${SPECS[*]%%|*}; $ROUNDS rounds of: $TESTS"
   if [ -n "$BASE" ]; then

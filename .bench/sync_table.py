@@ -5,7 +5,7 @@
 
 sync.jsonl lines: {"name":..., "round": N, "r": <herald-bench JSON>}. Prints every run, then the median of each
 scenario over its rounds. With the wsbench peers.jsonl of the same run, also the /sync group fan-out against
-Node ws's raw /broadcast fan-out (the issue's "5x Node ws" target), round by round.
+each wsbench server's raw /broadcast fan-out (Herald's own, Node ws, uWebSockets), round by round.
 """
 import json
 import statistics
@@ -61,24 +61,26 @@ for name, runs in by_name.items():
               f"{med(lambda r: r['latency_ms']['p99'])} | {med(lambda r: r['ack_latency_ms']['p99'])} | "
               f"{sum(r['lost'] for r in runs)} / {sum(r['duplicated'] for r in runs)} |")
 
-# The group fan-out through /sync against Node ws's raw broadcast fan-out, round by round.
+# The group fan-out through /sync against the raw /broadcast fan-out of each wsbench server (Herald's own, Node ws,
+# uWebSockets when it ran), round by round: what persistence and per-user sequence numbers cost.
 if len(sys.argv) > 2:
-    node = {}
+    raw = {}
     for line in open(sys.argv[2]):
         if line.strip():
             p = json.loads(line)
-            if p["server"] == "node-ws" and p["test"] == "fanout-max32" and p.get("r"):
-                node[p["run"]] = p["r"]["deliveries_per_s"]
-    if node:
+            if p["test"] == "fanout-max32" and p.get("r"):
+                raw.setdefault(p["server"], {})[p["run"]] = p["r"]["deliveries_per_s"]
+    for server in sorted(raw):
+        by_round = raw[server]
         print()
-        print("/sync group fan-out against Node ws's raw /broadcast fan-out to 1,000 (same run):")
+        print(f"/sync group fan-out against {server}'s raw /broadcast fan-out to 1,000 (same run):")
         print()
-        print("| /sync scenario | round | Herald /sync deliveries/s | Node ws /broadcast deliveries/s (same round) | ratio |")
+        print(f"| /sync scenario | round | Herald /sync deliveries/s | {server} /broadcast deliveries/s (same round) | ratio |")
         print("| --- | --- | --- | --- | --- |")
         for row in rows:
             r = row.get("r") or {}
             rnd = row.get("round", 1)
-            if row["name"].startswith("fanout") and "max32" in row["name"] and r and "error" not in r and rnd in node:
-                print(f"| {row['name']} | {rnd} | {r['deliveries_per_s']:,.0f} | {node[rnd]:,.0f} | "
-                      f"{r['deliveries_per_s'] / node[rnd]:.2f}x |")
-        print(f"\nNode ws median over {len(node)} rounds: {statistics.median(node.values()):,.0f} deliveries/s.")
+            if row["name"].startswith("fanout") and "max32" in row["name"] and r and "error" not in r and rnd in by_round:
+                print(f"| {row['name']} | {rnd} | {r['deliveries_per_s']:,.0f} | {by_round[rnd]:,.0f} | "
+                      f"{r['deliveries_per_s'] / by_round[rnd]:.2f}x |")
+        print(f"\n{server} median over {len(by_round)} rounds: {statistics.median(by_round.values()):,.0f} deliveries/s.")
