@@ -37,20 +37,21 @@ public struct WebSocketStateMachine {
 
     /// What the last input asks of the transport, in order; replaced by each ``receive(_:now:)`` and
     /// ``timerFired(now:)``. Its capacity is kept, so a steady connection allocates no list per input.
-    public private(set) var actions: [WebSocketAction] = []
+    public internal(set) var actions: [WebSocketAction] = []
     /// The messages and control payloads the last input delivered; ``WebSocketAction`` ranges point here.
-    public private(set) var received: [UInt8] = []
+    public internal(set) var received: [UInt8] = []
     /// The bytes the last input asks to write; ``WebSocketAction/write(bytes:)`` ranges point here.
-    public private(set) var outgoing: [UInt8] = []
+    public internal(set) var outgoing: [UInt8] = []
 
-    private var parser: FrameParser
+    private(set) var parser: FrameParser
     /// The data message being received, if any: its opcode (.text or .binary).
-    private var messageOpcode: WebSocketOpcode?
+    private(set) var messageOpcode: WebSocketOpcode?
     /// The reassembly buffer for data messages, reused across messages (swapped with ``received`` when that is empty,
     /// so the common one-message read copies nothing).
-    private var messageBuffer: [UInt8] = []
-    /// The payload of the control frame being received (at most 125 bytes, §5.5), reused.
-    private var controlBuffer: [UInt8] = []
+    var messageBuffer: [UInt8] = []
+    /// The payload of the control frame being received (at most 125 bytes, §5.5), reused; allocated by the first
+    /// control frame, not up front, since most connections never receive one.
+    var controlBuffer: [UInt8] = []
     /// Validates text messages incrementally, across frames.
     private var utf8 = UTF8Validator()
     /// The header of the frame whose payload is arriving.
@@ -60,7 +61,7 @@ public struct WebSocketStateMachine {
     /// Whether the data message being received had RSV1 set on its first frame (RFC 7692 §6).
     private var messageIsCompressed = false
     /// Reused buffer for unmasked compressed input and for compressed output.
-    private var compressionScratch: [UInt8] = []
+    var compressionScratch: [UInt8] = []
 
     // Keep-alive state, in milliseconds on the monotonic clock.
     private var lastReadAt: Int64
@@ -89,7 +90,6 @@ public struct WebSocketStateMachine {
         self.keepAlive = keepAlive
         self.lastReadAt = now
         self.parser = FrameParser(role: role, limits: limits, allowedReservedBits: compression == nil ? 0 : 0b100)
-        controlBuffer.reserveCapacity(125)
     }
 
     // MARK: - Receiving
