@@ -12,20 +12,27 @@ import Synchronization
 /// in order, one at a time. Every other answer (health, 404, refused upgrades) carries `Connection: close` and
 /// the connection closes after it. Bad input gets its status (400, 404, 413, 426, 431, 505) and a close, never a crash.
 final class EngineConnectionHandler: ConnectionHandler {
+    /// What reading HTTP requests takes: the reader with its buffer, and the request whose body is being read. In a
+    /// box of its own, so an upgraded connection lets all of it go and an idle WebSocket keeps one pointer's worth.
+    private final class RequestReading {
+        var reader = HTTPRequestReader(maxHeadSize: 8192)
+        /// A plain-HTTP request whose body is being read: its head and handler.
+        var pendingRequest: (head: HTTPRequestHead, handler: any HTTPRequestHandler)?
+    }
+
     private let context: EngineContext
-    private var reader = HTTPRequestReader(maxHeadSize: 8192)
+    /// nil once the connection is upgraded.
+    private var reading: RequestReading? = RequestReading()
     private var session: WebSocketSession?
     /// The request was answered (or refused); whatever else the peer sends is ignored.
     private var isDone = false
-    /// A plain-HTTP request whose body is being read: its head and handler.
-    private var pendingRequest: (head: HTTPRequestHead, handler: any HTTPRequestHandler)?
-    /// A handler is working on a request; later requests wait in `reader` until it answers.
+    /// A handler is working on a request; later requests wait in the reader until it answers.
     private var awaitingResponse = false
     /// How many bytes of later requests may wait behind one being answered.
     static let maxPipelinedBytes = 4 << 20
     static let continueResponse = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
-    /// The peer address this connection was admitted under (per-IP limits); released on close.
-    private var admittedAddress: String?
+    /// The connection counts against its address's per-IP limits (``Connection/remoteAddress``); released on close.
+    private var isAdmitted = false
 
     init(connection: Connection, context: EngineContext) {
         self.context = context
@@ -46,7 +53,7 @@ final class EngineConnectionHandler: ConnectionHandler {
     private func admit(_ connection: Connection) {
         switch context.admission.admit(connection.remoteAddress, nowMs: connection.loop.now.milliseconds) {
         case .admitted:
-            admittedAddress = connection.remoteAddress
+            isAdmitted = true
         case .tooManyConnections:
             context.metrics.countRefusal(.perAddressConnections)
             context.warnings.warn(.connectionRefused, "refused: connection limit",
@@ -68,10 +75,10 @@ final class EngineConnectionHandler: ConnectionHandler {
             session.receive(bytes)
             return
         }
-        guard !isDone else { return }
-        reader.append(bytes)
+        guard !isDone, let reading else { return }
+        reading.reader.append(bytes)
         // Pipelined requests wait while one is answered, but not without bound.
-        if awaitingResponse && reader.bufferedCount > Self.maxPipelinedBytes {
+        if awaitingResponse && reading.reader.bufferedCount > Self.maxPipelinedBytes {
             isDone = true
             return connection.close(afterFlush: false)
         }
@@ -81,8 +88,9 @@ final class EngineConnectionHandler: ConnectionHandler {
     /// Handles every complete request the buffered bytes make, until one is in flight, the connection upgraded or
     /// it is done.
     private func readRequests(_ connection: Connection) {
+        guard let reading else { return }
         while !isDone && session == nil && !awaitingResponse {
-            switch reader.next() {
+            switch reading.reader.next() {
             case .needMore:
                 return
             case .failed(let failure):
@@ -91,27 +99,29 @@ final class EngineConnectionHandler: ConnectionHandler {
                 finish(connection, response: HTTPResponse.error(failure.status, code: failure.code, failure.message).serialized(keepAlive: false))
             case .head(let head):
                 if let handler = context.routes.httpHandler(for: head.path) {
-                    pendingRequest = (head, handler)
-                    if let failure = reader.beginBody(of: head, maxBodySize: handler.maxBodySize) {
+                    reading.pendingRequest = (head, handler)
+                    if let failure = reading.reader.beginBody(of: head, maxBodySize: handler.maxBodySize) {
                         finish(connection, response: HTTPResponse.error(failure.status, code: failure.code, failure.message).serialized(keepAlive: false))
-                    } else if head.version == .http11, reader.bufferedCount == 0, head.headers.listContainsToken("Expect", "100-continue") {
+                    } else if head.version == .http11, reading.reader.bufferedCount == 0, head.headers.listContainsToken("Expect", "100-continue") {
                         // RFC 9110 §10.1.1: the client (curl, for bodies over 1 KiB) waits for this before sending the body.
                         connection.write(Self.continueResponse)
                     }
                 } else {
-                    reader.skipBody()
+                    reading.reader.skipBody()
                     route(head, on: connection)
-                    // Bytes after the head (a client may send its first frame right behind the request) belong to the session.
-                    if let session, reader.bufferedCount > 0 {
-                        let rest = reader.takeBuffered()
+                    guard let session else { continue }
+                    // Upgraded: the HTTP reader is done, and an idle session should not keep it. Bytes after the head
+                    // (a client may send its first frame right behind the request) belong to the session.
+                    self.reading = nil
+                    if reading.reader.bufferedCount > 0 {
+                        let rest = reading.reader.takeBuffered()
                         rest.withUnsafeBytes { session.receive($0) }
                     }
-                    // Upgraded: the HTTP reader is done, and an idle session should not keep its buffers.
-                    if session != nil { reader = HTTPRequestReader(maxHeadSize: 8192) }
+                    return
                 }
             case .body(let body):
-                guard let (head, handler) = pendingRequest else { continue }
-                pendingRequest = nil
+                guard let (head, handler) = reading.pendingRequest else { continue }
+                reading.pendingRequest = nil
                 dispatch(HTTPRequest(head: head, body: body), to: handler, on: connection)
             }
         }
@@ -172,11 +182,11 @@ final class EngineConnectionHandler: ConnectionHandler {
     func connectionDidClose(_ connection: Connection) {
         if connection.closedAsSlowConsumer {
             context.warnings.warn(.slowConsumer, "closed slow consumer: its outbound queue reached the limit",
-                                  metadata: ["peer": "\(connection.remoteAddress)", "route": "\(session?.request.path ?? "-")",
+                                  metadata: ["peer": "\(connection.remoteAddress)", "route": "\(session?.path ?? "-")",
                                              "limit": "\(connection.maxQueuedBytes)"])
         }
         context.openConnections.wrappingSubtract(1, ordering: .relaxed)
-        if let admittedAddress { context.admission.release(admittedAddress) }
+        if isAdmitted { context.admission.release(connection.remoteAddress) }
         if session != nil { context.metrics.webSocketSessions.subtract(1) }
         connection.userData = nil
         session?.transportDidClose()
@@ -241,11 +251,9 @@ final class EngineConnectionHandler: ConnectionHandler {
         let compression = agreed.flatMap { try? PerMessageDeflate(parameters: $0, role: .server) }
         connection.write(WebSocketHandshake.serverResponse(for: upgrade, subprotocol: subprotocol,
                                                            extensionsHeader: compression == nil ? nil : agreed?.responseHeader))
-        // An idle session should cost little: it keeps the request line and query, not the header list (the route's
-        // `decide` already saw every header).
-        var head = upgrade.head
-        head.headers = [:]
-        let session = WebSocketSession(connection: connection, request: head, subprotocol: subprotocol,
+        // An idle session should cost little: it keeps the path, not the request head (the route's `decide` already
+        // saw every header and the query).
+        let session = WebSocketSession(connection: connection, path: upgrade.head.path, subprotocol: subprotocol,
                                        limits: context.limits, keepAlive: context.keepAlive, logger: context.logger,
                                        compression: compression, metrics: context.metrics)
         context.metrics.upgrades.add(1)

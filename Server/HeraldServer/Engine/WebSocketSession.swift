@@ -19,9 +19,9 @@ import Logging
 public final class WebSocketSession {
     /// The identity other threads may hold.
     public let handle: SessionHandle
-    /// The request that was upgraded: method, target, path, query; its headers are not kept (the route's decision
-    /// saw them), so an idle session holds no header list.
-    public let request: HTTPRequestHead
+    /// The path of the request that was upgraded (e.g. `/sync`). The rest of the request is not kept (the route's
+    /// decision saw it), so an idle session holds no header list and no query.
+    public let path: String
     /// The subprotocol agreed in the handshake, if any.
     public let subprotocol: String?
 
@@ -29,8 +29,9 @@ public final class WebSocketSession {
     private var machine: WebSocketStateMachine
     private var delegate: (any WebSocketSessionDelegate)?
     private let logger: Logger
-    /// Reused for every frame this session writes itself, so echoing allocates no output buffer per message.
-    private var output: [UInt8] = []
+    /// The loop's shared buffers: the machine borrows them for each input, and every frame this session writes itself
+    /// is encoded in them, so echoing allocates no buffer per message and an idle session keeps none.
+    private let scratch: SessionScratch
     /// A close frame has been written (or the transport is gone): no data frame may follow it (§5.5.1). Follows the
     /// machine's actions as they are carried out, since the machine's state is already past the whole read: a
     /// message delivered before a bad frame may still be answered.
@@ -52,13 +53,14 @@ public final class WebSocketSession {
     private let metrics: ServerMetrics?
     private let loopMetrics: ServerMetrics.LoopMetrics?
 
-    init(connection: Connection, request: HTTPRequestHead, subprotocol: String?, limits: WebSocketLimits, keepAlive: WebSocketKeepAlive,
+    init(connection: Connection, path: String, subprotocol: String?, limits: WebSocketLimits, keepAlive: WebSocketKeepAlive,
          logger: Logger, compression: PerMessageDeflate? = nil, metrics: ServerMetrics? = nil) {
         self.metrics = metrics
         self.loopMetrics = metrics?.loop(connection.loop.index)
         self.connection = connection
         self.handle = SessionHandle(connection.handle)
-        self.request = request
+        self.path = path
+        self.scratch = SessionScratch.of(connection.loop)
         self.subprotocol = subprotocol
         self.machine = WebSocketStateMachine(role: .server, limits: limits, compression: compression, keepAlive: keepAlive,
                                              now: connection.loop.now.milliseconds)
@@ -124,26 +126,22 @@ public final class WebSocketSession {
     /// closed when the peer answers or after the close timeout.
     public func close(code: CloseCode, reason: String) {
         guard !closeWritten else { return }
-        output.removeAll(keepingCapacity: true)
-        guard machine.close(code: code, reason: reason, now: connection.loop.now.milliseconds, into: &output) else { return }
+        scratch.frame.removeAll(keepingCapacity: true)
+        guard machine.close(code: code, reason: reason, now: connection.loop.now.milliseconds, into: &scratch.frame) else { return }
         closeWritten = true
         metrics?.countClose(code: code.rawValue)
-        connection.write(output)
+        connection.write(scratch.frame)
         connection.nextDeadline = timerDeadline()
     }
 
     private func sendMessage(_ opcode: WebSocketOpcode, _ payload: UnsafeRawBufferPointer) {
         guard !closeWritten else { return }
-        output.removeAll(keepingCapacity: true)
-        machine.encodeMessage(opcode, payload: payload, into: &output)
+        scratch.frame.removeAll(keepingCapacity: true)
+        machine.encodeMessage(opcode, payload: payload, into: &scratch.frame)
         loopMetrics?.framesOut.add(1)
-        connection.write(output)
-        shrinkOutputIfLarge()
-    }
-
-    /// A 1 MiB echo must not pin 1 MiB per idle session afterwards.
-    private func shrinkOutputIfLarge() {
-        if output.capacity > 64 << 10 { output = [] }
+        connection.write(scratch.frame)
+        // A 1 MiB echo must not pin 1 MiB on the loop afterwards.
+        if scratch.frame.capacity > 64 << 10 { scratch.frame = [] }
     }
 
     // MARK: - Driven by the connection handler
@@ -233,9 +231,12 @@ public final class WebSocketSession {
     }
 
     /// The frames in `bytes`, read at `readAt`: the machine's actions carried out in wire order.
+    /// The machine works in the loop's buffers and gives them back after (unless a frame is left half read).
     private func parse(_ bytes: UnsafeRawBufferPointer, readAt: Int64) {
+        machine.borrowBuffers(from: &scratch.machineBuffers)
         machine.receive(bytes, now: readAt)
         carryOutActions()
+        machine.returnBuffers(to: &scratch.machineBuffers)
     }
 
     /// Closes the session with `code` at `deadline` unless it ended before: a connection must not outlive the token
@@ -248,8 +249,10 @@ public final class WebSocketSession {
     /// The loop's sweep reached this session's deadline.
     func timerTick(now: Tick) {
         if readingPaused { resumeIfAllowed() }
+        machine.borrowBuffers(from: &scratch.machineBuffers)
         machine.timerFired(now: now.milliseconds)
         carryOutActions()
+        machine.returnBuffers(to: &scratch.machineBuffers)
     }
 
     /// Does what the machine's last input asks, in order. A delegate may send or close from a delivery: those frames
@@ -295,7 +298,6 @@ public final class WebSocketSession {
             }
         }
         carryingOut = false
-        shrinkOutputIfLarge()
         if answeredWhileCarryingOut {
             answeredWhileCarryingOut = false
             resumeIfAllowed()
