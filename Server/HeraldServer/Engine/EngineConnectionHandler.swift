@@ -4,8 +4,8 @@ import HeraldWebSocket
 import Logging
 import Synchronization
 
-/// Drives one accepted connection: first as HTTP (read a request head within the handshake timeout, route it,
-/// answer or upgrade), then, once upgraded, as a ``WebSocketSession``.
+/// Drives one accepted connection as HTTP: reads a request head within the handshake timeout, routes it, answers or
+/// upgrades. On upgrade it hands the connection to the new ``WebSocketSession`` and is let go.
 ///
 /// Requests to a plain-HTTP prefix route (the backend API) are read with their bodies and kept alive (HTTP/1.1
 /// default; `Connection: close` and HTTP/1.0 honoured); pipelined requests wait in the reader and are answered
@@ -23,6 +23,7 @@ final class EngineConnectionHandler: ConnectionHandler {
     private let context: EngineContext
     /// nil once the connection is upgraded.
     private var reading: RequestReading? = RequestReading()
+    /// Set by the upgrade, for the rest of the read that carried the request.
     private var session: WebSocketSession?
     /// The request was answered (or refused); whatever else the peer sends is ignored.
     private var isDone = false
@@ -71,10 +72,6 @@ final class EngineConnectionHandler: ConnectionHandler {
     // MARK: - ConnectionHandler
 
     func connectionDidRead(_ connection: Connection, _ bytes: UnsafeRawBufferPointer) {
-        if let session {
-            session.receive(bytes)
-            return
-        }
         guard !isDone, let reading else { return }
         reading.reader.append(bytes)
         // Pipelined requests wait while one is answered, but not without bound.
@@ -165,10 +162,6 @@ final class EngineConnectionHandler: ConnectionHandler {
     }
 
     func connectionTimerTick(_ connection: Connection, now: Tick) {
-        if let session {
-            session.timerTick(now: now)
-            return
-        }
         // The request did not arrive in time (slowloris, or an idle keep-alive connection), or our answer could not
         // be delivered in time: drop the connection without (further) answer.
         if !isDone {
@@ -182,21 +175,16 @@ final class EngineConnectionHandler: ConnectionHandler {
     func connectionDidClose(_ connection: Connection) {
         if connection.closedAsSlowConsumer {
             context.warnings.warn(.slowConsumer, "closed slow consumer: its outbound queue reached the limit",
-                                  metadata: ["peer": "\(connection.remoteAddress)", "route": "\(session?.path ?? "-")",
+                                  metadata: ["peer": "\(connection.remoteAddress)", "route": "-",
                                              "limit": "\(connection.maxQueuedBytes)"])
         }
         context.openConnections.wrappingSubtract(1, ordering: .relaxed)
         if isAdmitted { context.admission.release(connection.remoteAddress) }
-        if session != nil { context.metrics.webSocketSessions.subtract(1) }
         connection.userData = nil
-        session?.transportDidClose()
-        session = nil
     }
 
     func connectionShouldShutDown(_ connection: Connection) {
-        if let session {
-            session.shutDown()
-        } else if awaitingResponse {
+        if awaitingResponse {
             // Let the answer in flight go out, then close.
             isDone = true
             connection.nextDeadline = connection.loop.now.adding(milliseconds: 2000)
@@ -254,12 +242,14 @@ final class EngineConnectionHandler: ConnectionHandler {
         // An idle session should cost little: it keeps the path, not the request head (the route's `decide` already
         // saw every header and the query).
         let session = WebSocketSession(connection: connection, path: upgrade.head.path, subprotocol: subprotocol,
-                                       limits: context.limits, keepAlive: context.keepAlive, logger: context.logger,
-                                       compression: compression, metrics: context.metrics)
+                                       context: context, compression: compression, isAdmitted: isAdmitted)
         context.metrics.upgrades.add(1)
         context.metrics.webSocketSessions.add(1)
         self.session = session
         connection.userData = session
+        // The session handles the connection from here on, and closes its books (counts, the per-IP slot); this
+        // handler goes once the current read is done.
+        connection.replaceHandler(with: session)
         session.attach(makeDelegate(session))
         context.logger.debug("websocket open", metadata: ["conn": "\(connection.handle)", "path": "\(upgrade.head.path)"])
     }
