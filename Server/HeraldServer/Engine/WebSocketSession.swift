@@ -43,9 +43,6 @@ public final class WebSocketSession {
     private var delegate: (any WebSocketSessionDelegate)?
     /// The server's limits, logger, counters and per-IP admission, shared by every connection.
     let context: EngineContext
-    /// The loop's shared buffers: the machine borrows them for each input, and every frame this session writes itself
-    /// is encoded in them, so echoing allocates no buffer per message and an idle session keeps none.
-    private let scratch: SessionScratch
     /// permessage-deflate, when negotiated (RFC 7692): the machine inflates and deflates with it.
     private let compression: PerMessageDeflate?
     /// Bytes read while over the limit, parsed once answers catch up; and when the last of them was read.
@@ -58,6 +55,11 @@ public final class WebSocketSession {
     /// The identity other threads may hold.
     public var handle: SessionHandle { SessionHandle(connection.handle) }
 
+    /// The loop's shared buffers: the machine borrows them for each input, and every frame this session writes itself
+    /// is encoded in them, so echoing allocates no buffer per message and an idle session keeps none. Looked up, not
+    /// stored: 8 bytes less in every session for one cast per read.
+    private var scratch: SessionScratch { SessionScratch.of(connection.loop) }
+
     /// This loop's share of the counters.
     private var loopMetrics: ServerMetrics.LoopMetrics { context.metrics.loop(connection.loop.index) }
     private var metrics: ServerMetrics { context.metrics }
@@ -69,7 +71,6 @@ public final class WebSocketSession {
         self.isAdmitted = isAdmitted
         self.connection = connection
         self.path = path
-        self.scratch = SessionScratch.of(connection.loop)
         self.subprotocol = subprotocol
         self.machine = WebSocketStateMachine(role: .server, limits: context.limits, compression: compression, keepAlive: context.keepAlive,
                                              now: connection.loop.now.milliseconds)
@@ -134,6 +135,7 @@ public final class WebSocketSession {
     /// closed when the peer answers or after the close timeout.
     public func close(code: CloseCode, reason: String) {
         guard !closeWritten else { return }
+        let scratch = self.scratch
         scratch.frame.removeAll(keepingCapacity: true)
         guard machine.close(code: code, reason: reason, now: connection.loop.now.milliseconds, into: &scratch.frame) else { return }
         closeWritten = true
@@ -144,6 +146,7 @@ public final class WebSocketSession {
 
     private func sendMessage(_ opcode: WebSocketOpcode, _ payload: UnsafeRawBufferPointer) {
         guard !closeWritten else { return }
+        let scratch = self.scratch
         scratch.frame.removeAll(keepingCapacity: true)
         machine.encodeMessage(opcode, payload: payload, into: &scratch.frame)
         loopMetrics.framesOut.add(1)
@@ -241,6 +244,7 @@ public final class WebSocketSession {
     /// The frames in `bytes`, read at `readAt`: the machine's actions carried out in wire order.
     /// The machine works in the loop's buffers and gives them back after (unless a frame is left half read).
     private func parse(_ bytes: UnsafeRawBufferPointer, readAt: Int64) {
+        let scratch = self.scratch
         machine.borrowBuffers(from: &scratch.machineBuffers)
         machine.receive(bytes, now: readAt)
         carryOutActions()
@@ -257,6 +261,7 @@ public final class WebSocketSession {
     /// The loop's sweep reached this session's deadline.
     func timerTick(now: Tick) {
         if readingPaused { resumeIfAllowed() }
+        let scratch = self.scratch
         machine.borrowBuffers(from: &scratch.machineBuffers)
         machine.timerFired(now: now.milliseconds)
         carryOutActions()
