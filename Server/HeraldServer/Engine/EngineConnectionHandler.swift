@@ -241,8 +241,8 @@ final class EngineConnectionHandler: ConnectionHandler {
                                                            extensionsHeader: compression == nil ? nil : agreed?.responseHeader))
         // An idle session should cost little: it keeps the path, not the request head (the route's `decide` already
         // saw every header and the query).
-        let session = WebSocketSession(connection: connection, path: upgrade.head.path, subprotocol: subprotocol,
-                                       context: context, compression: compression, isAdmitted: isAdmitted)
+        let session = WebSocketSession(connection: connection, path: upgrade.head.path, context: context,
+                                       compression: compression, isAdmitted: isAdmitted)
         context.metrics.upgrades.add(1)
         context.metrics.webSocketSessions.add(1)
         self.session = session

@@ -22,10 +22,9 @@ public final class WebSocketSession {
     // machine ends with.
 
     /// The path of the request that was upgraded (e.g. `/sync`). The rest of the request is not kept (the route's
-    /// decision saw it), so an idle session holds no header list and no query.
+    /// decision saw it and chose the subprotocol), so an idle session holds no header list, no query and no
+    /// subprotocol name.
     public let path: String
-    /// The subprotocol agreed in the handshake, if any.
-    public let subprotocol: String?
 
     let connection: Connection
     private var machine: WebSocketStateMachine
@@ -65,13 +64,12 @@ public final class WebSocketSession {
     private var metrics: ServerMetrics { context.metrics }
     private var logger: Logger { context.logger }
 
-    init(connection: Connection, path: String, subprotocol: String?, context: EngineContext, compression: PerMessageDeflate?,
+    init(connection: Connection, path: String, context: EngineContext, compression: PerMessageDeflate?,
          isAdmitted: Bool) {
         self.context = context
         self.isAdmitted = isAdmitted
         self.connection = connection
         self.path = path
-        self.subprotocol = subprotocol
         self.machine = WebSocketStateMachine(role: .server, limits: context.limits, compression: compression, keepAlive: context.keepAlive,
                                              now: connection.loop.now.milliseconds)
         self.compression = compression
