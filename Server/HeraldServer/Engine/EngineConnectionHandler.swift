@@ -12,17 +12,10 @@ import Synchronization
 /// in order, one at a time. Every other answer (health, 404, refused upgrades) carries `Connection: close` and
 /// the connection closes after it. Bad input gets its status (400, 404, 413, 426, 431, 505) and a close, never a crash.
 final class EngineConnectionHandler: ConnectionHandler {
-    /// What reading HTTP requests takes: the reader with its buffer, and the request whose body is being read. In a
-    /// box of its own, so an upgraded connection lets all of it go and an idle WebSocket keeps one pointer's worth.
-    private final class RequestReading {
-        var reader = HTTPRequestReader(maxHeadSize: 8192)
-        /// A plain-HTTP request whose body is being read: its head and handler.
-        var pendingRequest: (head: HTTPRequestHead, handler: any HTTPRequestHandler)?
-    }
-
     private let context: EngineContext
-    /// nil once the connection is upgraded.
-    private var reading: RequestReading? = RequestReading()
+    private var reader = HTTPRequestReader(maxHeadSize: 8192)
+    /// A plain-HTTP request whose body is being read: its head and handler.
+    private var pendingRequest: (head: HTTPRequestHead, handler: any HTTPRequestHandler)?
     /// Set by the upgrade, for the rest of the read that carried the request.
     private var session: WebSocketSession?
     /// The request was answered (or refused); whatever else the peer sends is ignored.
@@ -72,10 +65,10 @@ final class EngineConnectionHandler: ConnectionHandler {
     // MARK: - ConnectionHandler
 
     func connectionDidRead(_ connection: Connection, _ bytes: UnsafeRawBufferPointer) {
-        guard !isDone, let reading else { return }
-        reading.reader.append(bytes)
+        guard !isDone else { return }
+        reader.append(bytes)
         // Pipelined requests wait while one is answered, but not without bound.
-        if awaitingResponse && reading.reader.bufferedCount > Self.maxPipelinedBytes {
+        if awaitingResponse && reader.bufferedCount > Self.maxPipelinedBytes {
             isDone = true
             return connection.close(afterFlush: false)
         }
@@ -85,9 +78,8 @@ final class EngineConnectionHandler: ConnectionHandler {
     /// Handles every complete request the buffered bytes make, until one is in flight, the connection upgraded or
     /// it is done.
     private func readRequests(_ connection: Connection) {
-        guard let reading else { return }
         while !isDone && session == nil && !awaitingResponse {
-            switch reading.reader.next() {
+            switch reader.next() {
             case .needMore:
                 return
             case .failed(let failure):
@@ -96,29 +88,28 @@ final class EngineConnectionHandler: ConnectionHandler {
                 finish(connection, response: HTTPResponse.error(failure.status, code: failure.code, failure.message).serialized(keepAlive: false))
             case .head(let head):
                 if let handler = context.routes.httpHandler(for: head.path) {
-                    reading.pendingRequest = (head, handler)
-                    if let failure = reading.reader.beginBody(of: head, maxBodySize: handler.maxBodySize) {
+                    pendingRequest = (head, handler)
+                    if let failure = reader.beginBody(of: head, maxBodySize: handler.maxBodySize) {
                         finish(connection, response: HTTPResponse.error(failure.status, code: failure.code, failure.message).serialized(keepAlive: false))
-                    } else if head.version == .http11, reading.reader.bufferedCount == 0, head.headers.listContainsToken("Expect", "100-continue") {
+                    } else if head.version == .http11, reader.bufferedCount == 0, head.headers.listContainsToken("Expect", "100-continue") {
                         // RFC 9110 §10.1.1: the client (curl, for bodies over 1 KiB) waits for this before sending the body.
                         connection.write(Self.continueResponse)
                     }
                 } else {
-                    reading.reader.skipBody()
+                    reader.skipBody()
                     route(head, on: connection)
+                    // Upgraded: this handler is let go after this read. Bytes after the head (a client may send its
+                    // first frame right behind the request) belong to the session.
                     guard let session else { continue }
-                    // Upgraded: the HTTP reader is done, and an idle session should not keep it. Bytes after the head
-                    // (a client may send its first frame right behind the request) belong to the session.
-                    self.reading = nil
-                    if reading.reader.bufferedCount > 0 {
-                        let rest = reading.reader.takeBuffered()
+                    if reader.bufferedCount > 0 {
+                        let rest = reader.takeBuffered()
                         rest.withUnsafeBytes { session.receive($0) }
                     }
                     return
                 }
             case .body(let body):
-                guard let (head, handler) = reading.pendingRequest else { continue }
-                reading.pendingRequest = nil
+                guard let (head, handler) = pendingRequest else { continue }
+                pendingRequest = nil
                 dispatch(HTTPRequest(head: head, body: body), to: handler, on: connection)
             }
         }
