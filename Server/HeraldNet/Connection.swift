@@ -14,37 +14,41 @@ public final class Connection {
     public let handle: ConnectionHandle
     /// The peer as "ip:port" ("[ip]:port" for IPv6).
     public let remoteAddress: String
+    // Every open connection holds one of these: the one-byte properties follow `nextDeadline` and fill its padding,
+    // and the descriptor is read from the handle rather than kept twice.
+
     /// When the loop's timer sweep should call `connectionTimerTick`; nil means never.
     public var nextDeadline: Tick?
-    /// A slot for whatever the protocol layer wants to hang on the connection; cleared after close.
-    public var userData: AnyObject?
     /// The connection was closed by the slow-consumer rule (its queue would have passed
     /// `ServerConfig.maxQueuedBytesPerConnection`), so its handler can say so in `connectionDidClose`; this layer
     /// only counts it (``LoopCounters/slowConsumerCloses``) and has no logger.
     public private(set) var closedAsSlowConsumer = false
-
-    /// Lifecycle: open → (closingAfterFlush) → closing (queued for close) → closed.
-    enum State { case open, closingAfterFlush, closing, closed }
-
-    let fd: Int32
-    let binding: ServerBinding
-    /// The TLS filter between socket and handler on a TLS listener; nil for plain TCP (style E8).
-    let tls: TLSTransport?
-    var handler: (any ConnectionHandler)?
     var state = State.open
-    var output = WriteQueue()
     /// On the loop's pending-write list already (avoids duplicates).
     var isPendingWrite = false
     /// Interest registered with epoll.
     var wantsRead = true
     var wantsWritable = false
+    private var queueCapLifted = false
+    /// A slot for whatever the protocol layer wants to hang on the connection; cleared after close.
+    public var userData: AnyObject?
+
+    /// Lifecycle: open → (closingAfterFlush) → closing (queued for close) → closed.
+    enum State { case open, closingAfterFlush, closing, closed }
+
+    let binding: ServerBinding
+    /// The TLS filter between socket and handler on a TLS listener; nil for plain TCP (style E8).
+    let tls: TLSTransport?
+    var handler: (any ConnectionHandler)?
+    var output = WriteQueue()
     /// Position in the loop's dense list of live connections (for O(1) removal).
     var liveIndex = 0
+
+    var fd: Int32 { handle.fd }
 
     init(loop: EventLoop, handle: ConnectionHandle, remoteAddress: String, binding: ServerBinding, tls: TLSTransport? = nil) {
         self.loop = loop
         self.handle = handle
-        self.fd = handle.fd
         self.remoteAddress = remoteAddress
         self.binding = binding
         self.tls = tls
@@ -106,6 +110,14 @@ public final class Connection {
         loop.scheduleWrite(self)
     }
 
+    /// Gives the connection to another handler from here on: after a protocol upgrade, the HTTP handler gives way to
+    /// the WebSocket session, so an open WebSocket costs no object in between. The new handler then owes everything
+    /// `connectionDidClose` does. No-op once the connection is closed.
+    public func replaceHandler(with handler: any ConnectionHandler) {
+        guard state != .closed else { return }
+        self.handler = handler
+    }
+
     /// Closes the connection. With `afterFlush`, queued output is sent first (reads stop at once);
     /// otherwise queued output is dropped. Either way the descriptor is closed after the current batch
     /// and the handler then sees `connectionDidClose`. Calling it again is harmless. A graceful close of a TLS
@@ -151,8 +163,6 @@ public final class Connection {
         body()
         queueCapLifted = outer
     }
-
-    private var queueCapLifted = false
 
     /// The slow-consumer rule: a queue that would pass the cap closes the connection instead of growing.
     private func admit(_ byteCount: Int) -> Bool {

@@ -74,6 +74,9 @@ public final class EventLoop: @unchecked Sendable {
     var tlsPlaintext: [UInt8] = []
     var tlsCiphertext: [UInt8] = []
     var bindings: [ServerBinding] = []
+    /// One object the layer above keeps per loop, for what all its connections on this loop may share (the WebSocket
+    /// sessions' input buffers, so an idle session holds none). Loop thread only, like the connections.
+    public var attachment: AnyObject?
     private var spareTasks = ContiguousArray<@Sendable () -> Void>()
     var isStopping = false
     var tickMilliseconds: Int

@@ -7,22 +7,38 @@ import Glibc
 /// in flight on that loop, not with the number of connections. Thread-confined by construction (a pthread key); the
 /// pool and its blocks are freed when the thread exits.
 final class OwnedBlockPool {
-    /// At most this many free blocks are kept per thread (4 MiB of 16 KiB blocks); more are freed.
+    /// At most this many free blocks of ``WriteQueue/blockSize`` are kept per thread (4 MiB); more are freed.
     static let maxFreeBlocks = 256
+    /// At most this many free blocks of ``WriteQueue/smallBlockSize`` are kept per thread (512 KiB).
+    static let maxFreeSmallBlocks = 512
 
     private var free: [OwnedBlock] = []
+    private var freeSmall: [OwnedBlock] = []
 
-    /// How many blocks wait in the pool.
+    /// How many blocks of ``WriteQueue/blockSize`` wait in the pool.
     var freeCount: Int { free.count }
+    /// How many blocks of ``WriteQueue/smallBlockSize`` wait in the pool.
+    var freeSmallCount: Int { freeSmall.count }
 
     /// A drained block of ``WriteQueue/blockSize``, or nil when the pool is empty.
     func take() -> OwnedBlock? { free.popLast() }
 
-    /// Keeps `block` (which nobody else references any more) for the next write on this thread.
+    /// A drained block of ``WriteQueue/smallBlockSize``, or nil when the pool has none.
+    func takeSmall() -> OwnedBlock? { freeSmall.popLast() }
+
+    /// Keeps `block` (which nobody else references any more) for the next write on this thread, if it is of a pooled
+    /// size and the pool is not full.
     func give(_ block: OwnedBlock) {
-        guard block.capacity == WriteQueue.blockSize, free.count < Self.maxFreeBlocks else { return }
-        block.count = 0
-        free.append(block)
+        switch block.capacity {
+        case WriteQueue.blockSize where free.count < Self.maxFreeBlocks:
+            block.count = 0
+            free.append(block)
+        case WriteQueue.smallBlockSize where freeSmall.count < Self.maxFreeSmallBlocks:
+            block.count = 0
+            freeSmall.append(block)
+        default:
+            return
+        }
     }
 
     /// The calling thread's pool, created on first use; nil if the process ran out of pthread keys.

@@ -18,6 +18,9 @@ extension EventLoop {
         while position < live.count {
             let connection = live[position]
             position += 1
+            // A queue that drained since the last tick gives its chunk list back: an idle connection keeps none, and a
+            // busy one pays one small allocation a tick, not one a write.
+            connection.output.releaseStorageIfEmpty()
             guard connection.state == .open || connection.state == .closingAfterFlush,
                 let deadline = connection.nextDeadline, deadline <= now
             else { continue }

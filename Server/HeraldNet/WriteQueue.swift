@@ -47,6 +47,10 @@ enum OutputChunk {
 struct WriteQueue {
     /// Size of a new owned block; writes larger than this get a block of their own size.
     static let blockSize = 16 * 1024
+    /// Size of the block a queue's first small write goes into. Most queues see one small write and drain (a 101
+    /// response, one fan-out head, a pong): 1 KiB for them instead of 16 KiB keeps a connect storm's blocks in flight,
+    /// and the pool they return to, small. A queue that outgrows it continues in blocks of ``blockSize``.
+    static let smallBlockSize = 1024
 
     private var chunks = ContiguousArray<OutputChunk>()
     /// Index of the first chunk not fully sent; chunks before it are dead and compacted lazily.
@@ -57,6 +61,8 @@ struct WriteQueue {
     private(set) var count = 0
 
     var isEmpty: Bool { count == 0 }
+    /// Chunks the list has room for without growing (0 once its storage is let go).
+    var chunkCapacity: Int { chunks.capacity }
 
     /// Copies `bytes` into owned blocks, filling the newest block before starting a new one: the last chunk grows,
     /// or, when the last chunk is a shared frame that follows the newest owned slice, a new slice of the same block
@@ -64,6 +70,7 @@ struct WriteQueue {
     mutating func append(_ bytes: UnsafeRawBufferPointer) {
         guard var source = bytes.baseAddress, bytes.count > 0 else { return }
         var remaining = bytes.count
+        let wasEmpty = count == 0
         count += remaining
         if let (index, block) = openTailSlice(), block.count < block.capacity {
             let start = block.count
@@ -81,8 +88,14 @@ struct WriteQueue {
         guard remaining > 0 else { return }
         // A drained block of this loop (OwnedBlockPool), so a request/response connection allocates no blocks and an
         // idle one holds none.
-        let block = remaining <= Self.blockSize ? OwnedBlockPool.current?.take() ?? OwnedBlock(capacity: Self.blockSize)
-                                                : OwnedBlock(capacity: remaining)
+        let block: OwnedBlock
+        if wasEmpty && remaining <= Self.smallBlockSize {
+            block = OwnedBlockPool.current?.takeSmall() ?? OwnedBlock(capacity: Self.smallBlockSize)
+        } else if remaining <= Self.blockSize {
+            block = OwnedBlockPool.current?.take() ?? OwnedBlock(capacity: Self.blockSize)
+        } else {
+            block = OwnedBlock(capacity: remaining)
+        }
         block.base.copyMemory(from: source, byteCount: remaining)
         block.count = remaining
         chunks.append(.owned(block, start: 0, end: remaining))
@@ -149,6 +162,15 @@ struct WriteQueue {
         }
     }
 
+    /// Lets an empty queue's chunk list go (capacity included), so an idle connection holds no queue storage; the next
+    /// write allocates a new list. Called from the loop's sweep, at most once a tick per connection, never per write.
+    mutating func releaseStorageIfEmpty() {
+        guard count == 0, chunks.capacity > 0 else { return }
+        chunks = []
+        head = 0
+        headOffset = 0
+    }
+
     /// Drops everything (the connection closed without flushing).
     mutating func removeAll() {
         for index in head..<chunks.count { release(chunkAt: index) }
@@ -165,7 +187,9 @@ struct WriteQueue {
         }
         chunks[index] = .shared(WriteQueue.emptyFrame)  // drop our reference so `block` may be unique again
         // A later slice of the same block keeps it; the last slice to go hands it back to the pool.
-        if block.capacity == Self.blockSize, isKnownUniquelyReferenced(&block) { OwnedBlockPool.current?.give(block) }
+        if block.capacity == Self.blockSize || block.capacity == Self.smallBlockSize, isKnownUniquelyReferenced(&block) {
+            OwnedBlockPool.current?.give(block)
+        }
     }
 
     /// Placeholder stored in dead slots so they hold no reference to released memory.

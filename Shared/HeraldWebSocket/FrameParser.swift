@@ -45,12 +45,14 @@ public struct FrameParser {
         case failed(WebSocketProtocolError)
     }
 
+    // One parser per open connection: the one-byte properties sit together so the struct packs.
     private var state: State = .firstByte
     private let role: WebSocketRole
-    private let limits: WebSocketLimits
     private let allowedReservedBits: UInt8
     /// Whether a fragmented data message has started and not yet ended (§5.4).
     private var messageInProgress = false
+    /// The frame and message size limits checked as soon as a length is known.
+    public let limits: WebSocketLimits
     /// Payload bytes announced so far by the current data message's frames.
     private var messageBytes = 0
 
@@ -71,6 +73,12 @@ public struct FrameParser {
     public var hasFailed: Bool {
         if case .failed = state { return true }
         return false
+    }
+
+    /// The header of the frame whose payload is arriving (from ``Step/header(_:)`` until ``Step/frameEnd(_:)``).
+    public var currentHeader: FrameHeader? {
+        if case .payload(let header, _) = state { return header }
+        return nil
     }
 
     /// Whether the parser sits between frames (no partial frame buffered).

@@ -26,50 +26,69 @@
 /// per message once the buffers have grown. The type is confined to the event loop that owns the connection and is
 /// deliberately not `Sendable`.
 public struct WebSocketStateMachine {
+    // Every open connection holds one machine, so its stored properties are ordered to pack: the one-byte ones
+    // first, together, then the words. Values derived from others (the limits, the header of the frame whose payload
+    // is arriving) are read from the parser instead of being kept twice.
+
     /// The connection's state; see ``WebSocketConnectionState``.
     public private(set) var state: WebSocketConnectionState = .open
     /// Our role.
     public let role: WebSocketRole
-    /// The limits enforced on incoming frames and messages.
-    public let limits: WebSocketLimits
+    /// The data message being received, if any: its opcode (.text or .binary).
+    private(set) var messageOpcode: WebSocketOpcode?
+    /// Whether the data message being received had RSV1 set on its first frame (RFC 7692 §6).
+    private var messageIsCompressed = false
+    /// The clock closed the transport (idle or pong timeout): no timer is needed any more.
+    private var timersStopped = false
+    /// Validates text messages incrementally, across frames.
+    private var utf8 = UTF8Validator()
+
     /// The keep-alive deadlines in force.
     public let keepAlive: WebSocketKeepAlive
 
     /// What the last input asks of the transport, in order; replaced by each ``receive(_:now:)`` and
     /// ``timerFired(now:)``. Its capacity is kept, so a steady connection allocates no list per input.
-    public private(set) var actions: [WebSocketAction] = []
+    public internal(set) var actions: [WebSocketAction] = []
     /// The messages and control payloads the last input delivered; ``WebSocketAction`` ranges point here.
-    public private(set) var received: [UInt8] = []
+    public internal(set) var received: [UInt8] = []
     /// The bytes the last input asks to write; ``WebSocketAction/write(bytes:)`` ranges point here.
-    public private(set) var outgoing: [UInt8] = []
+    public internal(set) var outgoing: [UInt8] = []
 
-    private var parser: FrameParser
-    /// The data message being received, if any: its opcode (.text or .binary).
-    private var messageOpcode: WebSocketOpcode?
+    private(set) var parser: FrameParser
     /// The reassembly buffer for data messages, reused across messages (swapped with ``received`` when that is empty,
     /// so the common one-message read copies nothing).
-    private var messageBuffer: [UInt8] = []
-    /// The payload of the control frame being received (at most 125 bytes, §5.5), reused.
-    private var controlBuffer: [UInt8] = []
-    /// Validates text messages incrementally, across frames.
-    private var utf8 = UTF8Validator()
-    /// The header of the frame whose payload is arriving.
-    private var currentHeader: FrameHeader?
+    var messageBuffer: [UInt8] = []
+    /// The payload of the control frame being received (at most 125 bytes, §5.5), reused; allocated by the first
+    /// control frame, not up front, since most connections never receive one.
+    var controlBuffer: [UInt8] = []
     /// The negotiated per-message compression extension (RFC 7692), if any; it alone makes RSV1 legal.
     private let compression: (any PerMessageCompression)?
-    /// Whether the data message being received had RSV1 set on its first frame (RFC 7692 §6).
-    private var messageIsCompressed = false
     /// Reused buffer for unmasked compressed input and for compressed output.
-    private var compressionScratch: [UInt8] = []
+    var compressionScratch: [UInt8] = []
 
-    // Keep-alive state, in milliseconds on the monotonic clock.
+    // Keep-alive state, in milliseconds on the monotonic clock. `Self.never` stands for "not yet" (an optional
+    // Int64 takes 16 bytes, this 8).
     private var lastReadAt: Int64
-    private var lastPingAt: Int64?
-    /// When our close frame went out (by ``close(code:reason:now:into:)`` or the clock); nil before.
-    public private(set) var closeSentAt: Int64?
+    private var lastPingAtOrNever = Self.never
+    private var closeSentAtOrNever = Self.never
     private var scheduledClose: (at: Int64, code: CloseCode, reason: String)?
-    /// The clock closed the transport (idle or pong timeout): no timer is needed any more.
-    private var timersStopped = false
+
+    private static let never = Int64.min
+
+    /// The limits enforced on incoming frames and messages.
+    public var limits: WebSocketLimits { parser.limits }
+
+    /// When our close frame went out (by ``close(code:reason:now:into:)`` or the clock); nil before.
+    public private(set) var closeSentAt: Int64? {
+        get { closeSentAtOrNever == Self.never ? nil : closeSentAtOrNever }
+        set { closeSentAtOrNever = newValue ?? Self.never }
+    }
+
+    /// When we last sent a ping; nil before the first.
+    private var lastPingAt: Int64? {
+        get { lastPingAtOrNever == Self.never ? nil : lastPingAtOrNever }
+        set { lastPingAtOrNever = newValue ?? Self.never }
+    }
 
     /// Creates the state machine for a connection whose opening handshake has completed.
     ///
@@ -84,12 +103,10 @@ public struct WebSocketStateMachine {
     public init(role: WebSocketRole, limits: WebSocketLimits = .default, compression: (any PerMessageCompression)? = nil,
                 keepAlive: WebSocketKeepAlive = .off, now: Int64 = 0) {
         self.role = role
-        self.limits = limits
         self.compression = compression
         self.keepAlive = keepAlive
         self.lastReadAt = now
         self.parser = FrameParser(role: role, limits: limits, allowedReservedBits: compression == nil ? 0 : 0b100)
-        controlBuffer.reserveCapacity(125)
     }
 
     // MARK: - Receiving
@@ -136,7 +153,6 @@ public struct WebSocketStateMachine {
     }
 
     private mutating func beginFrame(_ header: FrameHeader) -> WebSocketProtocolError? {
-        currentHeader = header
         if header.reservedBits & 0b100 != 0 {
             // RFC 7692 §6: RSV1 marks a compressed message on its first frame only; §6.1: control frames are never
             // compressed. (Without a negotiated extension the parser has already failed the frame, RFC 6455 §5.2.)
@@ -162,7 +178,7 @@ public struct WebSocketStateMachine {
     }
 
     private mutating func appendPayload(_ chunk: UnsafeRawBufferPointer, offset: Int) -> WebSocketProtocolError? {
-        guard let header = currentHeader else { return nil }
+        guard let header = parser.currentHeader else { return nil }
         if header.opcode.isControl {
             let start = controlBuffer.count
             controlBuffer.append(contentsOf: chunk)
@@ -206,7 +222,6 @@ public struct WebSocketStateMachine {
     }
 
     private mutating func endFrame(_ header: FrameHeader) -> WebSocketProtocolError? {
-        currentHeader = nil
         switch header.opcode {
         case .ping:
             // §5.5.2: answer a ping with a pong carrying the same payload, unless we already sent close.

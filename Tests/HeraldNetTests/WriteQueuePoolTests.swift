@@ -71,10 +71,49 @@ struct WriteQueuePoolTests {
             offset += iovecs[index].iov_len
         }
         #expect(UnsafeRawPointer(iovecs[1].iov_base) == body.base)
-        let pooled = pool.freeCount
+        let pooled = pool.freeSmallCount
         queue.consume(expected.count - 1)  // all but the last body byte: the block is released with the last head
-        #expect(pool.freeCount == pooled + 1)
+        #expect(pool.freeSmallCount == pooled + 1)
         queue.consume(1)
-        #expect(queue.isEmpty && pool.freeCount == pooled + 1)
+        #expect(queue.isEmpty && pool.freeSmallCount == pooled + 1)
+    }
+
+    @Test("A queue's first small write takes a small block; what outgrows it continues in a full block, in order")
+    func firstSmallWriteTakesASmallBlock() throws {
+        let pool = try #require(OwnedBlockPool.current)
+        var queue = WriteQueue()
+        let response = [UInt8](repeating: 0x48, count: 129)
+        response.withUnsafeBytes { queue.append($0) }
+        let filler = [UInt8](repeating: 0x2E, count: WriteQueue.smallBlockSize)  // fills the small block, then spills
+        filler.withUnsafeBytes { queue.append($0) }
+        let iovecs = UnsafeMutablePointer<iovec>.allocate(capacity: 8)
+        defer { iovecs.deallocate() }
+        let (count, bytes) = queue.fill(iovecs, capacity: 8, maxBytes: .max)
+        #expect(count == 2 && bytes == response.count + filler.count)
+        #expect(iovecs[0].iov_len == WriteQueue.smallBlockSize)
+        var gathered: [UInt8] = []
+        for index in 0..<count { gathered += UnsafeRawBufferPointer(start: iovecs[index].iov_base, count: iovecs[index].iov_len) }
+        #expect(gathered == response + filler)
+        let (small, full) = (pool.freeSmallCount, pool.freeCount)
+        queue.consume(bytes)
+        #expect(pool.freeSmallCount == small + 1 && pool.freeCount == full + 1)
+    }
+
+    @Test("An empty queue lets its chunk list go (the sweep's call); a queue with bytes keeps it")
+    func emptyQueueReleasesItsStorage() {
+        var queue = WriteQueue()
+        [UInt8]("abc".utf8).withUnsafeBytes { queue.append($0) }
+        queue.releaseStorageIfEmpty()
+        #expect(queue.count == 3)
+        queue.consume(1)
+        queue.releaseStorageIfEmpty()
+        var vector = iovec()
+        #expect(queue.fill(&vector, capacity: 1, maxBytes: .max).byteCount == 2)
+        queue.consume(2)
+        queue.releaseStorageIfEmpty()
+        #expect(queue.isEmpty && queue.chunkCapacity == 0)
+        [UInt8]("d".utf8).withUnsafeBytes { queue.append($0) }
+        #expect(queue.fill(&vector, capacity: 1, maxBytes: .max).byteCount == 1)
+        queue.consume(1)
     }
 }

@@ -62,15 +62,14 @@ final class BroadcastHub: Sendable {
     }
 }
 
-/// A session on a broadcast path.
-final class BroadcastDelegate: WebSocketSessionDelegate {
+/// The sessions on broadcast paths (one delegate for all of them; the route joins each session to the hub).
+final class BroadcastDelegate: WebSocketSessionDelegate, Sendable {
     private let hub: BroadcastHub
     private static let ready = Array("ready".utf8)
     private static let hello = Array("hello".utf8)
 
-    init(hub: BroadcastHub, session: WebSocketSession) {
+    init(hub: BroadcastHub) {
         self.hub = hub
-        _ = hub.join(session)
     }
 
     func sessionDidReceiveText(_ session: WebSocketSession, _ text: [UInt8]) {

@@ -1,5 +1,5 @@
 /// `GET /echo`: sends every text and binary message back as it came (Autobahn-style echo endpoint).
-final class EchoDelegate: WebSocketSessionDelegate {
+final class EchoDelegate: WebSocketSessionDelegate, Sendable {
     func sessionDidReceiveText(_ session: WebSocketSession, _ text: [UInt8]) { session.sendText(text) }
     func sessionDidReceiveBinary(_ session: WebSocketSession, _ bytes: [UInt8]) { session.sendBinary(bytes) }
     func sessionDidClose(_ session: WebSocketSession) {}

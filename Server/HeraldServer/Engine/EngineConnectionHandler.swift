@@ -4,8 +4,8 @@ import HeraldWebSocket
 import Logging
 import Synchronization
 
-/// Drives one accepted connection: first as HTTP (read a request head within the handshake timeout, route it,
-/// answer or upgrade), then, once upgraded, as a ``WebSocketSession``.
+/// Drives one accepted connection as HTTP: reads a request head within the handshake timeout, routes it, answers or
+/// upgrades. On upgrade it hands the connection to the new ``WebSocketSession`` and is let go.
 ///
 /// Requests to a plain-HTTP prefix route (the backend API) are read with their bodies and kept alive (HTTP/1.1
 /// default; `Connection: close` and HTTP/1.0 honoured); pipelined requests wait in the reader and are answered
@@ -14,18 +14,19 @@ import Synchronization
 final class EngineConnectionHandler: ConnectionHandler {
     private let context: EngineContext
     private var reader = HTTPRequestReader(maxHeadSize: 8192)
+    /// A plain-HTTP request whose body is being read: its head and handler.
+    private var pendingRequest: (head: HTTPRequestHead, handler: any HTTPRequestHandler)?
+    /// Set by the upgrade, for the rest of the read that carried the request.
     private var session: WebSocketSession?
     /// The request was answered (or refused); whatever else the peer sends is ignored.
     private var isDone = false
-    /// A plain-HTTP request whose body is being read: its head and handler.
-    private var pendingRequest: (head: HTTPRequestHead, handler: any HTTPRequestHandler)?
-    /// A handler is working on a request; later requests wait in `reader` until it answers.
+    /// A handler is working on a request; later requests wait in the reader until it answers.
     private var awaitingResponse = false
     /// How many bytes of later requests may wait behind one being answered.
     static let maxPipelinedBytes = 4 << 20
     static let continueResponse = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
-    /// The peer address this connection was admitted under (per-IP limits); released on close.
-    private var admittedAddress: String?
+    /// The connection counts against its address's per-IP limits (``Connection/remoteAddress``); released on close.
+    private var isAdmitted = false
 
     init(connection: Connection, context: EngineContext) {
         self.context = context
@@ -46,7 +47,7 @@ final class EngineConnectionHandler: ConnectionHandler {
     private func admit(_ connection: Connection) {
         switch context.admission.admit(connection.remoteAddress, nowMs: connection.loop.now.milliseconds) {
         case .admitted:
-            admittedAddress = connection.remoteAddress
+            isAdmitted = true
         case .tooManyConnections:
             context.metrics.countRefusal(.perAddressConnections)
             context.warnings.warn(.connectionRefused, "refused: connection limit",
@@ -64,10 +65,6 @@ final class EngineConnectionHandler: ConnectionHandler {
     // MARK: - ConnectionHandler
 
     func connectionDidRead(_ connection: Connection, _ bytes: UnsafeRawBufferPointer) {
-        if let session {
-            session.receive(bytes)
-            return
-        }
         guard !isDone else { return }
         reader.append(bytes)
         // Pipelined requests wait while one is answered, but not without bound.
@@ -101,13 +98,14 @@ final class EngineConnectionHandler: ConnectionHandler {
                 } else {
                     reader.skipBody()
                     route(head, on: connection)
-                    // Bytes after the head (a client may send its first frame right behind the request) belong to the session.
-                    if let session, reader.bufferedCount > 0 {
+                    // Upgraded: this handler is let go after this read. Bytes after the head (a client may send its
+                    // first frame right behind the request) belong to the session.
+                    guard let session else { continue }
+                    if reader.bufferedCount > 0 {
                         let rest = reader.takeBuffered()
                         rest.withUnsafeBytes { session.receive($0) }
                     }
-                    // Upgraded: the HTTP reader is done, and an idle session should not keep its buffers.
-                    if session != nil { reader = HTTPRequestReader(maxHeadSize: 8192) }
+                    return
                 }
             case .body(let body):
                 guard let (head, handler) = pendingRequest else { continue }
@@ -155,10 +153,6 @@ final class EngineConnectionHandler: ConnectionHandler {
     }
 
     func connectionTimerTick(_ connection: Connection, now: Tick) {
-        if let session {
-            session.timerTick(now: now)
-            return
-        }
         // The request did not arrive in time (slowloris, or an idle keep-alive connection), or our answer could not
         // be delivered in time: drop the connection without (further) answer.
         if !isDone {
@@ -172,21 +166,16 @@ final class EngineConnectionHandler: ConnectionHandler {
     func connectionDidClose(_ connection: Connection) {
         if connection.closedAsSlowConsumer {
             context.warnings.warn(.slowConsumer, "closed slow consumer: its outbound queue reached the limit",
-                                  metadata: ["peer": "\(connection.remoteAddress)", "route": "\(session?.request.path ?? "-")",
+                                  metadata: ["peer": "\(connection.remoteAddress)", "route": "-",
                                              "limit": "\(connection.maxQueuedBytes)"])
         }
         context.openConnections.wrappingSubtract(1, ordering: .relaxed)
-        if let admittedAddress { context.admission.release(admittedAddress) }
-        if session != nil { context.metrics.webSocketSessions.subtract(1) }
+        if isAdmitted { context.admission.release(connection.remoteAddress) }
         connection.userData = nil
-        session?.transportDidClose()
-        session = nil
     }
 
     func connectionShouldShutDown(_ connection: Connection) {
-        if let session {
-            session.shutDown()
-        } else if awaitingResponse {
+        if awaitingResponse {
             // Let the answer in flight go out, then close.
             isDone = true
             connection.nextDeadline = connection.loop.now.adding(milliseconds: 2000)
@@ -241,17 +230,17 @@ final class EngineConnectionHandler: ConnectionHandler {
         let compression = agreed.flatMap { try? PerMessageDeflate(parameters: $0, role: .server) }
         connection.write(WebSocketHandshake.serverResponse(for: upgrade, subprotocol: subprotocol,
                                                            extensionsHeader: compression == nil ? nil : agreed?.responseHeader))
-        // An idle session should cost little: it keeps the request line and query, not the header list (the route's
-        // `decide` already saw every header).
-        var head = upgrade.head
-        head.headers = [:]
-        let session = WebSocketSession(connection: connection, request: head, subprotocol: subprotocol,
-                                       limits: context.limits, keepAlive: context.keepAlive, logger: context.logger,
-                                       compression: compression, metrics: context.metrics)
+        // An idle session should cost little: it keeps the path, not the request head (the route's `decide` already
+        // saw every header and the query).
+        let session = WebSocketSession(connection: connection, path: upgrade.head.path, context: context,
+                                       compression: compression, isAdmitted: isAdmitted)
         context.metrics.upgrades.add(1)
         context.metrics.webSocketSessions.add(1)
         self.session = session
         connection.userData = session
+        // The session handles the connection from here on, and closes its books (counts, the per-IP slot); this
+        // handler goes once the current read is done.
+        connection.replaceHandler(with: session)
         session.attach(makeDelegate(session))
         context.logger.debug("websocket open", metadata: ["conn": "\(connection.handle)", "path": "\(upgrade.head.path)"])
     }

@@ -57,13 +57,22 @@ public final class HeraldHTTPServer: Sendable {
             logger: logger, limit: LogRateLimit(linesPerSecond: options.warningsPerSecond, summaryIntervalMilliseconds: options.warningSummaryIntervalMs))
         state.withLock { state in
             if options.echo {
-                state.routes.exact["/echo"] = .webSocket { _ in .accept(subprotocol: nil) { _ in EchoDelegate() } }
+                // One delegate for every echo session: it keeps nothing per session.
+                let echo = EchoDelegate()
+                state.routes.exact["/echo"] = .webSocket { _ in .accept(subprotocol: nil) { _ in echo } }
             }
         }
         if options.broadcast {
             let hub = broadcastHub
+            // One delegate for every broadcast session: the hub keeps the members, the delegate nothing.
+            let delegate = BroadcastDelegate(hub: hub)
             state.withLock { state in
-                state.routes.fallback = .webSocket { _ in .accept(subprotocol: nil) { session in BroadcastDelegate(hub: hub, session: session) } }
+                state.routes.fallback = .webSocket { _ in
+                    .accept(subprotocol: nil) { session in
+                        _ = hub.join(session)
+                        return delegate
+                    }
+                }
             }
         }
     }

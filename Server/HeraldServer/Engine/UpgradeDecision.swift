@@ -9,9 +9,10 @@ public enum UpgradeDecision {
     case reject(status: Int, message: String)
 }
 
-/// The loop-thread callbacks of one upgraded connection.
+/// The loop-thread callbacks of upgraded connections.
 ///
-/// Every call arrives on the session's loop thread; a delegate must not block. The session holds its delegate
+/// Every call arrives on the session's loop thread; a delegate must not block. A delegate that keeps nothing per
+/// session may serve every session of its route (each call names its session), so an idle session costs no delegate. The session holds its delegate
 /// strongly until ``sessionDidClose(_:)``, after which it lets go (so a delegate may keep its session without a leak).
 public protocol WebSocketSessionDelegate: AnyObject {
     /// A complete text message: its bytes, already validated as UTF-8 (RFC 6455 §8.1).

@@ -17,53 +17,62 @@ import Logging
 /// }
 /// ```
 public final class WebSocketSession {
-    /// The identity other threads may hold.
-    public let handle: SessionHandle
-    /// The request that was upgraded: method, target, path, query; its headers are not kept (the route's decision
-    /// saw them), so an idle session holds no header list.
-    public let request: HTTPRequestHead
-    /// The subprotocol agreed in the handshake, if any.
-    public let subprotocol: String?
+    // One session per open WebSocket: what it keeps is what an idle connection costs. Nothing derivable is stored
+    // twice (the handle and this loop's metrics come from the connection), and the flags fill the padding the
+    // machine ends with.
+
+    /// The path of the request that was upgraded (e.g. `/sync`). The rest of the request is not kept (the route's
+    /// decision saw it and chose the subprotocol), so an idle session holds no header list, no query and no
+    /// subprotocol name.
+    public let path: String
 
     let connection: Connection
     private var machine: WebSocketStateMachine
-    private var delegate: (any WebSocketSessionDelegate)?
-    private let logger: Logger
-    /// Reused for every frame this session writes itself, so echoing allocates no output buffer per message.
-    private var output: [UInt8] = []
     /// A close frame has been written (or the transport is gone): no data frame may follow it (§5.5.1). Follows the
     /// machine's actions as they are carried out, since the machine's state is already past the whole read: a
     /// message delivered before a bad frame may still be answered.
     private var closeWritten = false
     private var hasReportedClose = false
-    /// See ``limitUnansweredRequests(to:)``; nil: unlimited.
-    private var maxUnansweredRequests: Int?
-    private var unansweredRequests = 0
-    /// Bytes read while over the limit, parsed once answers catch up; and when the last of them was read.
-    private var heldInput: [UInt8] = []
-    private var heldReadAt: Int64 = 0
     private var readingPaused = false
     /// The machine's actions are being carried out: input that an answer lets through meanwhile waits for the end.
     private var carryingOut = false
     private var answeredWhileCarryingOut = false
+    /// The connection counts against its address's per-IP limits; released when it closes.
+    let isAdmitted: Bool
+    private var delegate: (any WebSocketSessionDelegate)?
+    /// The server's limits, logger, counters and per-IP admission, shared by every connection.
+    let context: EngineContext
     /// permessage-deflate, when negotiated (RFC 7692): the machine inflates and deflates with it.
     private let compression: PerMessageDeflate?
-    /// Server-wide counters and this loop's share of them (relaxed atomic adds, no lock).
-    private let metrics: ServerMetrics?
-    private let loopMetrics: ServerMetrics.LoopMetrics?
+    /// Bytes read while over the limit, parsed once answers catch up; and when the last of them was read.
+    private var heldInput: [UInt8] = []
+    private var heldReadAt: Int64 = 0
+    /// See ``limitUnansweredRequests(to:)``; 0: unlimited.
+    private var requestLimit: Int32 = 0
+    private var unansweredRequests: Int32 = 0
 
-    init(connection: Connection, request: HTTPRequestHead, subprotocol: String?, limits: WebSocketLimits, keepAlive: WebSocketKeepAlive,
-         logger: Logger, compression: PerMessageDeflate? = nil, metrics: ServerMetrics? = nil) {
-        self.metrics = metrics
-        self.loopMetrics = metrics?.loop(connection.loop.index)
+    /// The identity other threads may hold.
+    public var handle: SessionHandle { SessionHandle(connection.handle) }
+
+    /// The loop's shared buffers: the machine borrows them for each input, and every frame this session writes itself
+    /// is encoded in them, so echoing allocates no buffer per message and an idle session keeps none. Looked up, not
+    /// stored: 8 bytes less in every session for one cast per read.
+    private var scratch: SessionScratch { SessionScratch.of(connection.loop) }
+
+    /// This loop's share of the counters.
+    private var loopMetrics: ServerMetrics.LoopMetrics { context.metrics.loop(connection.loop.index) }
+    private var metrics: ServerMetrics { context.metrics }
+    private var logger: Logger { context.logger }
+
+    init(connection: Connection, path: String, context: EngineContext, compression: PerMessageDeflate?,
+         isAdmitted: Bool) {
+        self.context = context
+        self.isAdmitted = isAdmitted
         self.connection = connection
-        self.handle = SessionHandle(connection.handle)
-        self.request = request
-        self.subprotocol = subprotocol
-        self.machine = WebSocketStateMachine(role: .server, limits: limits, compression: compression, keepAlive: keepAlive,
+        self.path = path
+        self.machine = WebSocketStateMachine(role: .server, limits: context.limits, compression: compression, keepAlive: context.keepAlive,
                                              now: connection.loop.now.milliseconds)
         self.compression = compression
-        self.logger = logger
         connection.nextDeadline = timerDeadline()
     }
 
@@ -124,26 +133,24 @@ public final class WebSocketSession {
     /// closed when the peer answers or after the close timeout.
     public func close(code: CloseCode, reason: String) {
         guard !closeWritten else { return }
-        output.removeAll(keepingCapacity: true)
-        guard machine.close(code: code, reason: reason, now: connection.loop.now.milliseconds, into: &output) else { return }
+        let scratch = self.scratch
+        scratch.frame.removeAll(keepingCapacity: true)
+        guard machine.close(code: code, reason: reason, now: connection.loop.now.milliseconds, into: &scratch.frame) else { return }
         closeWritten = true
-        metrics?.countClose(code: code.rawValue)
-        connection.write(output)
+        metrics.countClose(code: code.rawValue)
+        connection.write(scratch.frame)
         connection.nextDeadline = timerDeadline()
     }
 
     private func sendMessage(_ opcode: WebSocketOpcode, _ payload: UnsafeRawBufferPointer) {
         guard !closeWritten else { return }
-        output.removeAll(keepingCapacity: true)
-        machine.encodeMessage(opcode, payload: payload, into: &output)
-        loopMetrics?.framesOut.add(1)
-        connection.write(output)
-        shrinkOutputIfLarge()
-    }
-
-    /// A 1 MiB echo must not pin 1 MiB per idle session afterwards.
-    private func shrinkOutputIfLarge() {
-        if output.capacity > 64 << 10 { output = [] }
+        let scratch = self.scratch
+        scratch.frame.removeAll(keepingCapacity: true)
+        machine.encodeMessage(opcode, payload: payload, into: &scratch.frame)
+        loopMetrics.framesOut.add(1)
+        connection.write(scratch.frame)
+        // A 1 MiB echo must not pin 1 MiB on the loop afterwards.
+        if scratch.frame.capacity > 64 << 10 { scratch.frame = [] }
     }
 
     // MARK: - Driven by the connection handler
@@ -154,7 +161,7 @@ public final class WebSocketSession {
     /// arrived before a bad frame is delivered (and may be echoed) before the close that the bad frame causes.
     func receive(_ bytes: UnsafeRawBufferPointer) {
         let now = connection.loop.now.milliseconds
-        guard maxUnansweredRequests != nil else { return parse(bytes, readAt: now) }
+        guard requestLimit > 0 else { return parse(bytes, readAt: now) }
         machine.noteRead(at: now)
         if readingPaused || !heldInput.isEmpty || carryingOut {
             hold(bytes, readAt: now)
@@ -176,7 +183,7 @@ public final class WebSocketSession {
     /// So a peer that pipelines a thousand large requests costs at most `limit` answers' worth of memory, and its own
     /// answers never pile up into a slow-consumer close. For routes whose every message gets exactly one answer.
     public func limitUnansweredRequests(to limit: Int) {
-        maxUnansweredRequests = max(limit, 1)
+        requestLimit = Int32(clamping: max(limit, 1))
     }
 
     /// One answer to this session's requests was queued: read on if the limits allow.
@@ -193,8 +200,8 @@ public final class WebSocketSession {
     static let limitedSliceBytes = 512
 
     private var mustWait: Bool {
-        guard let limit = maxUnansweredRequests else { return false }
-        return unansweredRequests >= limit || connection.queuedBytes > Self.resumeBelowQueuedBytes
+        guard requestLimit > 0 else { return false }
+        return unansweredRequests >= requestLimit || connection.queuedBytes > Self.resumeBelowQueuedBytes
     }
 
     private func feedWithinLimit(_ bytes: UnsafeRawBufferPointer, readAt: Int64) {
@@ -233,9 +240,13 @@ public final class WebSocketSession {
     }
 
     /// The frames in `bytes`, read at `readAt`: the machine's actions carried out in wire order.
+    /// The machine works in the loop's buffers and gives them back after (unless a frame is left half read).
     private func parse(_ bytes: UnsafeRawBufferPointer, readAt: Int64) {
+        let scratch = self.scratch
+        machine.borrowBuffers(from: &scratch.machineBuffers)
         machine.receive(bytes, now: readAt)
         carryOutActions()
+        machine.returnBuffers(to: &scratch.machineBuffers)
     }
 
     /// Closes the session with `code` at `deadline` unless it ended before: a connection must not outlive the token
@@ -248,8 +259,11 @@ public final class WebSocketSession {
     /// The loop's sweep reached this session's deadline.
     func timerTick(now: Tick) {
         if readingPaused { resumeIfAllowed() }
+        let scratch = self.scratch
+        machine.borrowBuffers(from: &scratch.machineBuffers)
         machine.timerFired(now: now.milliseconds)
         carryOutActions()
+        machine.returnBuffers(to: &scratch.machineBuffers)
     }
 
     /// Does what the machine's last input asks, in order. A delegate may send or close from a delivery: those frames
@@ -262,25 +276,25 @@ public final class WebSocketSession {
         for action in actions {
             switch action {
             case .deliver(let opcode, let range):
-                loopMetrics?.messagesIn.add(1)
-                if maxUnansweredRequests != nil { unansweredRequests += 1 }
+                loopMetrics.messagesIn.add(1)
+                if requestLimit > 0, unansweredRequests < .max { unansweredRequests += 1 }
                 let message = Array(machine.received[range])
                 if opcode == .text { delegate?.sessionDidReceiveText(self, message) } else { delegate?.sessionDidReceiveBinary(self, message) }
             case .write(let range):
                 machine.outgoing.withUnsafeBytes { connection.write(UnsafeRawBufferPointer(rebasing: $0[range])) }
             case .receivedPing, .receivedPong:
-                loopMetrics?.controlFramesIn.add(1)  // the pong is already written; any byte counts as liveness.
+                loopMetrics.controlFramesIn.add(1)  // the pong is already written; any byte counts as liveness.
             case .peerClosed(let code, _):
-                loopMetrics?.controlFramesIn.add(1)
+                loopMetrics.controlFramesIn.add(1)
                 closeWritten = true
                 logger.debug("websocket closed by peer", metadata: ["conn": "\(handle)", "code": "\(code.map { "\($0)" } ?? "none")"])
             case .failed(let error):
-                metrics?.countClose(code: error.closeCode.rawValue)
+                metrics.countClose(code: error.closeCode.rawValue)
                 closeWritten = true
                 logger.debug("websocket failed", metadata: ["conn": "\(handle)", "error": "\(error)"])
             case .closeStarted(let code, let cause):
                 closeWritten = true
-                metrics?.countClose(code: code.rawValue)
+                metrics.countClose(code: code.rawValue)
                 switch cause {
                 case .scheduled: logger.info("websocket credentials ended", metadata: ["conn": "\(handle)"])
                 case .idleTimeout: logger.debug("websocket idle timeout", metadata: ["conn": "\(handle)"])
@@ -295,7 +309,6 @@ public final class WebSocketSession {
             }
         }
         carryingOut = false
-        shrinkOutputIfLarge()
         if answeredWhileCarryingOut {
             answeredWhileCarryingOut = false
             resumeIfAllowed()

@@ -93,6 +93,8 @@ public final class SyncService: Sendable {
 
         let authorizer = SyncUpgradeAuthorizer(keys: secret)
         let maxUnanswered = options.maxUnansweredRequests
+        // One delegate for every /sync session: it only forwards, keyed by the session's handle.
+        let delegate = SyncSessionDelegate(inbox: inbox)
         server.addWebSocketRoute("/sync") { head in
             switch authorizer.authorize(head, now: Int64(Date().timeIntervalSince1970)) {
             case .failure(let refusal):
@@ -108,7 +110,7 @@ public final class SyncService: Sendable {
                     inbox.post(.connect(
                         session.handle, user: upgrade.claims.sub, name: upgrade.claims.name, deviceName: upgrade.deviceName,
                         issuedAt: upgrade.claims.iat))
-                    return SyncSessionDelegate(inbox: inbox)
+                    return delegate
                 }
             }
         }
@@ -240,8 +242,8 @@ private final class SyncThreadRunner: @unchecked Sendable {
     }
 }
 
-/// Forwards one session's callbacks (loop thread) to the sync thread's inbox.
-final class SyncSessionDelegate: WebSocketSessionDelegate {
+/// Forwards the /sync sessions' callbacks (loop threads) to the sync thread's inbox.
+final class SyncSessionDelegate: WebSocketSessionDelegate, Sendable {
     private let inbox: SyncInbox<SessionHandle>
 
     init(inbox: SyncInbox<SessionHandle>) {

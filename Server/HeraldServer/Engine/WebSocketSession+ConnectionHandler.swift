@@ -1,0 +1,35 @@
+import HeraldNet
+import Logging
+import Synchronization
+
+/// Once upgraded, the session is its connection's handler (``Connection/replaceHandler(with:)``): the HTTP handler
+/// gives way, so an open WebSocket costs a connection and a session and nothing in between. These are HeraldNet's
+/// calls on the loop thread, not for the application.
+extension WebSocketSession: ConnectionHandler {
+    public func connectionDidRead(_ connection: Connection, _ bytes: UnsafeRawBufferPointer) {
+        receive(bytes)
+    }
+
+    public func connectionTimerTick(_ connection: Connection, now: Tick) {
+        timerTick(now: now)
+    }
+
+    public func connectionShouldShutDown(_ connection: Connection) {
+        shutDown()
+    }
+
+    /// Closes the books the HTTP handler opened (the open-connection count, the per-IP slot, the session gauge),
+    /// then tells the delegate.
+    public func connectionDidClose(_ connection: Connection) {
+        if connection.closedAsSlowConsumer {
+            context.warnings.warn(.slowConsumer, "closed slow consumer: its outbound queue reached the limit",
+                                  metadata: ["peer": "\(connection.remoteAddress)", "route": "\(path)",
+                                             "limit": "\(connection.maxQueuedBytes)"])
+        }
+        context.openConnections.wrappingSubtract(1, ordering: .relaxed)
+        if isAdmitted { context.admission.release(connection.remoteAddress) }
+        context.metrics.webSocketSessions.subtract(1)
+        connection.userData = nil
+        transportDidClose()
+    }
+}

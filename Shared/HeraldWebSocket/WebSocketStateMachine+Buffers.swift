@@ -1,0 +1,61 @@
+extension WebSocketStateMachine {
+    /// The buffers a machine uses only while it handles one input (actions, delivered messages, bytes to write, the
+    /// reassembly of a message and of a control frame, compression scratch). Between inputs they hold nothing a later
+    /// read continues, so the connections of one thread can share one set: an idle connection then holds no buffer,
+    /// and a busy one still allocates none per message (``borrowBuffers(from:)``, ``returnBuffers(to:)``).
+    public struct InputBuffers {
+        var actions: [WebSocketAction] = []
+        var received: [UInt8] = []
+        var outgoing: [UInt8] = []
+        var message: [UInt8] = []
+        var control: [UInt8] = []
+        var compression: [UInt8] = []
+
+        public init() {}
+    }
+
+    /// Whether no frame is partly read and no fragmented message is unfinished: nothing buffered is waiting for
+    /// more bytes.
+    public var isBetweenMessages: Bool { parser.isAtFrameBoundary && messageOpcode == nil }
+
+    /// Takes `spare`'s buffers for the next input in place of this machine's, where this machine has none of its own
+    /// (it gave them back after its last input), leaving empty ones in `spare`. Nothing is copied or allocated; a
+    /// `spare` already lent out leaves the machine to allocate what it needs, as it would without one.
+    public mutating func borrowBuffers(from spare: inout InputBuffers) {
+        Self.borrow(&actions, from: &spare.actions)
+        Self.borrow(&received, from: &spare.received)
+        Self.borrow(&outgoing, from: &spare.outgoing)
+        Self.borrow(&messageBuffer, from: &spare.message)
+        Self.borrow(&controlBuffer, from: &spare.control)
+        Self.borrow(&compressionScratch, from: &spare.compression)
+    }
+
+    /// Gives the buffers to `spare`, emptied, once the last input's actions are carried out (``actions`` and the
+    /// ranges into ``received`` and ``outgoing`` are then gone). A machine in the middle of a frame or a fragmented
+    /// message keeps them: they hold its partial input until the rest arrives. Where `spare` has its own buffer
+    /// already (a second machine's, returned first), this machine's is let go.
+    public mutating func returnBuffers(to spare: inout InputBuffers) {
+        guard isBetweenMessages else { return }
+        Self.give(&actions, to: &spare.actions)
+        Self.give(&received, to: &spare.received)
+        Self.give(&outgoing, to: &spare.outgoing)
+        Self.give(&messageBuffer, to: &spare.message)
+        Self.give(&controlBuffer, to: &spare.control)
+        Self.give(&compressionScratch, to: &spare.compression)
+    }
+
+    private static func borrow<Element>(_ own: inout [Element], from spare: inout [Element]) {
+        if own.capacity == 0 && spare.capacity > 0 { swap(&own, &spare) }
+    }
+
+    private static func give<Element>(_ own: inout [Element], to spare: inout [Element]) {
+        guard own.capacity > 0 else { return }
+        // A large message's buffer is not kept for everyone (as ``beginInput`` does for one machine).
+        if spare.capacity == 0 && own.capacity <= 64 << 10 {
+            own.removeAll(keepingCapacity: true)
+            swap(&own, &spare)
+        } else {
+            own = []
+        }
+    }
+}
