@@ -278,15 +278,16 @@ public final class PostgresStreamListener: StoreSignalFeed, @unchecked Sendable 
     /// Runs one statement with text parameters and binary results on the listener's connection; nothing on failure
     /// (a lost connection is noticed by the receive loop).
     private func query<T>(_ connection: OpaquePointer, _ sql: String, _ parameters: [String], row map: (PGRow) -> T) -> [T] {
-        run(parameters, map) { values in PQexecParams(connection, sql, Int32(values.count), nil, values, nil, nil, 1) }
+        resultRows(parameters, map) { values in PQexecParams(connection, sql, Int32(values.count), nil, values, nil, nil, 1) }
     }
 
     /// The same, for a statement prepared on this connection.
     private func query<T>(_ connection: OpaquePointer, prepared name: String, _ parameters: [String], row map: (PGRow) -> T) -> [T] {
-        run(parameters, map) { values in PQexecPrepared(connection, name, Int32(values.count), values, nil, nil, 1) }
+        resultRows(parameters, map) { values in PQexecPrepared(connection, name, Int32(values.count), values, nil, nil, 1) }
     }
 
-    private func run<T>(_ parameters: [String], _ map: (PGRow) -> T, _ execute: ([UnsafePointer<CChar>?]) -> OpaquePointer?) -> [T] {
+    /// Passes `parameters` as C strings to `execute` and maps the rows of its result (none on failure).
+    private func resultRows<T>(_ parameters: [String], _ map: (PGRow) -> T, _ execute: ([UnsafePointer<CChar>?]) -> OpaquePointer?) -> [T] {
         let cStrings = parameters.map { strdup($0) }
         defer { cStrings.forEach { free($0) } }
         let values: [UnsafePointer<CChar>?] = cStrings.map { UnsafePointer($0) }
