@@ -61,7 +61,7 @@
 # OUTDIR/summary.md. A round took 3.6 minutes on 2 cores (a PostgreSQL run: setup + DURATION + up to DRAIN + up to STOP_TIMEOUT).
 # Env: DURATION (10) WARMUP (3) DRAIN (10) SETUP_TIMEOUT (120) STOP_TIMEOUT (5) LOADS SETUPS PG2_LOADS INSERT_ARGS
 # FANOUT200_ARGS FANOUT1000_ARGS CHAT_ARGS CHAT_TYPING_ARGS LISTEN_CHANNELS ("herald_wake": the one channel the store notifies on) HERALD_PG_BIN
-# HERALD_BIN_DIR.
+# HERALD_BIN_DIR PG_SETTINGS (more postgres options for the cluster, e.g. "-c wal_init_zero=off").
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/.." && pwd)
@@ -136,6 +136,7 @@ trap 'exit 130' INT TERM
   >>"$OUT/pg.log" 2>&1 || { log "initdb failed, see $OUT/pg.log"; exit 2; }
 PGOPTS="-p $PGPORT -k $PGDIR -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync=on -c wal_keep_size=4GB"
 PGOPTS="$PGOPTS -c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track=top -c pg_stat_statements.track_utility=on"
+PGOPTS="$PGOPTS ${PG_SETTINGS:-}"
 (cd "$PGDIR" && "${AS[@]}" "$PGBIN/pg_ctl" -D "$PGDIR/data" -l "$PGDIR/server.log" -w -t 30 start -o "$PGOPTS") \
   >>"$OUT/pg.log" 2>&1 || { log "postgres did not start"; cat "$PGDIR/server.log" >>"$OUT/pg.log"; exit 2; }
 psql() { "$PGBIN/psql" -X -q -h 127.0.0.1 -p "$PGPORT" -U herald "$@"; }
