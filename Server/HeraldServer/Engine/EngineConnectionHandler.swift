@@ -164,14 +164,7 @@ final class EngineConnectionHandler: ConnectionHandler {
     }
 
     func connectionDidClose(_ connection: Connection) {
-        if connection.closedAsSlowConsumer {
-            context.warnings.warn(.slowConsumer, "closed slow consumer: its outbound queue reached the limit",
-                                  metadata: ["peer": "\(connection.remoteAddress)", "route": "-",
-                                             "limit": "\(connection.maxQueuedBytes)"])
-        }
-        context.openConnections.wrappingSubtract(1, ordering: .relaxed)
-        if isAdmitted { context.admission.release(connection.remoteAddress) }
-        connection.userData = nil
+        context.connectionClosed(connection, admitted: isAdmitted, route: "-")
     }
 
     func connectionShouldShutDown(_ connection: Connection) {

@@ -37,4 +37,16 @@ final class EngineContext: Sendable {
         self.deflate = options.compression ? PerMessageDeflateServerConfiguration() : nil
         self.logger = logger
     }
+
+    /// Closes the books a connection opened when it was accepted (the open-connection count, its per-IP slot when it
+    /// was admitted), warning when it was closed as a slow consumer; `route` names its WebSocket path, "-" before one.
+    func connectionClosed(_ connection: Connection, admitted: Bool, route: String) {
+        if connection.closedAsSlowConsumer {
+            warnings.warn(.slowConsumer, "closed slow consumer: its outbound queue reached the limit",
+                          metadata: ["peer": "\(connection.remoteAddress)", "route": "\(route)", "limit": "\(connection.maxQueuedBytes)"])
+        }
+        openConnections.wrappingSubtract(1, ordering: .relaxed)
+        if admitted { admission.release(connection.remoteAddress) }
+        connection.userData = nil
+    }
 }

@@ -21,15 +21,8 @@ extension WebSocketSession: ConnectionHandler {
     /// Closes the books the HTTP handler opened (the open-connection count, the per-IP slot, the session gauge),
     /// then tells the delegate.
     public func connectionDidClose(_ connection: Connection) {
-        if connection.closedAsSlowConsumer {
-            context.warnings.warn(.slowConsumer, "closed slow consumer: its outbound queue reached the limit",
-                                  metadata: ["peer": "\(connection.remoteAddress)", "route": "\(path)",
-                                             "limit": "\(connection.maxQueuedBytes)"])
-        }
-        context.openConnections.wrappingSubtract(1, ordering: .relaxed)
-        if isAdmitted { context.admission.release(connection.remoteAddress) }
+        context.connectionClosed(connection, admitted: isAdmitted, route: path)
         context.metrics.webSocketSessions.subtract(1)
-        connection.userData = nil
         transportDidClose()
     }
 }
