@@ -29,15 +29,23 @@ struct PostgresStreamListenerTests {
         }
     }
 
+    /// A listener on `url` that has connected once (its first signal, `.reconnected`, is already received).
+    private func startedListener(url: String, node: String?) throws -> (PostgresStreamListener, Received) {
+        let received = Received()
+        let listener = PostgresStreamListener(url: url, node: node) { received.append($0) }
+        listener.start()
+        let connected = received.wait(for: 1) == [.reconnected]
+        if !connected { listener.stop() }
+        try #require(connected, "the listener did not report its first connection")
+        return (listener, received)
+    }
+
     @Test("One wake-up per committed transaction carries its runs and bodies; a rolled-back one never; reconnects are reported")
     func notifications() throws {
         struct Abort: Error {}
         let (url, store) = try postgresStoreWithUsers()
-        let received = Received()
-        let listener = PostgresStreamListener(url: url) { received.append($0) }
-        listener.start()
+        let (listener, received) = try startedListener(url: url, node: nil)
         defer { listener.stop() }
-        #expect(received.wait(for: 1) == [.reconnected])
 
         _ = try store.appendEvent(user: "alice", payload: [1], now: 1)
         #expect(throws: Abort.self) {
@@ -69,11 +77,8 @@ struct PostgresStreamListenerTests {
     @Test("P1/P5 across nodes: push requests, withdrawals and stream runs committed while the LISTEN connection was cut arrive once it is back, once each")
     func catchUpAfterCut() throws {
         let (url, store) = try postgresStoreWithUsers()
-        let received = Received()
-        let listener = PostgresStreamListener(url: url, node: "b") { received.append($0) }
-        listener.start()
+        let (listener, received) = try startedListener(url: url, node: "b")
         defer { listener.stop() }
-        #expect(received.wait(for: 1) == [.reconnected])
         try store.joinCluster(node: "a")
         // Node b's push to bob's device 3, which a read on node a withdraws while b is not listening.
         let nodeB = try PostgresStore(url: url)
@@ -110,11 +115,8 @@ struct PostgresStreamListenerTests {
     @Test("R2/R3 across nodes: a burst of commits (wake-ups queue up and are read together) arrives in commit order, each once")
     func burstInCommitOrder() throws {
         let (url, store) = try postgresStoreWithUsers()
-        let received = Received()
-        let listener = PostgresStreamListener(url: url, node: "b") { received.append($0) }
-        listener.start()
+        let (listener, received) = try startedListener(url: url, node: "b")
         defer { listener.stop() }
-        #expect(received.wait(for: 1) == [.reconnected])
         let burst = 150
         for index in 1...burst { _ = try store.appendEvent(user: "alice", payload: [UInt8(index % 256)], now: Int64(index)) }
         let signals = received.wait(for: 1 + burst).dropFirst()
