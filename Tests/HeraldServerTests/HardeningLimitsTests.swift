@@ -173,7 +173,8 @@ extension Hardening {
     static func metricsWhenFree(_ server: ServerHarness, held: [RawWebSocketClient]) throws -> [String: Double] {
         held.last?.close()
         var result: [String: Double] = [:]
-        _ = Hardening.eventually { (try? Hardening.metrics(port: server.port)).map { result = $0; return true } ?? false }
+        // The closed connection's slot is freed when the server has seen the close: until then /metrics is refused.
+        _ = Hardening.eventually { Hardening.metricsIfServed(port: server.port).map { result = $0; return true } ?? false }
         return result
     }
 }

@@ -99,7 +99,18 @@ enum Hardening {
     static func metrics(port: Int) throws -> [String: Double] {
         let response = try get(port: port, "/metrics")
         try #require(response.status == 200)
-        let (samples, bad) = parsePrometheus(response.body)
+        return parsedMetrics(response.body)
+    }
+
+    /// The metrics when the server serves them now, nil when it answers otherwise (e.g. 503 while a connection slot
+    /// is still being freed): for polling, where a refusal is not a failure yet.
+    static func metricsIfServed(port: Int) -> [String: Double]? {
+        guard let response = try? get(port: port, "/metrics"), response.status == 200 else { return nil }
+        return parsedMetrics(response.body)
+    }
+
+    private static func parsedMetrics(_ body: String) -> [String: Double] {
+        let (samples, bad) = parsePrometheus(body)
         #expect(bad == nil, "not Prometheus text: \(bad ?? "")")
         var out: [String: Double] = [:]
         for sample in samples {
