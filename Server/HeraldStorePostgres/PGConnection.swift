@@ -71,7 +71,7 @@ final class PGConnection {
     /// in the same round trip (the simple protocol takes several statements).
     private func script<T>(_ sql: String, read: (OpaquePointer) -> T) throws(StoreError) -> T {
         let connection = try open()
-        let deferred = takeDeferred()
+        let deferred = takeLeading()
         let text = deferred.isEmpty ? sql : (deferred + [sql]).joined(separator: "; ")
         roundTrips += 1
         guard let result = PQexec(connection, text) else { throw lostConnection(connection, sql: sql) }
@@ -82,6 +82,25 @@ final class PGConnection {
 
     /// Savepoint commands not sent yet (see ``defer(_:)``).
     private var deferredCommands: [String] = []
+
+    /// The opening commands of a transaction that has not reached the server yet (see ``beginWithNextStatement(_:)``).
+    private var unsentBegin: [String] = []
+
+    /// Opens a transaction with the next statement instead of a round trip of its own: `commands` (`BEGIN` and what
+    /// must run first in it) go out in one pipeline with it, ahead of any queued savepoint command. Every command must
+    /// return nothing the caller needs: a check among them fails the statement they travel with.
+    func beginWithNextStatement(_ commands: [String]) {
+        unsentBegin = commands
+    }
+
+    /// Whether the open transaction has not reached the server yet: nothing of it ran.
+    var transactionUnsent: Bool { !unsentBegin.isEmpty }
+
+    /// Forgets a transaction that never reached the server (its body ran no statement): nothing to commit or roll back.
+    func dropUnsentTransaction() {
+        unsentBegin.removeAll()
+        deferredCommands.removeAll(keepingCapacity: true)
+    }
 
     /// Queues a command that returns nothing and cannot fail on a sound transaction (`SAVEPOINT`, `RELEASE
     /// SAVEPOINT`): it goes out in one pipeline with the next statement instead of costing a round trip of its own.
@@ -103,24 +122,34 @@ final class PGConnection {
         deferredCommands.removeAll(keepingCapacity: true)
     }
 
-    private func takeDeferred() -> [String] {
-        guard !deferredCommands.isEmpty else { return [] }
-        defer { deferredCommands.removeAll(keepingCapacity: true) }
-        return deferredCommands
+    /// What must go out ahead of the next statement: an unsent transaction's opening, then queued savepoint commands.
+    private func takeLeading() -> [String] {
+        guard !unsentBegin.isEmpty || !deferredCommands.isEmpty else { return [] }
+        defer {
+            unsentBegin.removeAll()
+            deferredCommands.removeAll(keepingCapacity: true)
+        }
+        return unsentBegin + deferredCommands
     }
 
-    /// Sends `commands`, then the statement `send` queues, in one pipeline (one round trip), and returns the
-    /// statement's result. A failing command fails the statement with the command's error.
-    private func pipelined(_ commands: [String], _ connection: OpaquePointer, send: (OpaquePointer) -> Bool) -> OpaquePointer? {
-        guard PQenterPipelineMode(connection) == 1 else { return nil }
+    /// Sends `commands`, then the statement `send` queues, then `trailing`, in one pipeline (one round trip), and
+    /// returns the statement's result with `trailing`'s command tag. A failing command fails the statement with the
+    /// command's error; after a failure PostgreSQL runs nothing more of the pipeline (`trailing` included).
+    private func pipelined(
+        _ commands: [String], _ connection: OpaquePointer, trailing: String?, send: (OpaquePointer) -> Bool
+    ) -> (result: OpaquePointer?, trailingTag: String?) {
+        guard PQenterPipelineMode(connection) == 1 else { return (nil, nil) }
         defer { PQexitPipelineMode(connection) }
         for command in commands {
-            guard PQsendQueryParams(connection, command, 0, nil, nil, nil, nil, 0) == 1 else { return nil }
+            guard PQsendQueryParams(connection, command, 0, nil, nil, nil, nil, 0) == 1 else { return (nil, nil) }
         }
-        guard send(connection), PQpipelineSync(connection) == 1 else { return nil }
+        guard send(connection) else { return (nil, nil) }
+        if let trailing, PQsendQueryParams(connection, trailing, 0, nil, nil, nil, nil, 0) != 1 { return (nil, nil) }
+        guard PQpipelineSync(connection) == 1 else { return (nil, nil) }
+        let expected = commands.count + 1 + (trailing == nil ? 0 : 1)
         var results: [OpaquePointer] = []
         // Each queued query yields its result, then NULL; the sync point ends the pipeline.
-        for _ in 0...commands.count {
+        for _ in 0..<expected {
             guard let result = PQgetResult(connection) else { break }
             results.append(result)
             while let extra = PQgetResult(connection) { PQclear(extra) }
@@ -130,12 +159,17 @@ final class PGConnection {
             PQclear(sync)
             if isSync { break }
         }
+        var trailingTag: String?
+        if trailing != nil, results.count == expected, let last = results.last, PQresultStatus(last) == PGRES_COMMAND_OK {
+            trailingTag = String(cString: PQcmdStatus(last))
+        }
+        let statement = results.count > commands.count ? results[commands.count] : results.last
         let chosen = results.first { result in
             let status = PQresultStatus(result)
             return status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK && status != PGRES_PIPELINE_ABORTED
-        } ?? results.last
+        } ?? statement
         for result in results where result != chosen { PQclear(result) }
-        return chosen
+        return (chosen, trailingTag)
     }
 
     /// Whether the server considers the current transaction failed (a statement errored outside a savepoint).
@@ -149,6 +183,22 @@ final class PGConnection {
     func execute(_ sql: String, _ bindings: PGValue...) throws(StoreError) -> Int {
         try withResult(sql, bindings) { (_: PGRow) throws(StoreError) -> Void in }
         return changes
+    }
+
+    /// Runs a prepared statement whose parameters are an array; returns the number of rows it changed.
+    @discardableResult
+    func execute(_ sql: String, _ bindings: [PGValue]) throws(StoreError) -> Int {
+        try withResult(sql, bindings) { (_: PGRow) throws(StoreError) -> Void in }
+        return changes
+    }
+
+    /// Runs a prepared statement, then `command` (such as `COMMIT`) in the same round trip, and returns `command`'s tag.
+    /// A failing statement fails the call and `command` does not run.
+    func execute(_ sql: String, _ bindings: [PGValue], then command: String) throws(StoreError) -> String {
+        var tag: String?
+        try withResult(sql, bindings, trailing: command, trailingTag: &tag) { (_: PGRow) throws(StoreError) -> Void in }
+        guard let tag else { throw StoreError(kind: .io, message: "no answer to \(command) [\(sql.prefix(80))]") }
+        return tag
     }
 
     /// Runs a prepared statement and maps every row.
@@ -189,10 +239,14 @@ final class PGConnection {
         }
         handle = connection
         statements = [:]
-        deferredCommands = []
+        // A transaction that never reached the lost connection goes to this one whole: its opening and savepoints.
+        if unsentBegin.isEmpty { deferredCommands = [] }
         if !sessionSetup.isEmpty {
-            do {
-                try executeScript(sessionSetup)
+            let result = PQexec(connection, sessionSetup)
+            defer { if let result { PQclear(result) } }
+            do throws(StoreError) {
+                guard let result else { throw lostConnection(connection, sql: sessionSetup) }
+                try check(result, connection, sql: sessionSetup)
             } catch {
                 PQfinish(connection)
                 handle = nil
@@ -201,11 +255,11 @@ final class PGConnection {
         }
     }
 
-    /// The live connection, re-established first when it was lost and no transaction is open.
+    /// The live connection, re-established first when it was lost and no transaction is open (or none of it was sent).
     private func open() throws(StoreError) -> OpaquePointer {
         guard !closed else { throw StoreError(kind: .other, message: "the store is closed") }
         if let handle, PQstatus(handle) == CONNECTION_OK { return handle }
-        guard transactionDepth == 0 else {
+        guard transactionDepth == 0 || transactionUnsent else {
             throw StoreError(kind: .io, message: "the connection to PostgreSQL was lost inside a transaction")
         }
         if let handle { PQfinish(handle) }
@@ -232,6 +286,13 @@ final class PGConnection {
     }
 
     private func withResult(_ sql: String, _ bindings: [PGValue], _ each: (PGRow) throws(StoreError) -> Void) throws(StoreError) {
+        var unused: String?
+        try withResult(sql, bindings, trailing: nil, trailingTag: &unused, each)
+    }
+
+    private func withResult(
+        _ sql: String, _ bindings: [PGValue], trailing: String?, trailingTag: inout String?, _ each: (PGRow) throws(StoreError) -> Void
+    ) throws(StoreError) {
         let connection = try open()
         let name = try prepared(sql, bindings, connection)
         // One buffer for every parameter's bytes; NULLs have offset -1. The trailing 0 keeps the base
@@ -254,20 +315,21 @@ final class PGConnection {
             formats.append(1)
         }
         bytes.append(0)
-        let deferred = takeDeferred()
+        let deferred = takeLeading()
         roundTrips += 1
-        let result: OpaquePointer? = bytes.withUnsafeBufferPointer { buffer in
+        let (result, tag): (OpaquePointer?, String?) = bytes.withUnsafeBufferPointer { buffer in
             let base = UnsafeRawPointer(buffer.baseAddress!)
             let values: [UnsafePointer<CChar>?] = offsets.map { offset in
                 offset < 0 ? nil : (base + offset).assumingMemoryBound(to: CChar.self)
             }
-            if deferred.isEmpty {
-                return PQexecPrepared(connection, name, Int32(values.count), values, lengths, formats, 1)
+            if deferred.isEmpty, trailing == nil {
+                return (PQexecPrepared(connection, name, Int32(values.count), values, lengths, formats, 1), nil)
             }
-            return pipelined(deferred, connection) { connection in
+            return pipelined(deferred, connection, trailing: trailing) { connection in
                 PQsendQueryPrepared(connection, name, Int32(values.count), values, lengths, formats, 1) == 1
             }
         }
+        trailingTag = tag
         guard let result else { throw lostConnection(connection, sql: sql) }
         defer { PQclear(result) }
         try check(result, connection, sql: sql)

@@ -306,5 +306,7 @@ enum PostgresSchema {
         ALTER TABLE conversations SET (fillfactor = 70);
         ALTER TABLE messages DROP CONSTRAINT messages_conversation_id_fkey, DROP CONSTRAINT messages_sender_id_fkey;
         """,
+        // 13: checks inside statements, so a batch costs one round trip (PostgresSchema+Checks.swift).
+        checksMigration,
     ]
 }

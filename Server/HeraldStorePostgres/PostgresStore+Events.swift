@@ -108,13 +108,16 @@ extension PostgresStore {
     private static let bodyIDBlock: Int64 = 256
 
     /// The next event body id, from a block this connection reserved from the table's identity sequence (ids are
-    /// unique across nodes; sequences never go back, even when a transaction rolls back).
+    /// unique across nodes; sequences never go back, even when a transaction rolls back). Bodies are appended in
+    /// writing transactions only, under the nodes' write lock: one nextval and one setval take the whole block, as for
+    /// message ids, since every other taker (another node, `herald_send_message`) holds the lock too.
     func nextBodyID() throws(StoreError) -> Int64 {
         if bodyIDPool.isEmpty {
-            bodyIDPool = try connection.query(
-                "SELECT nextval(pg_get_serial_sequence('event_bodies', 'id')) FROM generate_series(1, $1) ORDER BY 1 DESC",
-                .int(Self.bodyIDBlock)
-            ) { row in row.int(0) }
+            guard let last = try connection.scalar(
+                "SELECT setval(pg_get_serial_sequence('event_bodies', 'id'), nextval(pg_get_serial_sequence('event_bodies', 'id')) + $1)",
+                .int(Self.bodyIDBlock - 1))
+            else { throw StoreError(kind: .other, message: "no event body id was reserved") }
+            bodyIDPool = Array(stride(from: last, through: last - Self.bodyIDBlock + 1, by: -1))
         }
         guard let id = bodyIDPool.popLast() else { throw StoreError(kind: .other, message: "no event body id was reserved") }
         return id
@@ -165,9 +168,11 @@ extension PostgresStore {
     /// Writes the transaction's messages (with their counters) and, with `streams`, the bodies and runs not written
     /// yet, in one statement. With `wakeUp` (just before COMMIT) it also stores the wake-up row (every run of the
     /// transaction and every signal for other nodes) and sends its one NOTIFY, which PostgreSQL delivers to the
-    /// listening nodes only if the transaction commits.
-    func writePendingStreams(wakeUp: Bool, streams: Bool = true) throws(StoreError) {
-        guard !pending.isEmpty else { return }
+    /// listening nodes only if the transaction commits. With `thenCommit`, COMMIT follows in the same round trip and its
+    /// tag is returned; nil when there was nothing to write (and nothing was sent).
+    @discardableResult
+    func writePendingStreams(wakeUp: Bool, streams: Bool = true, thenCommit: Bool = false) throws(StoreError) -> String? {
+        guard !pending.isEmpty else { return nil }
         let fresh = streams ? pending.bodies[pending.writtenBodies...] : []
         let messages = pending.messages[pending.writtenMessages...]
         let conversations = messages.map { RecordID.parse(RecordID.conversation, $0.conversation) ?? 0 }
@@ -176,9 +181,9 @@ extension PostgresStore {
         let wake = wakeUp && (!all.users.isEmpty || !pending.signals.isEmpty)
         // New runs are plain inserts: a run another writer stored under the same seq (this node's idea of a head was
         // wrong) fails the statement on the primary key. A run written earlier in this transaction is updated, and only
-        // if its first body is still this transaction's.
-        let runsWritten = try connection.scalar(
-            """
+        // if its first body is still this transaction's: one that another writer moved fails the statement too (the check
+        // is in the statement, so the COMMIT that may follow it in the same round trip never runs).
+        let sql = """
             WITH stored AS (
                 INSERT INTO messages (id, conversation_id, sender_id, client_message_id, kind, text, image_url, created_at)
                 SELECT * FROM unnest($13::bigint[], $14::bigint[], $15::text[], $16::text[], $17::bigint[], $18::text[], $19::text[], $20::bigint[])
@@ -210,9 +215,11 @@ extension PostgresStore {
                 SELECT $10, \(Self.databaseNow), $21, $22, $23, $24, $11, $25 WHERE $12
                 RETURNING id
             )
-            SELECT (SELECT count(*) FROM inserted) + (SELECT count(*) FROM grown),
+            SELECT herald_require((SELECT count(*) FROM inserted) + (SELECT count(*) FROM grown) = $26,
+                                  'a stream head moved under this node: another writer stored one of its runs'),
                    (SELECT pg_notify('\(Self.wakeChannel)', id::text || ' ' || $10) FROM wake)
-            """,
+            """
+        let bindings: [PGValue] = [
             .intArray(fresh.map(\.id)), .intArray(fresh.map(\.createdAt)), .blobArray(fresh.map(\.payload)),
             .textArray(runs.users), .intArray(runs.firstSeqs), .intArray(runs.firstBodies), .intArray(runs.counts),
             .intArray(runs.createdAt), .intArray(runs.stored),
@@ -221,13 +228,15 @@ extension PostgresStore {
             .textArray(messages.map(\.clientMessageId)), .intArray(messages.map(\.kind.rawValue)), .optionalTextArray(messages.map(\.text)),
             .optionalTextArray(messages.map(\.imageURL)), .intArray(messages.map(\.createdAt)),
             .textArray(all.users), .intArray(all.firstSeqs), .intArray(all.firstBodies), .intArray(all.counts),
-            .int(transactionGeneration ?? 0))
-        // A run is only ever rewritten by the transaction that began it (its first body is this transaction's): a
-        // run another writer moved means this node's idea of a head was wrong. Then nothing may be committed; the
-        // caller's transaction fails and the next one starts from the database.
-        guard runsWritten == Int64(runs.users.count) else {
-            throw StoreError(kind: .busy, message: "a stream head moved under this node (\(runsWritten ?? 0) of \(runs.users.count) runs written)")
+            .int(transactionGeneration ?? 0), .int(Int64(runs.users.count)),
+        ]
+        if thenCommit {
+            let tag = try connection.execute(sql, bindings, then: "COMMIT")
+            pending.markWritten(streams: streams)
+            return tag
         }
+        try connection.execute(sql, bindings)
         pending.markWritten(streams: streams)
+        return nil
     }
 }

@@ -45,12 +45,13 @@ extension PostgresStore {
         }
     }
 
-    /// The next message id, from a block taken in this transaction (after its write lock).
+    /// The next message id, from a block taken under the write lock of this transaction, or of an earlier one of this
+    /// store when no other writer committed since (the write clock says so): ids still follow commit order (R2).
     private func nextMessageID() throws(StoreError) -> Int64 {
         if messageIDPool.isEmpty {
             // One nextval and one setval take the whole block: every other taker of message ids (another node's
             // block, `herald_send_message`) holds the write lock too, so nobody draws between the two.
-            let block: Int64 = 64
+            let block: Int64 = 256
             guard let last = try connection.scalar(
                 "SELECT setval(pg_get_serial_sequence('messages', 'id'), nextval(pg_get_serial_sequence('messages', 'id')) + $1)",
                 .int(block - 1))

@@ -44,11 +44,17 @@ public final class PostgresStore: SyncStore, APIKeyStore, @unchecked Sendable {
     var transactionGeneration: Int64?
     /// When this store last committed (monotonic ms).
     var lastCommitAt: Int64?
+    /// How many transactions in a row found the write clock one past this store's own last commit (or presumed so and
+    /// committed): nobody else writes, so the next transaction may presume it too (``begin()``).
+    var soleWriterStreak = 0
+    static let soleWriterStreakToPresume = 16
+    /// Whether the open transaction presumed its write clock instead of reading it.
+    var presumedGeneration = false
     private let isReadOnly: Bool
     /// Event body ids reserved from the database and not used yet (``nextBodyID()``).
     var bodyIDPool: [Int64] = []
-    /// Message ids reserved in the open transaction and not used yet: dropped at its end, since ids must be taken under
-    /// the write lock of the transaction that uses them.
+    /// Message ids reserved and not used yet. They were taken under the write lock, and are kept only while no other
+    /// writer commits (dropped when the write clock says one did, or a transaction fails): ids follow commit order (R2).
     var messageIDPool: [Int64] = []
 
     /// The LISTEN/NOTIFY channel of wake-ups: "<id> <node>" names the `stream_wakeups` row a committed transaction
@@ -220,15 +226,34 @@ public final class PostgresStore: SyncStore, APIKeyStore, @unchecked Sendable {
 
     /// Opens a writing transaction: the nodes' write lock first, then the write clock, which says whether what this store
     /// keeps in memory is still current (nobody else committed since its own last commit).
+    ///
+    /// A store that has been the only writer for a while (``soleWriterStreak``) does not wait for that answer: it
+    /// expects the clock one past its own last commit, and the opening goes out with the transaction's first statement
+    /// (usually the flush, together with COMMIT: one round trip per batch). If another writer came in between, that
+    /// first statement fails and with it the transaction, nothing stored; the next transactions wait for the clock
+    /// again until the store has been alone for ``soleWriterStreakToPresume`` of them.
     private func begin() throws(StoreError) {
         guard !isReadOnly else {
             try connection.executeScript("BEGIN")
             return
         }
+        if let cached = cacheGeneration, soleWriterStreak >= Self.soleWriterStreakToPresume {
+            transactionGeneration = cached + 1
+            presumedGeneration = true
+            connection.beginWithNextStatement([
+                "BEGIN", "SELECT pg_advisory_xact_lock(\(PostgresSchema.writeLock))", "SELECT herald_next_generation(\(cached + 1))",
+            ])
+            return
+        }
         let generation = try connection.scriptInteger(
-            "BEGIN; SELECT pg_advisory_xact_lock(\(PostgresSchema.writeLock)); UPDATE write_clock SET generation = generation + 1 RETURNING generation")
+            "BEGIN; SELECT pg_advisory_xact_lock(\(PostgresSchema.writeLock)); SELECT herald_next_generation(NULL)")
         transactionGeneration = generation
-        if let generation, let cached = cacheGeneration, cached == generation - 1 { return }
+        if let generation, let cached = cacheGeneration, cached == generation - 1 {
+            soleWriterStreak += 1
+            return
+        }
+        soleWriterStreak = 0
+        messageIDPool.removeAll()
         if let generation, let cached = cacheGeneration, let since = lastCommitAt,
             Self.uptimeMilliseconds() - since < Self.catchUpWindowMilliseconds, (try? catchUp(from: cached, to: generation)) == true
         {
@@ -269,24 +294,30 @@ public final class PostgresStore: SyncStore, APIKeyStore, @unchecked Sendable {
         return true
     }
 
-    /// Writes the transaction's streams and wake-up, then commits; throws when PostgreSQL did not commit.
+    /// Writes the transaction's streams and wake-up and commits, in one round trip; throws when PostgreSQL did not
+    /// commit.
     private func commit() throws(StoreError) {
         connection.discardDeferred()  // COMMIT releases every savepoint
         defer { endTransaction() }
-        do {
-            try writePendingStreams(wakeUp: true)
-        } catch {
-            _ = try? connection.executeScript("ROLLBACK")
-            forgetCommittedState()
-            throw error
+        if connection.transactionUnsent, pending.isEmpty {
+            // Nothing ran and nothing is to be written: the transaction never has to reach the server.
+            connection.dropUnsentTransaction()
+            return
         }
+        // The flush still belongs to the transaction: a connection lost before it must fail it, not reconnect.
+        connection.transactionDepth = 1
+        defer { connection.transactionDepth = 0 }
         let tag: String
-        do {
-            tag = try connection.executeScript("COMMIT")
+        do throws(StoreError) {
+            if let committed = try writePendingStreams(wakeUp: true, thenCommit: true) {
+                tag = committed
+            } else {
+                tag = try connection.executeScript("COMMIT")
+            }
         } catch {
             // A lost connection leaves the outcome unknown; the caller reports failure and the client's
-            // retry is idempotent (R4). Any other failure ended the transaction already.
-            _ = try? connection.executeScript("ROLLBACK")
+            // retry is idempotent (R4). Any other failure ended the transaction already or left it to roll back.
+            abandonTransaction()
             forgetCommittedState()
             throw error
         }
@@ -297,6 +328,7 @@ public final class PostgresStore: SyncStore, APIKeyStore, @unchecked Sendable {
             throw StoreError(kind: .other, message: "the transaction was rolled back because a statement inside it failed")
         }
         // Committed: this transaction's state is the database's, up to its generation.
+        if presumedGeneration { soleWriterStreak += 1 }
         cacheGeneration = transactionGeneration
         lastCommitAt = Self.uptimeMilliseconds()
         for (user, stream) in pending.streams { committedHeads[user] = stream.head }
@@ -308,7 +340,7 @@ public final class PostgresStore: SyncStore, APIKeyStore, @unchecked Sendable {
     private func rollback(depth: Int) {
         if depth == 0 {
             connection.discardDeferred()
-            _ = try? connection.executeScript("ROLLBACK")
+            abandonTransaction()
             endTransaction()
             return
         }
@@ -320,9 +352,22 @@ public final class PostgresStore: SyncStore, APIKeyStore, @unchecked Sendable {
         _ = try? connection.executeScript("ROLLBACK TO SAVEPOINT s\(depth); RELEASE SAVEPOINT s\(depth)")
     }
 
+    /// Ends a transaction that failed or is given up: a ROLLBACK when any of it reached the server. A transaction that
+    /// failed while its write clock was presumed may have met another writer: the next ones wait for the clock.
+    private func abandonTransaction() {
+        if presumedGeneration { soleWriterStreak = 0 }
+        messageIDPool.removeAll()
+        if connection.transactionUnsent {
+            connection.dropUnsentTransaction()
+        } else {
+            _ = try? connection.executeScript("ROLLBACK")
+        }
+    }
+
     /// Forgets what this store keeps between transactions: after a failed commit it may not be the database's.
     private func forgetCommittedState() {
         cacheGeneration = nil
+        messageIDPool.removeAll()
         committedHeads.removeAll(keepingCapacity: true)
         committedConversations.removeAll(keepingCapacity: true)
     }
@@ -330,8 +375,8 @@ public final class PostgresStore: SyncStore, APIKeyStore, @unchecked Sendable {
     /// Forgets the transaction's in-memory state: its head locks ended with it.
     private func endTransaction() {
         transactionGeneration = nil
+        presumedGeneration = false
         pending = PendingStreams()
-        messageIDPool.removeAll()
         conversationsInTransaction.removeAll()
         pendingAtSavepoint.removeAll()
     }

@@ -82,6 +82,53 @@ struct PostgresWriteClockTests {
         #expect(try a.history(conversation: group.id, before: nil, limit: 10).count == 2)
     }
 
+    @Test("A node that has been the only writer opens its transaction with the flush: a batch of sends is one round trip, an empty one none")
+    func soleWriterBatchIsOneRoundTrip() throws {
+        let (_, a) = try postgresStoreWithUsers()
+        let dm = try a.findOrCreateDirect(between: "alice", and: "bob", now: 1).conversation
+        func send(_ key: String) throws {
+            _ = try a.insertMessage(conversation: dm.id, sender: "alice", clientMessageId: key, kind: .text, text: "hi", imageURL: nil, now: 2)
+        }
+        for index in 0...PostgresStore.soleWriterStreakToPresume { try a.transaction { try send("warm\(index)") } }
+        var before = a.connection.roundTrips
+        // As the sync thread runs a batch: each request in a savepoint of its own.
+        try a.transaction {
+            try a.transaction { try send("one") }
+            try a.transaction { try send("two") }
+        }
+        #expect(a.connection.roundTrips - before == 1)
+        before = a.connection.roundTrips
+        try a.transaction {}
+        #expect(a.connection.roundTrips - before == 0)
+        #expect(try a.conversations(for: "bob").first?.unreadCount == PostgresStore.soleWriterStreakToPresume + 3)
+    }
+
+    @Test("R2, R3: a node presuming the write clock that meets another writer commits nothing; the next try reads the clock and goes on after the other's writes")
+    func presumedClockMeetsAnotherWriter() throws {
+        let (url, a) = try postgresStoreWithUsers()
+        let b = try PostgresStore(url: url)
+        let dm = try a.findOrCreateDirect(between: "alice", and: "bob", now: 1).conversation
+        func send(_ store: PostgresStore, _ key: String) throws -> MessageRecord {
+            try store.transaction {
+                try store.insertMessage(conversation: dm.id, sender: "alice", clientMessageId: key, kind: .text, text: key, imageURL: nil, now: 2).message
+            }
+        }
+        let rounds = PostgresStore.soleWriterStreakToPresume + 1
+        for index in 1...rounds { #expect(try a.appendEvent(user: "alice", payload: [UInt8(index)], now: 3) == Int64(index)) }
+        let first = try send(a, "a1")  // a keeps the rest of its block of message ids
+        #expect(try b.appendEvent(user: "alice", payload: [100], now: 4) == Int64(rounds + 1))
+        let second = try send(b, "b1")
+        // A send alone touches no stream: only the clock's check stands between a's kept ids and the message log.
+        #expect(throws: StoreError.self) { _ = try send(a, "a2") }
+        let third = try send(a, "a2")
+        #expect(try a.appendEvent(user: "alice", payload: [101], now: 6) == Int64(rounds + 2))
+        let payloads = try a.events(user: "alice", after: Int64(rounds - 1), limit: 10).map(\.payload)
+        #expect(payloads == [[UInt8(rounds)], [100], [101]])
+        // Storage order is commit order: a's kept ids were dropped when b wrote.
+        #expect(try a.history(conversation: dm.id, before: nil, limit: 10).map(\.clientMessageId).sorted() == ["a1", "a2", "b1"])
+        #expect(first.order < second.order && second.order < third.order)
+    }
+
     @Test("A send's row writes stay cheap: counters updated in place (nothing a send changes is indexed, pages keep room), no reference checks per message")
     func conversationUpdatesCanBeHot() throws {
         let (url, a) = try postgresStoreWithUsers()
