@@ -9,7 +9,9 @@
 #    root; 127.0.0.1 on a free port; max_connections=200), but durable: fsync=on, synchronous_commit and
 #    full_page_writes at their defaults (on). shared_preload_libraries=pg_stat_statements (track=top,
 #    track_utility=on: BEGIN, COMMIT and SAVEPOINT count as statements); the extension is created in the
-#    `postgres` database only, whose view shows every database's statements (dbid). Stopped and deleted on exit.
+#    `postgres` database only, whose view shows every database's statements (dbid). WAL segments are recycled as on
+#    a server that has been running (min_wal_size=2GB filled by a ballast before the first run, checkpoints every
+#    120 s, wal_keep_size=512MB for pg_waldump): see PGOPTS. Stopped and deleted on exit.
 # 3. Setups, every node `herald-server serve --threads 1` with the abuse limits off (FLAGS below; among them the
 #    per-connection pipelining limit, 8 unanswered requests by default, raised to 256 so that herald-bench's --inflight
 #    window is what the server sees: with the default a lone sender's "32 in flight" was 8):
@@ -134,15 +136,26 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 (cd "$PGDIR" && LC_ALL=C "${AS[@]}" "$PGBIN/initdb" -D "$PGDIR/data" -U herald --auth=trust -E UTF8 --locale=C --no-sync) \
   >>"$OUT/pg.log" 2>&1 || { log "initdb failed, see $OUT/pg.log"; exit 2; }
-PGOPTS="-p $PGPORT -k $PGDIR -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync=on -c wal_keep_size=4GB"
+# WAL as on a database server that has been running: segments are recycled, not created. A fresh cluster creates and
+# zero-fills a new 16 MiB segment every ~2 s under these loads, and the commit that needs it waits (tens of ms, a
+# latency tail no long-running server has). min_wal_size keeps 2 GB of old segments for reuse at each checkpoint, the
+# ballast below fills that pool before the first run, and wal_keep_size keeps only the last runs' segments for
+# pg_waldump (keeping every segment, as a larger value would, makes each new one a fresh file again).
+PGOPTS="-p $PGPORT -k $PGDIR -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync=on"
+PGOPTS="$PGOPTS -c min_wal_size=2GB -c max_wal_size=8GB -c wal_keep_size=512MB -c checkpoint_timeout=120s"
 PGOPTS="$PGOPTS -c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track=top -c pg_stat_statements.track_utility=on"
 PGOPTS="$PGOPTS ${PG_SETTINGS:-}"
 (cd "$PGDIR" && "${AS[@]}" "$PGBIN/pg_ctl" -D "$PGDIR/data" -l "$PGDIR/server.log" -w -t 30 start -o "$PGOPTS") \
   >>"$OUT/pg.log" 2>&1 || { log "postgres did not start"; cat "$PGDIR/server.log" >>"$OUT/pg.log"; exit 2; }
 psql() { "$PGBIN/psql" -X -q -h 127.0.0.1 -p "$PGPORT" -U herald "$@"; }
 psql -d postgres -c "CREATE EXTENSION pg_stat_statements" >>"$OUT/pg.log" 2>&1 || { log "CREATE EXTENSION pg_stat_statements failed"; exit 2; }
+# About 2 GB of WAL, then two checkpoints: its segments become the recycled pool the runs write into.
+log "filling the WAL segment pool (about 2 GB of WAL, then CHECKPOINT)"
+psql -d postgres -c "CREATE TABLE wal_ballast AS SELECT g, repeat('x', 1000) AS x FROM generate_series(1, 1800000) g" \
+  -c "DROP TABLE wal_ballast" -c "CHECKPOINT" -c "CHECKPOINT" >>"$OUT/pg.log" 2>&1 || { log "filling the WAL pool failed"; exit 2; }
 PGSET=$(psql -d postgres -At -F' ' -c "SELECT string_agg(name || '=' || setting, ' ' ORDER BY name) FROM pg_settings WHERE name IN
-  ('fsync','synchronous_commit','full_page_writes','wal_sync_method','shared_buffers','max_connections','shared_preload_libraries')")
+  ('fsync','synchronous_commit','full_page_writes','wal_sync_method','shared_buffers','max_connections','shared_preload_libraries',
+   'min_wal_size','max_wal_size','wal_keep_size','checkpoint_timeout')")
 log "postgres 15 on 127.0.0.1:$PGPORT ($PGDIR): $PGSET"
 
 {
@@ -291,7 +304,7 @@ run() { # round setup load
     sleep 0.2
     psql -d postgres -At -F' ' -c "$sql" >"$w/pg_after" 2>>"$OUT/pg.log"
     # The window's last WAL records may still sit in WAL buffers: a segment switch writes them out for pg_waldump
-    # (run by the python below on the window's WAL positions; wal_keep_size keeps the segments).
+    # (run by the python below on the window's WAL positions; wal_keep_size keeps the last runs' segments).
     psql -d postgres -At -c "SELECT pg_switch_wal()" >/dev/null 2>>"$OUT/pg.log"
     "$PGBIN/dropdb" --force -h 127.0.0.1 -p "$PGPORT" -U herald "$db" >>"$OUT/pg.log" 2>&1
     # PostgreSQL's log lines of this run: deadlocks and other errors.
