@@ -170,10 +170,11 @@ log "postgres 15 on 127.0.0.1:$PGPORT ($PGDIR): $PGSET"
   echo
 } >"$OUT/summary.md"
 
-cpu_ticks() { # utime+stime of the given pids
-  local sum=0 p f
+cpu_ticks() { # utime+stime of the given pids (no process started: the sampler must not take the CPU it measures)
+  local sum=0 p line f
   for p in "$@"; do
-    f=($(sed 's/.*) //' "/proc/$p/stat" 2>/dev/null)) || continue
+    read -r line 2>/dev/null <"/proc/$p/stat" || continue
+    f=(${line##*) })
     [ ${#f[@]} -gt 12 ] && sum=$((sum + f[11] + f[12]))
   done
   echo $sum
@@ -182,6 +183,14 @@ idle_ticks() { # the machine's idle + iowait ticks, all CPUs together
   local cpu user nice system idle iowait rest
   read -r cpu user nice system idle iowait rest </proc/stat
   echo $((idle + iowait))
+}
+notify_total() { # file: the "total" of pg_listen.py's JSON, into TOTAL (read by the shell: no process started)
+  local json=""
+  TOTAL=""
+  read -r json 2>/dev/null <"$1" || [ -n "$json" ] || return 0
+  case $json in *'"total": '*) ;; *) return 0 ;; esac
+  json=${json#*\"total\": }
+  TOTAL=${json%%[,\}]*}
 }
 pg_pids() { # the postmaster and its children (backends, walwriter, ...), except the listener's backend
   local pm
@@ -252,6 +261,8 @@ run() { # round setup load
   if [ -n "$db" ]; then
     sql=$(PG_SAMPLE_SQL "$db")
     psql -d postgres -At -F' ' -c "$sql" >"$w/pg_before" 2>>"$OUT/pg.log"
+    coproc PGS { psql -d postgres -At -F' ' 2>>"$OUT/pg.log"; }
+    PIDS+=("$PGS_PID")
   fi
   load_avg=$(cut -d' ' -f1-3 /proc/loadavg)
   local cmd=(${ARGS[$load]} --duration "$DURATION" --drain "$DRAIN" --setup-timeout "$SETUP_TIMEOUT" "${urls[@]}" --secret bench --server-pid "${pids[0]}")
@@ -273,8 +284,11 @@ run() { # round setup load
         tbench=$(cpu_ticks "$bpid"); ti=$(idle_ticks)
         pgc=""; nt=""
         if [ -n "$db" ]; then
-          pgc=$(psql -d postgres -At -F' ' -c "$sql" 2>>"$OUT/pg.log")
-          nt=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["total"])' "$w/notify.json" 2>/dev/null)
+          # One psql session for the whole run: a new connection per sample (a psql and a backend started every
+          # second) took enough CPU to show in the latency it was measuring.
+          echo "$sql;" >&"${PGS[1]}"
+          read -t 5 -r pgc <&"${PGS[0]}" || pgc=""
+          notify_total "$w/notify.json"; nt=$TOTAL
         fi
         printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date +%s.%N)" "$ta" "$tb" "$tp" "$tbench" "$ti" "$pgc" "$nt" "$l" >>"$w/samples.tsv" ;;
     esac
@@ -290,6 +304,11 @@ run() { # round setup load
     chans=$(grep -o -i -E "(pg_notify\('|notify +)[a-z_0-9]+" "$OUT/statements/$name.txt" | sed -E "s/.*['[:space:]]//" | sort -u)
     for c in $chans; do case " $LISTEN_CHANNELS " in *" $c "*) ;; *) missing="$missing $c" ;; esac; done
     [ -n "$missing" ] && log "$name: notifications on channels not listened to:$missing (set LISTEN_CHANNELS)"
+  fi
+  if [ -n "$db" ]; then
+    local spid=$PGS_PID
+    exec {PGS[1]}>&-
+    wait "$spid" 2>/dev/null
   fi
   stop "${pids[@]}" $lpid
   local killed=$KILLED
