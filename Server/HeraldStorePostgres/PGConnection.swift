@@ -70,6 +70,11 @@ final class PGConnection {
     /// Runs `sql` with the simple protocol and reads the last statement's result. Queued savepoint commands go first,
     /// in the same round trip (the simple protocol takes several statements).
     private func script<T>(_ sql: String, read: (OpaquePointer) -> T) throws(StoreError) -> T {
+        if sql == "ROLLBACK" {
+            refusedOpening = nil
+        } else if let refusedOpening {
+            throw refusedOpening
+        }
         let connection = try open()
         let deferred = takeLeading()
         let text = deferred.isEmpty ? sql : (deferred + [sql]).joined(separator: "; ")
@@ -93,12 +98,18 @@ final class PGConnection {
         unsentBegin = commands
     }
 
+    /// Set when the server refused the opening of the transaction because another writer came first
+    /// (``PostgresSchema/anotherWriterState``): every later statement of that transaction would only fail, so each
+    /// fails here without a round trip, until the transaction is rolled back.
+    private(set) var refusedOpening: StoreError?
+
     /// Whether the open transaction has not reached the server yet: nothing of it ran.
     var transactionUnsent: Bool { !unsentBegin.isEmpty }
 
     /// Forgets a transaction that never reached the server (its body ran no statement): nothing to commit or roll back.
     func dropUnsentTransaction() {
         unsentBegin.removeAll()
+        refusedOpening = nil
         deferredCommands.removeAll(keepingCapacity: true)
     }
 
@@ -239,6 +250,7 @@ final class PGConnection {
         }
         handle = connection
         statements = [:]
+        refusedOpening = nil
         // A transaction that never reached the lost connection goes to this one whole: its opening and savepoints.
         if unsentBegin.isEmpty { deferredCommands = [] }
         if !sessionSetup.isEmpty {
@@ -293,6 +305,7 @@ final class PGConnection {
     private func withResult(
         _ sql: String, _ bindings: [PGValue], trailing: String?, trailingTag: inout String?, _ each: (PGRow) throws(StoreError) -> Void
     ) throws(StoreError) {
+        if let refusedOpening { throw refusedOpening }
         let connection = try open()
         let name = try prepared(sql, bindings, connection)
         // One buffer for every parameter's bytes; NULLs have offset -1. The trailing 0 keeps the base
@@ -347,7 +360,9 @@ final class PGConnection {
         if status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK || status == PGRES_EMPTY_QUERY { return }
         let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
         let message = Self.trimmed(PQresultErrorMessage(result))
-        throw PGError.storeError(sqlState: state, message: "\(message) [\(sql.prefix(80))]")
+        let error = PGError.storeError(sqlState: state, message: "\(message) [\(sql.prefix(80))]")
+        if state == PostgresSchema.anotherWriterState { refusedOpening = error }
+        throw error
     }
 
     private func lostConnection(_ connection: OpaquePointer, sql: String) -> StoreError {

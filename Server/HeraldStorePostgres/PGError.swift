@@ -18,7 +18,8 @@ enum PGError {
         switch state {
         // serialization_failure, deadlock_detected, lock_not_available, query_canceled (lock/statement timeout),
         // too_many_connections, cannot_connect_now (starting up): another writer or the server is in the way.
-        case "40001", "40P01", "55P03", "57014", "53300", "57P03": return .busy
+        // HR001: herald_next_generation's refusal, another writer came first (PostgresSchema+Checks.swift).
+        case "40001", "40P01", "55P03", "57014", "53300", "57P03", PostgresSchema.anotherWriterState: return .busy
         // read_only_sql_transaction, insufficient_privilege.
         case "25006", "42501": return .readOnly
         // disk_full, program_limit_exceeded's cousin out_of_memory is not "full" of the database.

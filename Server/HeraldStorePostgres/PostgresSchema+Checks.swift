@@ -7,7 +7,11 @@ extension PostgresSchema {
     ///   same round trip.
     /// - `herald_next_generation(expected)` bumps the write clock and returns it; with `expected` it raises unless the
     ///   clock became exactly that: a store that has been the only writer opens its transaction with it instead of
-    ///   waiting for the clock, and learns only by this failure that another writer came in between.
+    ///   waiting for the clock, and learns only by this failure that another writer came in between. The failure has a
+    ///   SQLSTATE of its own (``anotherWriterState``), so the store tells it from every other error.
+    /// The SQLSTATE of `herald_next_generation`'s refusal (class HR: Herald's own).
+    static let anotherWriterState = "HR001"
+
     static let checksMigration = """
         CREATE FUNCTION herald_require(ok boolean, message text) RETURNS boolean LANGUAGE plpgsql AS $$
         BEGIN
@@ -22,8 +26,10 @@ extension PostgresSchema {
             taken bigint;
         BEGIN
             UPDATE write_clock SET generation = generation + 1 RETURNING generation INTO taken;
-            PERFORM herald_require(expected IS NULL OR taken = expected,
-                                   format('another writer committed since this node''s last commit (write clock %s, expected %s)', taken, expected));
+            IF expected IS NOT NULL AND taken <> expected THEN
+                RAISE EXCEPTION USING ERRCODE = '\(anotherWriterState)',
+                    MESSAGE = format('another writer committed since this node''s last commit (write clock %s, expected %s)', taken, expected);
+            END IF;
             RETURN taken;
         END
         $$;

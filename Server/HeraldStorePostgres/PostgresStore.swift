@@ -50,6 +50,8 @@ public final class PostgresStore: SyncStore, APIKeyStore, @unchecked Sendable {
     static let soleWriterStreakToPresume = 16
     /// Whether the open transaction presumed its write clock instead of reading it.
     var presumedGeneration = false
+    /// Whether the last transaction ended because its presumed write clock was wrong (nothing of it was stored).
+    var anotherWriterCameFirst = false
     private let isReadOnly: Bool
     /// Event body ids reserved from the database and not used yet (``nextBodyID()``).
     var bodyIDPool: [Int64] = []
@@ -194,6 +196,17 @@ public final class PostgresStore: SyncStore, APIKeyStore, @unchecked Sendable {
         return result
     }
 
+    /// A transaction that presumed the write clock and was refused because another writer came first stored nothing:
+    /// `body` runs once more, this time after reading the clock (a batch is redone whole, not request by request).
+    public func repeatableTransaction<T>(_ body: () throws -> T) throws -> T {
+        guard connection.transactionDepth == 0 else { return try transaction(body) }
+        do {
+            return try transaction(body)
+        } catch where anotherWriterCameFirst {
+            return try transaction(body)
+        }
+    }
+
     /// Runs `body` in the open transaction without a savepoint of its own, or in a new transaction when none is open:
     /// for operations whose only database work is reads and whose writes wait in ``pending`` until COMMIT (the
     /// caller's savepoint, if any, restores ``pending`` when it rolls back).
@@ -233,6 +246,7 @@ public final class PostgresStore: SyncStore, APIKeyStore, @unchecked Sendable {
     /// first statement fails and with it the transaction, nothing stored; the next transactions wait for the clock
     /// again until the store has been alone for ``soleWriterStreakToPresume`` of them.
     private func begin() throws(StoreError) {
+        anotherWriterCameFirst = false
         guard !isReadOnly else {
             try connection.executeScript("BEGIN")
             return
@@ -355,6 +369,7 @@ public final class PostgresStore: SyncStore, APIKeyStore, @unchecked Sendable {
     /// Ends a transaction that failed or is given up: a ROLLBACK when any of it reached the server. A transaction that
     /// failed while its write clock was presumed may have met another writer: the next ones wait for the clock.
     private func abandonTransaction() {
+        anotherWriterCameFirst = presumedGeneration && connection.refusedOpening != nil
         if presumedGeneration { soleWriterStreak = 0 }
         messageIDPool.removeAll()
         if connection.transactionUnsent {

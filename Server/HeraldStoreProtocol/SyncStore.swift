@@ -15,6 +15,10 @@ public protocol SyncStore: AnyObject, AlertSettingsStore, LastSeenStore {
     /// Nested calls join the outer transaction (as a savepoint: a nested body that throws undoes only
     /// its own writes, and the outer body may catch the error and go on).
     func transaction<T>(_ body: () throws -> T) throws -> T
+    /// Runs `body` like ``transaction(_:)``, but a store may run it a second time when the first attempt was refused
+    /// only because another writer came first (nothing of it was stored), instead of failing it: `body` must start
+    /// from scratch each time it runs. Outside any other transaction only.
+    func repeatableTransaction<T>(_ body: () throws -> T) throws -> T
     /// Runs reads as one consistent snapshot without taking the write lock (works on a read-only
     /// database). Inside a ``transaction(_:)`` it simply joins it.
     func snapshot<T>(_ body: () throws -> T) throws -> T
@@ -206,6 +210,11 @@ public protocol SyncStore: AnyObject, AlertSettingsStore, LastSeenStore {
 // MARK: - Default implementations
 
 extension SyncStore {
+    /// A store that never presumes what another writer did runs `body` once.
+    public func repeatableTransaction<T>(_ body: () throws -> T) throws -> T {
+        try transaction(body)
+    }
+
     /// B4's number, the same for every store.
     public var notificationsKept: Int { 100 }
 

@@ -80,7 +80,11 @@ public final class SyncCore<Device: Hashable> {
                 for input in inputs { handle(input, now: now, standalone: false, step: &step) }
                 lastSeen = [:]  // nobody left: a disconnect is never delivery-only
             } else {
-                lastSeen = try store.transaction {
+                // The store may run this twice (another writer came first and nothing was stored): each run starts
+                // from scratch, as the redo below does.
+                lastSeen = try store.repeatableTransaction {
+                    step = SyncStep<Device>()
+                    (counters, rateLimits) = (savedCounters, savedBuckets)
                     for input in inputs { handle(input, now: now, standalone: false, step: &step) }
                     return storeLastSeen()  // E2: who went offline, in this same transaction
                 }

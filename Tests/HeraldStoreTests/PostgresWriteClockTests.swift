@@ -129,6 +129,32 @@ struct PostgresWriteClockTests {
         #expect(first.order < second.order && second.order < third.order)
     }
 
+    @Test("R3: a batch refused because another writer came first runs once more, whole, after reading the clock; statements after the refusal cost no round trip")
+    func repeatableTransactionRunsAgain() throws {
+        let (url, a) = try postgresStoreWithUsers()
+        let b = try PostgresStore(url: url)
+        let rounds = PostgresStore.soleWriterStreakToPresume + 1
+        for index in 1...rounds { _ = try a.appendEvent(user: "alice", payload: [UInt8(index)], now: 1) }
+        _ = try a.user(id: "alice")  // prepared before, so each read below is one round trip
+        #expect(try b.appendEvent(user: "alice", payload: [100], now: 2) == Int64(rounds + 1))
+        var runs = 0
+        var roundTripsOfFirstRun = 0
+        let seqs = try a.repeatableTransaction {
+            runs += 1
+            let before = a.connection.roundTrips
+            defer { if runs == 1 { roundTripsOfFirstRun = a.connection.roundTrips - before } }
+            // The first read carries the opening; when it is refused, the next reads fail without reaching the server.
+            for _ in 0..<3 { _ = try? a.transaction { try a.user(id: "alice") } }
+            var seqs: [Int64] = []
+            for payload: UInt8 in [101, 102] { seqs.append(try a.transaction { try a.appendEvent(user: "alice", payload: [payload], now: 3) }) }
+            return seqs
+        }
+        #expect(runs == 2)
+        #expect(roundTripsOfFirstRun == 1)
+        #expect(seqs == [Int64(rounds + 2), Int64(rounds + 3)])
+        #expect(try a.events(user: "alice", after: Int64(rounds), limit: 10).map(\.payload) == [[100], [101], [102]])
+    }
+
     @Test("A send's row writes stay cheap: counters updated in place (nothing a send changes is indexed, pages keep room), no reference checks per message")
     func conversationUpdatesCanBeHot() throws {
         let (url, a) = try postgresStoreWithUsers()
