@@ -50,6 +50,8 @@ public final class PostgresStore: SyncStore, APIKeyStore, @unchecked Sendable {
     static let soleWriterStreakToPresume = 16
     /// Whether the open transaction presumed its write clock instead of reading it.
     var presumedGeneration = false
+    /// Whether the transaction about to begin may presume it (a ``repeatableTransaction(_:)``'s first attempt).
+    var mayPresumeGeneration = false
     /// Whether the last transaction ended because its presumed write clock was wrong (nothing of it was stored).
     var anotherWriterCameFirst = false
     private let isReadOnly: Bool
@@ -198,9 +200,13 @@ public final class PostgresStore: SyncStore, APIKeyStore, @unchecked Sendable {
 
     /// A transaction that presumed the write clock and was refused because another writer came first stored nothing:
     /// `body` runs once more, this time after reading the clock (a batch is redone whole, not request by request).
+    /// Only such a transaction presumes the write clock (``begin()``): any other caller's body may have done what
+    /// cannot be done twice.
     public func repeatableTransaction<T>(_ body: () throws -> T) throws -> T {
         guard connection.transactionDepth == 0 else { return try transaction(body) }
         do {
+            mayPresumeGeneration = true
+            defer { mayPresumeGeneration = false }
             return try transaction(body)
         } catch where anotherWriterCameFirst {
             return try transaction(body)
@@ -240,7 +246,8 @@ public final class PostgresStore: SyncStore, APIKeyStore, @unchecked Sendable {
     /// Opens a writing transaction: the nodes' write lock first, then the write clock, which says whether what this store
     /// keeps in memory is still current (nobody else committed since its own last commit).
     ///
-    /// A store that has been the only writer for a while (``soleWriterStreak``) does not wait for that answer: it
+    /// A store that has been the only writer for a while (``soleWriterStreak``), opening the first attempt of a
+    /// ``repeatableTransaction(_:)``, does not wait for that answer: it
     /// expects the clock one past its own last commit, and the opening goes out with the transaction's first statement
     /// (usually the flush, together with COMMIT: one round trip per batch). If another writer came in between, that
     /// first statement fails and with it the transaction, nothing stored; the next transactions wait for the clock
@@ -251,7 +258,7 @@ public final class PostgresStore: SyncStore, APIKeyStore, @unchecked Sendable {
             try connection.executeScript("BEGIN")
             return
         }
-        if let cached = cacheGeneration, soleWriterStreak >= Self.soleWriterStreakToPresume {
+        if mayPresumeGeneration, let cached = cacheGeneration, soleWriterStreak >= Self.soleWriterStreakToPresume {
             transactionGeneration = cached + 1
             presumedGeneration = true
             connection.beginWithNextStatement([
