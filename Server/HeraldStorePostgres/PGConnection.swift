@@ -192,11 +192,10 @@ final class PGConnection {
     /// Runs a prepared statement that returns no rows; returns the number of rows it changed.
     @discardableResult
     func execute(_ sql: String, _ bindings: PGValue...) throws(StoreError) -> Int {
-        try withResult(sql, bindings) { (_: PGRow) throws(StoreError) -> Void in }
-        return changes
+        try execute(sql, bindings)
     }
 
-    /// Runs a prepared statement whose parameters are an array; returns the number of rows it changed.
+    /// The same, with the parameters as an array.
     @discardableResult
     func execute(_ sql: String, _ bindings: [PGValue]) throws(StoreError) -> Int {
         try withResult(sql, bindings) { (_: PGRow) throws(StoreError) -> Void in }
