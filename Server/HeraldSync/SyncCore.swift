@@ -72,19 +72,22 @@ public final class SyncCore<Device: Hashable> {
     /// Also fires pushes and maintenance that are due.
     public func process(_ inputs: [SyncInput<Device>], now: Int64) -> [SyncDelivery<Device>] {
         var step = SyncStep<Device>()
-        // A failed batch is redone request by request: what the first pass counted and spent did not happen.
+        // A batch that runs again (whole, or request by request after a failure) starts from scratch: what an earlier
+        // pass decided, counted and spent did not happen.
         let (savedCounters, savedBuckets) = (counters, rateLimits)
+        func startOver() {
+            step = SyncStep<Device>()
+            (counters, rateLimits) = (savedCounters, savedBuckets)
+        }
         do {
             let lastSeen: [String: Int64]
             if inputs.allSatisfy(\.isDeliveryOnly) {
                 for input in inputs { handle(input, now: now, standalone: false, step: &step) }
                 lastSeen = [:]  // nobody left: a disconnect is never delivery-only
             } else {
-                // The store may run this twice (another writer came first and nothing was stored): each run starts
-                // from scratch, as the redo below does.
+                // The store may run this twice (another writer came first and nothing was stored).
                 lastSeen = try store.repeatableTransaction {
-                    step = SyncStep<Device>()
-                    (counters, rateLimits) = (savedCounters, savedBuckets)
+                    startOver()
                     for input in inputs { handle(input, now: now, standalone: false, step: &step) }
                     return storeLastSeen()  // E2: who went offline, in this same transaction
                 }
@@ -94,8 +97,7 @@ public final class SyncCore<Device: Hashable> {
             // Nothing of the batch is stored. In-memory changes made on the way (connect, disconnect,
             // scene) are idempotent, and everything else waits in `step`, so redoing is safe.
             logger.debug("batch transaction failed, redoing requests one by one", metadata: ["error": "\(error)"])
-            step = SyncStep<Device>()
-            (counters, rateLimits) = (savedCounters, savedBuckets)
+            startOver()
             for input in inputs { handle(input, now: now, standalone: true, step: &step) }
             if let lastSeen = try? store.transaction({ storeLastSeen() }) { lastSeenStored(lastSeen) }
         }
