@@ -4,11 +4,24 @@ import Testing
 
 @Suite("SQLite: busy timeout, file modes and a full disk")
 struct SQLiteDurabilityTests {
+    /// Two connections to one new database: one to hold the write lock, one to wait for it. The database (its
+    /// directory) lives as long as the pair.
+    struct LockPair {
+        let database: TemporaryDatabase
+        let holder: SQLiteStore
+        let waiter: SQLiteStore
+
+        init(busyTimeoutMilliseconds: Int32) throws {
+            database = try TemporaryDatabase()
+            holder = try database.open()
+            waiter = try SQLiteStore(path: database.path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+        }
+    }
+
     @Test("A second writer waits for the busy timeout and then fails with .busy, not a crash")
     func busy() throws {
-        let database = try TemporaryDatabase()
-        let holder = try database.open()
-        let waiter = try SQLiteStore(path: database.path, busyTimeoutMilliseconds: 50)
+        let pair = try LockPair(busyTimeoutMilliseconds: 50)
+        let (holder, waiter) = (pair.holder, pair.waiter)
         try holder.transaction {
             try holder.upsertUser(id: "alice", name: "Alice")
             do {
@@ -24,9 +37,8 @@ struct SQLiteDurabilityTests {
 
     @Test("A waiting writer keeps retrying for the whole busy timeout and writes as soon as the lock is let go")
     func waitsThenWrites() throws {
-        let database = try TemporaryDatabase()
-        let holder = try database.open()
-        let waiter = try SQLiteStore(path: database.path, busyTimeoutMilliseconds: 10_000)
+        let pair = try LockPair(busyTimeoutMilliseconds: 10_000)
+        let (holder, waiter) = (pair.holder, pair.waiter)
         let locked = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
         let holding = Thread {
@@ -49,9 +61,8 @@ struct SQLiteDurabilityTests {
 
     @Test("The busy timeout is a lower bound: a writer gives up only after waiting all of it")
     func waitsTheWholeTimeout() throws {
-        let database = try TemporaryDatabase()
-        let holder = try database.open()
-        let waiter = try SQLiteStore(path: database.path, busyTimeoutMilliseconds: 120)
+        let pair = try LockPair(busyTimeoutMilliseconds: 120)
+        let (holder, waiter) = (pair.holder, pair.waiter)
         try holder.transaction {
             try holder.upsertUser(id: "alice", name: "Alice")
             let started = Date()
