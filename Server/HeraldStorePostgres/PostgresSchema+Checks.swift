@@ -5,8 +5,8 @@ extension PostgresSchema {
     /// - `herald_require(ok, message)` raises `serialization_failure` with `message` unless `ok` is true: the batch flush
     ///   checks with it that every run it meant to extend was still this transaction's, and COMMIT follows it in the
     ///   same round trip.
-    /// - `herald_next_generation(expected)` bumps the write clock and returns it; with `expected` it raises unless the
-    ///   clock became exactly that: a store that has been the only writer opens its transaction with it instead of
+    /// - `herald_next_generation(expected)` bumps the write clock and returns it, and raises unless the clock became
+    ///   exactly `expected` (NULL: no check): a store that has been the only writer opens its transaction with it instead of
     ///   waiting for the clock, and learns only by this failure that another writer came in between. The failure has a
     ///   SQLSTATE of its own (``anotherWriterState``), so the store tells it from every other error.
     /// The SQLSTATE of `herald_next_generation`'s refusal (class HR: Herald's own).
