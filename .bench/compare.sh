@@ -12,8 +12,9 @@
 # 1. swift build -c release (herald-server, herald-bench); make -C ../shared/bench (wsbench).
 # 2. Peers: Node ws (apt-get install -y node-ws when missing), Python websockets (system module, else a venv
 #    in OUTDIR/venv), Hummingbird only if its release binary is already built (building it takes minutes), and
-#    uWebSockets when UWS_BIN names a binary built by the kit's peers/build-uws.sh (outside this repository; the
-#    kit README says how): then the ratios are to uWebSockets, the fastest of them.
+#    uWebSockets when UWS_BIN names a binary built by .bench/build-uws.sh (the kit's peers/build-uws.sh with the
+#    echo route fixed; outside this repository): then the ratios are to uWebSockets, the fastest of them.
+#    Every server's /echo is probed first (.bench/echo_probe.py); one that does not echo has its echo rows dropped.
 # 3. bench-peers.sh: for each round, each server, each test: a fresh server pinned to CPU 0, wsbench on CPU 1;
 #    rounds interleave servers so machine noise hits all alike. summarize.py: medians and ratios to Node ws.
 # 4. herald-bench fanout / fanout --rate 20 / chat / insert / connect / group of 1,000 against a fresh herald-server
@@ -96,6 +97,22 @@ if [ "$SKIP_PEERS" = 0 ]; then
     fi
   fi
   log "peers: ${SPECS[*]%%|*}; $ROUNDS rounds of: $TESTS"
+  # wsbench's echo test takes any frame a waiting connection receives for its echo; a server whose /echo does
+  # something else would show a round-trip rate that is none. Each server is probed once; one that does not echo
+  # keeps its other rows, and its echo rows are dropped from the results (and named in the summary).
+  NO_ECHO=()
+  if [[ " $TESTS " == *" echo100 "* ]]; then
+    for spec in "${SPECS[@]}"; do
+      IFS='|' read -r name port cmd <<<"$spec"
+      $cmd >>"$OUT/probe.log" 2>&1 &
+      ppid=$!
+      for _ in $(seq 1 100); do [ -n "$(ss -Hltn "sport = :$port" 2>/dev/null)" ] && break; sleep 0.1; done
+      probe=$(python3 "$HERE/echo_probe.py" "$port")
+      echo "$name: $probe" >>"$OUT/probe.log"
+      case $probe in "echo verified"*) ;; *) NO_ECHO+=("$name"); log "$name: $probe; its echo rows are left out" ;; esac
+      kill "$ppid" 2>/dev/null; wait "$ppid" 2>/dev/null
+    done
+  fi
   if [ -n "$BASE" ]; then
     # One round at a time, the two builds in swapped order every other round; run numbers are rewritten to the round.
     for ROUND in $(seq 1 "$ROUNDS"); do
@@ -108,10 +125,21 @@ if [ "$SKIP_PEERS" = 0 ]; then
   else
     TESTS="$TESTS" "$KIT/bench-peers.sh" -r "$ROUNDS" -t "$TESTS" -o "$OUT/peers.jsonl" "${SPECS[@]}" >>"$OUT/peers.out" 2>&1
   fi
+  if [ ${#NO_ECHO[@]} -gt 0 ]; then
+    python3 - "$OUT/peers.jsonl" "${NO_ECHO[@]}" <<'PY'
+import json, sys
+path, silent = sys.argv[1], set(sys.argv[2:])
+rows = [line for line in open(path) if line.strip()]
+keep = [line for line in rows if not (json.loads(line)["server"] in silent and json.loads(line)["test"] == "echo100")]
+open(path, "w").writelines(keep)
+PY
+  fi
   {
     echo "## wsbench: Herald and peers (medians of $ROUNDS interleaved rounds; ratios to $REFERENCE per round)"
     echo
     echo "Commands: see the kit README; each test as in bench-peers.sh (server on CPU 0, wsbench on CPU 1)."
+    echo "Echo checked before the runs (.bench/echo_probe.py, one connection, three messages): $(sed 's/$/;/' "$OUT/probe.log" 2>/dev/null | grep -E 'echo verified|no echo' | tr '\n' ' ')"
+    [ ${#NO_ECHO[@]} -gt 0 ] && echo "Echo rows left out (the server did not echo): ${NO_ECHO[*]}."
     echo
     python3 "$KIT/summarize.py" "$OUT/peers.jsonl" "$REFERENCE"
     echo
