@@ -44,6 +44,9 @@ final class MessageLoad {
     private var keyOfRequest: [[Int: Int]]
     private var ledger: DeliveryLedger
     private var deliveryLatency = LatencyHistogram()
+    /// With several nodes (`--url2`): delivery latency by the node the receiving device is on (connection `tag` is on
+    /// node `tag % nodes`), so a cross-node hop shows as the difference between them.
+    private var deliveryLatencyByNode: [LatencyHistogram]
     private var ackLatency = LatencyHistogram()
     private var inFlight = 0
     private var acked = 0
@@ -60,6 +63,7 @@ final class MessageLoad {
         self.prefix = prefix
         keyOfRequest = [[Int: Int]](repeating: [:], count: fleet.connections.count)
         ledger = DeliveryLedger(receivers: fleet.connections.count)
+        deliveryLatencyByNode = fleet.loop.ports.count > 1 ? Array(repeating: LatencyHistogram(), count: fleet.loop.ports.count) : []
     }
 
     /// Runs the load for `duration` seconds, drains for at most `drain`, and returns the result fields.
@@ -127,6 +131,7 @@ final class MessageLoad {
             "lost": lost, "duplicated": ledger.duplicates, "unknown_deliveries": ledger.unknown, "dropped_connections": fleet.dropped,
         ]
         if !refusals.isEmpty { fields["refusals"] = refusals }
+        if !deliveryLatencyByNode.isEmpty { fields["latency_ms_by_node"] = deliveryLatencyByNode.map(Self.percentiles) }
         for (name, value) in serverFieldsAtStop { fields[name] = value }
         return fields
     }
@@ -199,7 +204,10 @@ final class MessageLoad {
         case .messageEvent:
             guard let key = scan.key else { return }
             if ledger.record(receiver: connection.tag, key: key, sentKeys: sentAt.count) {
-                if let sent = scan.sentAt { deliveryLatency.record(micros: (now &- sent) / 1000) }
+                if let sent = scan.sentAt {
+                    deliveryLatency.record(micros: (now &- sent) / 1000)
+                    if !deliveryLatencyByNode.isEmpty { deliveryLatencyByNode[connection.tag % deliveryLatencyByNode.count].record(micros: (now &- sent) / 1000) }
+                }
                 finishIfDone(key)
             }
         case .conversationEvent, .otherEvent, .unknown:

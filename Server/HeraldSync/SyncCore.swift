@@ -70,6 +70,7 @@ public final class SyncCore<Device: Hashable> {
 
     /// Handles a batch of inputs at `now` (ms since the epoch) and returns what to send, in order.
     /// Also fires pushes and maintenance that are due.
+    @_specialize(exported: true, where Device == DeviceHandle)
     public func process(_ inputs: [SyncInput<Device>], now: Int64) -> [SyncDelivery<Device>] {
         var step = SyncStep<Device>()
         // A batch that runs again (whole, or request by request after a failure) starts from scratch: what an earlier
@@ -108,6 +109,7 @@ public final class SyncCore<Device: Hashable> {
     }
 
     /// Fires pushes whose grace period ended and runs due maintenance.
+    @_specialize(exported: true, where Device == DeviceHandle)
     public func fireDueTimers(now: Int64) -> [SyncDelivery<Device>] {
         if now >= nextMaintenance { runMaintenance(now: now) }
         clusterHeartbeat(now: now)
