@@ -6,6 +6,9 @@ extension PostgresStore {
     public func findOrCreateDirect(between a: String, and b: String, now: Int64) throws -> (conversation: ConversationRecord, created: Bool) {
         let (low, high) = a <= b ? (a, b) : (b, a)
         return try transaction {
+            if let found = try findOrInsertDirect(low, high, now: now) { return found }
+            // The rare cases, step by step: an unknown user (a clear error), or a pair another node inserted after this
+            // statement's snapshot was taken (its insert won; a new statement sees it once that node committed).
             if let existing = try directConversation(low, high) { return (existing, false) }
             try requireUsers([low, high])
             // Another node may create the same pair meanwhile: the unique pair makes one insert win, and
@@ -36,13 +39,25 @@ extension PostgresStore {
     public func createGroup(title: String, creator: String, members: [String], now: Int64) throws -> ConversationRecord {
         let participants = Array(Set(members + [creator])).sorted()
         return try transaction {
-            try requireUsers(participants)
+            // One round trip whatever the group's size (checking and inserting member by member took two per member).
             guard
                 let key = try connection.scalar(
-                    "INSERT INTO conversations (kind, title, created_at, last_activity) VALUES ($1, $2, $3, $3) RETURNING id",
-                    .int(ConversationRecord.Kind.group.rawValue), .text(title), .int(now))
-            else { throw StoreError(kind: .other, message: "INSERT … RETURNING returned no row") }
-            try addParticipants(key, participants)
+                    """
+                    WITH created AS (
+                        INSERT INTO conversations (kind, title, created_at, last_activity)
+                        SELECT $1, $2, $3, $3 WHERE (SELECT count(*) FROM users WHERE id = ANY($4::text[])) = $5
+                        RETURNING id
+                    ), joined AS (
+                        INSERT INTO participants (conversation_id, user_id) SELECT created.id, member FROM created, unnest($4::text[]) AS member
+                    )
+                    SELECT id FROM created
+                    """,
+                    .int(ConversationRecord.Kind.group.rawValue), .text(title), .int(now), .textArray(participants), .int(Int64(participants.count)))
+            else {
+                // Nothing inserted: a member is unknown (the check names which).
+                try requireUsers(participants)
+                throw StoreError(kind: .other, message: "INSERT … RETURNING returned no row")
+            }
             let record = ConversationRecord(
                 id: RecordID.format(RecordID.conversation, key), kind: .group, title: title,
                 participants: participants, createdAt: now, lastActivity: now)
@@ -118,11 +133,7 @@ extension PostgresStore {
     /// sends to one group reads it once (participants change only by a member leaving, whose own requests run on
     /// this thread, and a leave on another node is seen from the next batch on).
     func conversation(key: Int64) throws(StoreError) -> ConversationRecord? {
-        if let cached = conversationsInTransaction[key] { return cached }
-        if connection.transactionDepth > 0, transactionGeneration != nil, let cached = committedConversations[key] {
-            conversationsInTransaction[key] = cached
-            return cached
-        }
+        if let cached = cachedConversation(key: key) { return cached }
         var record: ConversationRecord?
         for row in try connection.query(
             """
@@ -140,6 +151,16 @@ extension PostgresStore {
         }
         if let record, connection.transactionDepth > 0 { conversationsInTransaction[key] = record }
         return record
+    }
+
+    /// The conversation as this transaction or this node's last commits hold it, without asking the database.
+    private func cachedConversation(key: Int64) -> ConversationRecord? {
+        if let cached = conversationsInTransaction[key] { return cached }
+        if connection.transactionDepth > 0, transactionGeneration != nil, let cached = committedConversations[key] {
+            conversationsInTransaction[key] = cached
+            return cached
+        }
+        return nil
     }
 
     public func removeParticipant(user: String, conversation: String) throws {
@@ -163,6 +184,42 @@ extension PostgresStore {
             return cached.participants.contains(user)
         }
         return try connection.scalar("SELECT 1::bigint FROM participants WHERE conversation_id = $1 AND user_id = $2", .int(key), .text(user)) != nil
+    }
+
+    /// The direct conversation of `low` and `high` (sorted), created with its participants when both users exist and
+    /// it does not: ONE round trip, where looking it up, checking both users, inserting it and inserting each participant
+    /// took six (opening thousands of DMs at once held the sync thread for seconds, one batch of requests after another
+    /// waiting behind them). nil when the statement found nothing and inserted nothing: an unknown user, or another node
+    /// inserting the same pair at the same moment.
+    private func findOrInsertDirect(_ low: String, _ high: String, now: Int64) throws -> (conversation: ConversationRecord, created: Bool)? {
+        let participants = low == high ? [low] : [low, high]
+        let found = try connection.queryFirst(
+            """
+            WITH existing AS (
+                SELECT id, created_at, last_activity FROM conversations WHERE direct_low = $1 AND direct_high = $2
+            ), created AS (
+                INSERT INTO conversations (kind, title, direct_low, direct_high, created_at, last_activity)
+                SELECT $3, NULL, $1, $2, $4, $4
+                WHERE NOT EXISTS (SELECT 1 FROM existing) AND (SELECT count(*) FROM users WHERE id = ANY($5::text[])) = $6
+                ON CONFLICT (direct_low, direct_high) DO NOTHING
+                RETURNING id, created_at, last_activity
+            ), joined AS (
+                INSERT INTO participants (conversation_id, user_id) SELECT created.id, member FROM created, unnest($5::text[]) AS member
+            )
+            SELECT id, created_at, last_activity, 1::bigint FROM created
+            UNION ALL SELECT id, created_at, last_activity, 0::bigint FROM existing
+            """,
+            .text(low), .text(high), .int(ConversationRecord.Kind.direct.rawValue), .int(now), .textArray(participants), .int(Int64(participants.count)),
+            row: { row in (key: row.int(0), createdAt: row.int(1), lastActivity: row.int(2), created: row.int(3) == 1) })
+        guard let found else { return nil }
+        // An existing conversation this node already holds is taken as held (it may be newer than the row).
+        if !found.created, let cached = cachedConversation(key: found.key) { return (cached, false) }
+        let record = ConversationRecord(
+            id: RecordID.format(RecordID.conversation, found.key), kind: .direct, title: nil,
+            participants: participants, createdAt: found.createdAt, lastActivity: found.lastActivity)
+        // Kept from the commit on, like a conversation read: the first sends need no round trip to find it.
+        conversationsInTransaction[found.key] = record
+        return (record, found.created)
     }
 
     private func directConversation(_ low: String, _ high: String) throws -> ConversationRecord? {

@@ -36,15 +36,17 @@ extension SyncCore {
             }
         }
         for (user, state) in ephemeral.coalescer.tick(now: Instant(milliseconds: now)) { announcePresence(user, state) }
-        if !ephemeral.introductions.isEmpty {
-            let introductions = ephemeral.introductions
+        if !ephemeral.introductions.isEmpty || !ephemeral.syncedDevices.isEmpty {
+            // Who learns whose presence: devices here of new conversations' participants, then devices that just synced.
+            var lessons: [(device: Device, contacts: [String])] = []
+            for participants in ephemeral.introductions { lessons += introductionsHere(participants) }
+            for (device, user) in ephemeral.syncedDevices where devices[device] != nil { lessons.append((device, contacts(of: user))) }
             ephemeral.introductions.removeAll()
-            for participants in introductions { introduceHere(participants) }
-        }
-        if !ephemeral.syncedDevices.isEmpty {
-            let synced = ephemeral.syncedDevices
             ephemeral.syncedDevices.removeAll()
-            for (device, user) in synced where devices[device] != nil { tellPresence(of: contacts(of: user), to: device) }
+            // One read of everyone's presence for the whole batch: with several nodes each read is a query, and a
+            // batch that opened 2,500 DMs made 5,000 of them, one per participant.
+            let states = currentPresence(of: Array(Set(lessons.flatMap(\.contacts))))
+            for lesson in lessons { tellPresence(of: lesson.contacts, to: lesson.device, states: states) }
         }
         publishEphemeralSignals()
         guard !ephemeral.outbox.isEmpty else { return [] }
@@ -137,18 +139,19 @@ extension SyncCore {
         ephemeral.signals.append(.introduced(node: cluster.node, conversation: conversation.id))
     }
 
-    /// Tells the participants' live devices here the presence of the others.
-    private func introduceHere(_ participants: [String]) {
+    /// The participants' live devices here, each with the others: whose presence it is to learn.
+    private func introductionsHere(_ participants: [String]) -> [(device: Device, contacts: [String])] {
+        var lessons: [(device: Device, contacts: [String])] = []
         for participant in participants {
             let others = participants.filter { $0 != participant }
-            for live in devicesByUser[participant] ?? [] where live.state.cursor != nil { tellPresence(of: others, to: live.device) }
+            for live in devicesByUser[participant] ?? [] where live.state.cursor != nil { lessons.append((live.device, others)) }
         }
+        return lessons
     }
 
-    /// A device that just synced learns the presence of its contacts: everyone online or away, and those offline whose
-    /// last-seen time is known (an offline contact without one is simply offline).
-    private func tellPresence(of contacts: [String], to device: Device) {
-        let states = currentPresence(of: contacts)
+    /// A device learns the presence of its contacts (`states`, read for them): everyone online or away, and those offline
+    /// whose last-seen time is known (an offline contact without one is simply offline).
+    private func tellPresence(of contacts: [String], to device: Device, states: [String: PresenceState]) {
         for contact in contacts {
             guard let state = states[contact], state.status != .offline || state.lastSeen != nil else { continue }
             ephemeral.outbox.append(SyncDelivery(payload: Self.presenceEvent(contact, state), devices: [device]))

@@ -24,7 +24,8 @@ extension SyncCore {
             guard try store.user(id: other) != nil else { throw ErrorInfo(.unknownUser, "no user '\(other.prefix(64))'") }
             let (conversation, created) = try store.findOrCreateDirect(between: user, and: other, now: now)
             if created { try announce(conversation, now: now, step: &step) }
-            response.conversation = try conversationInfo(conversation, for: user)
+            // One created by this request has no message yet: nothing to read back (on PostgreSQL, two round trips).
+            response.conversation = try created ? conversationInfo(conversation, unread: 0, lastMessage: nil) : conversationInfo(conversation, for: user)
 
         case .group(let title, let members):
             for member in members where try store.user(id: member) == nil {
@@ -32,7 +33,7 @@ extension SyncCore {
             }
             let conversation = try store.createGroup(title: title, creator: user, members: members, now: now)
             try announce(conversation, now: now, step: &step)
-            response.conversation = try conversationInfo(conversation, for: user)
+            response.conversation = try conversationInfo(conversation, unread: 0, lastMessage: nil)
 
         case .history(let conversation, let before, let limit):
             try requireParticipant(user, conversation)
