@@ -68,8 +68,10 @@ public final class SyncCore<Device: Hashable> {
 
     // MARK: - API
 
-    /// Handles a batch of inputs at `now` (ms since the epoch) and returns what to send, in order.
-    /// Also fires pushes and maintenance that are due.
+    /// Handles a batch of inputs at `now` (ms since the epoch) and returns what to send, in order: the batch's answers
+    /// and events, then the typing and presence events it caused. Pushes and maintenance that are due are left to
+    /// ``fireDueTimers(now:)``, which the owner calls once these are on their way (the batch's deliveries never wait
+    /// for a timer's store reads).
     @_specialize(exported: true, where Device == DeviceHandle)
     public func process(_ inputs: [SyncInput<Device>], now: Int64) -> [SyncDelivery<Device>] {
         var step = SyncStep<Device>()
@@ -104,7 +106,7 @@ public final class SyncCore<Device: Hashable> {
         }
         var deliveries = apply(step, now: now)
         publishPresence()
-        deliveries += fireDueTimers(now: now)
+        deliveries += ephemeralDeliveries(now: now)
         return deliveries
     }
 

@@ -36,10 +36,11 @@ final class SyncCoreFixture {
 
     static let cast = [("alice", "Alice"), ("bob", "Bob"), ("carol", "Carol"), ("dave", "Dave")]
 
-    /// Feeds a batch and records what each device gets.
+    /// Feeds a batch and records what each device gets: the batch's deliveries, then those of timers due now, as
+    /// the server's sync thread does.
     @discardableResult
     func process(_ inputs: [SyncInput<Int>]) -> [SyncDelivery<Int>] {
-        let out = core.process(inputs, now: now)
+        let out = core.process(inputs, now: now) + core.fireDueTimers(now: now)
         record(out)
         return out
     }
