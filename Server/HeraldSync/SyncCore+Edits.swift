@@ -29,7 +29,7 @@ extension SyncCore {
         guard let conversation = try store.conversation(id: edited.conversation) else { return info }
         var event = EventFrame(event: .messageEdited)
         event.message = info
-        try appendEvent(event.encodeBody(), to: conversation.participants, now: now, step: &step)
+        try appendEvent(event.encodeBody(), to: conversation.participants, of: conversation.id, now: now, step: &step)
         let push = PushPreview.info(for: edited, senderName: info.senderName, in: conversation)
         try store.reviseQueuedPushes(message: edited.id, body: pushContent(title: push.title, body: push.preview).body)
         return info

@@ -265,7 +265,7 @@ extension SyncCore {
         }
         var event = EventFrame(event: .message)
         event.message = info
-        try appendEvent(event.encodeBody(), to: stored.participants, now: now, step: &step)
+        try appendEvent(event.encodeBody(), to: stored.participants, of: stored.id, now: now, step: &step)
         schedulePushes(for: record, in: stored, senderName: info.senderName, mentions: mentions, now: now, step: &step)
         endTyping(user, in: record.conversation, now: now)
     }
@@ -330,12 +330,12 @@ extension SyncCore {
     // MARK: - Helpers
 
     /// Appends one event body to each user's stream (one store call: the body is stored once) and queues it for
-    /// their live devices. `users` are distinct: one user, or a conversation's participants (a primary key).
-    func appendEvent(_ body: [UInt8], to users: [String], now: Int64, step: inout SyncStep<Device>) throws {
+    /// their live devices. `users` are distinct: one user, or the participants of `conversation` (a primary key).
+    func appendEvent(_ body: [UInt8], to users: [String], of conversation: String? = nil, now: Int64, step: inout SyncStep<Device>) throws {
         let seqs = try store.appendEvent(users: users, payload: body, now: now)
         // One shared copy of the body (without "{") for the whole fan-out; each user's frame adds only its seq.
         let shared = body.withUnsafeBytes { SharedBytes(copying: UnsafeRawBufferPointer(rebasing: $0.dropFirst())) }
-        step.effects.append(.streamEvent(users: users, seqs: seqs, body: shared))
+        step.effects.append(.streamEvent(users: users, seqs: seqs, body: shared, conversation: conversation))
     }
 
     /// Tells every participant of a new conversation about it.

@@ -11,13 +11,16 @@ extension SyncCore {
     /// those devices share one encoding. With several nodes on one database, another node may have committed
     /// events in between: such a device first reads the gap from the store, so it never skips one, and a later
     /// notification of those events finds its cursor past them and sends nothing twice.
-    func deliverStreamEvent(users: [String], seqs: [Int64], body: SharedBytes, into deliveries: inout [SyncDelivery<Device>]) {
+    ///
+    /// `users` being the participants of `conversation`, a group's members are found through ``recipients``.
+    func deliverStreamEvent(
+        users: [String], seqs: [Int64], body: SharedBytes, conversation: String? = nil, into deliveries: inout [SyncDelivery<Device>]
+    ) {
         var receivers: [Device] = []
         var receiverSeqs: [Int64] = []
         receivers.reserveCapacity(users.count)
         receiverSeqs.reserveCapacity(users.count)
-        for (user, seq) in zip(users, seqs) {
-            guard let mine = devicesByUser[user] else { continue }
+        func deliver(_ seq: Int64, to mine: [UserDevice<Device>]) {
             for entry in mine {
                 let state = entry.state
                 guard let cursor = state.cursor, cursor < seq else { continue }
@@ -28,6 +31,15 @@ extension SyncCore {
                 } else {
                     catchUp(entry, after: cursor, through: seq, into: &deliveries)
                 }
+            }
+        }
+        if let conversation, users.count >= RecipientCache<Device>.minimumUsers {
+            let devices = recipients.devices(of: users, in: conversation) { devicesByUser[$0] }
+            for (index, mine) in devices.enumerated() where !mine.isEmpty { deliver(seqs[index], to: mine) }
+        } else {
+            for (user, seq) in zip(users, seqs) {
+                guard let mine = devicesByUser[user] else { continue }
+                deliver(seq, to: mine)
             }
         }
         // The frame is `{"seq":N,` + the body every user of this event shares (no per-user copy of the body).

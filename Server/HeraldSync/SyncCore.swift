@@ -26,7 +26,10 @@ public final class SyncCore<Device: Hashable> {
 
     var devices: [Device: DeviceState] = [:]
     /// Each user's connected devices with their state (fan-out reads it once per recipient, not once per device).
+    /// Every change to it also tells ``recipients``.
     var devicesByUser: [String: [UserDevice<Device>]] = [:]
+    /// Busy groups' members with their devices here, by position (a group fan-out hashes no user id).
+    var recipients = RecipientCache<Device>()
     /// Viewers per conversation and background devices, kept with every scene change (see ``setScene(_:of:)``).
     var presence = ScenePresence()
     /// Display names by user id (refreshed when a user connects).
@@ -220,6 +223,7 @@ public final class SyncCore<Device: Hashable> {
         let state = DeviceState(user: user, name: deviceName ?? "\(user).d\(deviceCounter)", isNamed: deviceName != nil)
         devices[device] = state
         devicesByUser[user, default: []].append(UserDevice(device: device, state: state))
+        recipients.devicesChanged()
         presence.change(from: nil, to: state.scene)
         // A token signed with `--secret` may name a user the database has never seen.
         do {
@@ -250,6 +254,7 @@ public final class SyncCore<Device: Hashable> {
     private func removeFromUser(_ device: Device, _ user: String) {
         devicesByUser[user]?.removeAll { $0.device == device }
         if devicesByUser[user]?.isEmpty == true { devicesByUser[user] = nil }
+        recipients.devicesChanged()
     }
 
     private func perform(_ frame: RequestFrame, device: Device, state: DeviceState, now: Int64, standalone: Bool, step: inout SyncStep<Device>) {
@@ -317,8 +322,8 @@ public final class SyncCore<Device: Hashable> {
                 deliveries.append(SyncDelivery(payload: payload, devices: [device], answersRequest: true))
             case .reply(let device, let payload):
                 deliveries.append(SyncDelivery(payload: payload, devices: [device]))
-            case .streamEvent(let users, let seqs, let body):
-                deliverStreamEvent(users: users, seqs: seqs, body: body, into: &deliveries)
+            case .streamEvent(let users, let seqs, let body, let conversation):
+                deliverStreamEvent(users: users, seqs: seqs, body: body, conversation: conversation, into: &deliveries)
             case .catchUp(let user, let seq):
                 catchUp(user: user, through: seq, into: &deliveries)
             case .remoteRuns(let batch):

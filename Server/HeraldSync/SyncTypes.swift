@@ -181,8 +181,9 @@ enum SyncEffect<Device: Hashable> {
     /// A replayed event for one device.
     case reply(Device, [UInt8])
     /// One event appended to each of `users`' streams, as `seqs[i]` for `users[i]`, for their live devices. `body` is
-    /// the event's JSON without its leading `{`, one buffer shared by every user.
-    case streamEvent(users: [String], seqs: [Int64], body: SharedBytes)
+    /// the event's JSON without its leading `{`, one buffer shared by every user. `conversation`: the conversation
+    /// whose participants `users` are, if they are.
+    case streamEvent(users: [String], seqs: [Int64], body: SharedBytes, conversation: String?)
     /// A device-only event (push, push.cleared).
     case deviceEvent([Device], [UInt8])
     /// The device's stream is live after `cursor`.

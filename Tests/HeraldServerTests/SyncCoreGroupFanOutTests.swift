@@ -1,0 +1,53 @@
+import HeraldProtocol
+@testable import HeraldSync
+import Testing
+
+/// A group large enough that its fan-out finds members' devices through the sync core's recipient cache: who is
+/// connected, who left the group and each device's seq must still be exactly what R1a and R3 say.
+@Suite("Group fan-out through the recipient cache (R1a, R3)")
+struct SyncCoreGroupFanOutTests {
+    static let members = (1...20).map { ("m\($0)", "Member \($0)") }
+
+    @Test("R1a: a device that connects between two messages to a group of 20 gets the second; one that disconnected gets nothing more")
+    func connectsAndLeavesBetweenMessages() throws {
+        let f = try SyncCoreFixture(users: Self.members)
+        for index in 1...19 { f.online(index, "m\(index)") }
+        let group = try #require(f.request(1, #"{"type":"group","title":"Twenty","members":[\#((2...20).map { "\"m\($0)\"" }.joined(separator: ","))]}"#).conversation?.id)
+        f.say(1, in: group, "first")
+        #expect(f.events(2).filter { $0.event == .message }.count == 1)
+        #expect(f.events(20).isEmpty, "m20 has no device yet")
+
+        // m20 comes online and m2 leaves: the next message reaches m20's new device and not m2's closed one.
+        f.online(20, "m20")
+        f.process([.disconnect(2)])
+        f.clear()
+        f.say(1, in: group, "second")
+        #expect(f.events(20).filter { $0.event == .message }.map { $0.message?.text } == ["second"])
+        #expect(f.events(2).isEmpty)
+
+        // A second device of m3 joins the first one: both get the third message, each with m3's next seq.
+        f.online(21, "m3")
+        f.clear()
+        f.say(1, in: group, "third")
+        let seqs = [3, 21].map { f.events($0).filter { $0.event == .message }.compactMap(\.seq) }
+        #expect(seqs[0].count == 1 && seqs[0] == seqs[1], "both devices of m3 get the event once, with the same seq")
+    }
+
+    @Test("R3: members who left the group get nothing of what is said after, the others every message once and in order")
+    func leaverHearsNothingMore() throws {
+        let f = try SyncCoreFixture(users: Self.members)
+        for index in 1...20 { f.online(index, "m\(index)") }
+        let group = try #require(f.request(1, #"{"type":"group","title":"Twenty","members":[\#((2...20).map { "\"m\($0)\"" }.joined(separator: ","))]}"#).conversation?.id)
+        for text in ["a", "b"] { f.say(1, in: group, text) }
+        #expect(f.request(5, #"{"type":"leave","conversation":"\#(group)"}"#).error == nil)
+        f.clear()
+        for text in ["c", "d", "e"] { f.say(1, in: group, text) }
+        #expect(f.events(5).filter { $0.event == .message }.isEmpty)
+        for device in [2, 6, 20] {
+            let events = f.events(device).filter { $0.event == .message }
+            #expect(events.map { $0.message?.text } == ["c", "d", "e"])
+            let seqs = events.compactMap(\.seq)
+            #expect(seqs == seqs.sorted() && Set(seqs).count == 3, "each once, in seq order")
+        }
+    }
+}
