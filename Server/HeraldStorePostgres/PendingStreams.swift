@@ -144,6 +144,27 @@ struct PendingStreams {
         if streams[user] == nil { streams[user] = UserStream(head: head) }
     }
 
+    /// Loads each of `users` this transaction has not touched from `committed` (heads known without a read) and
+    /// returns the highest head among those loaded, and the users found in neither (their heads are to be read).
+    ///
+    /// Mutating, and so run in place: the same loop through a non-mutating call on the store's `pending` copied this
+    /// whole value (every array and dictionary in it retained and released) once per user per message.
+    mutating func loadHeads(_ users: [String], from committed: [String: Int64]) -> (highest: Int64, missing: [String]) {
+        var highest: Int64 = 0
+        var missing: [String] = []
+        for user in users {
+            if let index = streams.index(forKey: user) {
+                highest = max(highest, streams.values[index].head)
+            } else if let head = committed[user] {
+                streams[user] = UserStream(head: head)
+                highest = max(highest, head)
+            } else {
+                missing.append(user)
+            }
+        }
+        return (highest, missing)
+    }
+
     /// Hands every user in `users` the next seq of their stream for body `body`, into `seqs`. Each stream must be
     /// loaded and more than `users.count` below `Int64.max` (checked by the caller before anything changes).
     mutating func append(_ users: [String], body: Int64, at now: Int64, seqs: inout [Int64]) {

@@ -128,18 +128,9 @@ extension PostgresStore {
     /// move under this transaction (and U7's order of counts and seqs is the order of the writers). Returns the highest
     /// of their heads.
     func loadHeads(_ users: [String]) throws(StoreError) -> Int64 {
-        var missing: [String] = []
-        var highest: Int64 = 0
-        for user in users {
-            if let head = pending.head(of: user) {
-                highest = max(highest, head)
-            } else if let head = committedHeads[user] {
-                pending.load(user, head: head)
-                highest = max(highest, head)
-            } else {
-                missing.append(user)
-            }
-        }
+        let loaded = pending.loadHeads(users, from: committedHeads)
+        var highest = loaded.highest
+        let missing = loaded.missing
         guard !missing.isEmpty else { return highest }
         for (user, head) in try connection.query(
             "SELECT u, \(Self.derivedHead("u")) FROM unnest($1::text[]) AS u", .textArray(missing), row: { row in (row.text(0), row.int(1)) })
