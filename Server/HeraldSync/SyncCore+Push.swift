@@ -50,8 +50,14 @@ extension SyncCore {
         if cluster == nil, presence.backgroundDevices == 0, knownUsersWithPushTargets().isEmpty { return }
         // Devices without a connection are background devices too (a locked phone): their targets, one read for every
         // recipient of every due push, and none when this node knows nobody has one.
+        // A burst to one group is a run of due pushes with the same recipients: each list is taken once (comparing two
+        // equal lists costs less than hashing every member again).
         var recipients: Set<String> = []
-        for pending in due { recipients.formUnion(pending.users) }
+        var previousUsers: [String]?
+        for pending in due where pending.users != previousUsers {
+            recipients.formUnion(pending.users)
+            previousUsers = pending.users
+        }
         let registered = pushTargets(of: recipients)
         // P3: alone, a node with no device in the background and no device without a connection has no one to alert.
         guard cluster != nil || presence.backgroundDevices > 0 || !registered.isEmpty else { return }
@@ -59,12 +65,24 @@ extension SyncCore {
         // Alone, P3 decides the rest here too.
         var work: [(push: PushInfo, mentions: [String], users: [String])] = []
         var everyone: Set<String> = []
+        var previous: (users: [String], conversation: String, undecided: [String])?
         for pending in due {
-            var undecided: [String] = []
-            for user in pending.users where !isViewedHere(pending.push.conversation, by: user) {
-                if cluster == nil, registered[user] == nil, !hasBackgroundDeviceHere(user) { continue }
-                undecided.append(user)
-                everyone.insert(user)
+            let conversation = pending.push.conversation
+            let undecided: [String]
+            if let previous, previous.conversation == conversation, previous.users == pending.users {
+                // The same recipients in the same conversation as the push before: nothing here changed in between.
+                undecided = previous.undecided
+            } else {
+                // Nobody here viewing the conversation (the common case) needs no look at each recipient's devices.
+                let viewedHere = presence.isViewed(conversation)
+                var list: [String] = []
+                for user in pending.users where !(viewedHere && isViewedHere(conversation, by: user)) {
+                    if cluster == nil, registered[user] == nil, !hasBackgroundDeviceHere(user) { continue }
+                    list.append(user)
+                    everyone.insert(user)
+                }
+                undecided = list
+                previous = (pending.users, conversation, list)
             }
             if !undecided.isEmpty { work.append((pending.push, pending.mentions, undecided)) }
         }
