@@ -51,6 +51,12 @@ struct WriteQueue {
     /// response, one fan-out head, a pong): 1 KiB for them instead of 16 KiB keeps a connect storm's blocks in flight,
     /// and the pool they return to, small. A queue that outgrows it continues in blocks of ``blockSize``.
     static let smallBlockSize = 1024
+    /// Most chunk slots a drained queue keeps for its next writes. A fan-out queues a receiver one chunk per frame
+    /// (two for a /sync event: its head and the shared body), 32 to 64 per loop pass at 32 messages in flight: a
+    /// list dropped at every drain grew again from one slot, five allocations a pass per receiver (perf of a raw
+    /// fan-out to 1,000: a tenth of the loop thread). 4 KiB at most per busy connection; the sweep lets an idle
+    /// connection's list go (``releaseStorageIfEmpty()``).
+    static let keptChunkCapacity = 128
 
     private var chunks = ContiguousArray<OutputChunk>()
     /// Index of the first chunk not fully sent; chunks before it are dead and compacted lazily.
@@ -140,6 +146,17 @@ struct WriteQueue {
     mutating func consume(_ sent: Int) {
         var remaining = sent
         count -= sent
+        if count == 0 {
+            // Drained (the common case): owned blocks go back to the pool, shared frames are let go with the list (no
+            // placeholder written into each slot first).
+            for index in head..<chunks.count {
+                if case .owned = chunks[index] { release(chunkAt: index) }
+            }
+            chunks.removeAll(keepingCapacity: chunks.capacity <= Self.keptChunkCapacity)
+            head = 0
+            headOffset = 0
+            return
+        }
         while remaining > 0, head < chunks.count {
             let available = chunks[head].count - headOffset
             if remaining < available {
@@ -151,11 +168,7 @@ struct WriteQueue {
             head += 1
             headOffset = 0
         }
-        if head == chunks.count {
-            // Drained: keep the (small) chunk list of a busy connection, but not a list a burst made large.
-            chunks.removeAll(keepingCapacity: chunks.capacity <= 16)
-            head = 0
-        } else if head >= 64, head * 2 >= chunks.count {
+        if head >= 64, head * 2 >= chunks.count {
             // Compact only when the dead prefix dominates, so removal stays amortised O(1).
             chunks.removeFirst(head)
             head = 0

@@ -116,4 +116,24 @@ struct WriteQueuePoolTests {
         #expect(queue.fill(&vector, capacity: 1, maxBytes: .max).byteCount == 1)
         queue.consume(1)
     }
+
+    @Test("A fan-out pass drains a queue of 64 chunks (heads and shared bodies): its list keeps room for the next pass; a larger burst's does not stay")
+    func drainedListKeepsItsRoomUpToALimit() {
+        let body = SharedBytes(copying: UnsafeRawBufferPointer(start: [UInt8](repeating: 0x42, count: 100), count: 100))
+        func pass(_ frames: Int, into queue: inout WriteQueue) {
+            for seq in 0..<frames {
+                [UInt8]("{\"seq\":\(seq),".utf8).withUnsafeBytes { queue.append($0) }
+                queue.append(body)
+            }
+            queue.consume(queue.count)
+        }
+        var queue = WriteQueue()
+        pass(32, into: &queue)
+        let room = queue.chunkCapacity
+        #expect(queue.isEmpty && room >= 64, "the drained list keeps its slots")
+        pass(32, into: &queue)
+        #expect(queue.chunkCapacity == room, "the next pass needs no new list")
+        pass(WriteQueue.keptChunkCapacity, into: &queue)
+        #expect(queue.isEmpty && queue.chunkCapacity == 0, "a burst past the limit leaves no large list behind")
+    }
 }
