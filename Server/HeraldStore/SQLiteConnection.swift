@@ -93,6 +93,12 @@ final class SQLiteConnection {
     /// Runs a cached statement that returns no rows; returns the number of rows it changed.
     @discardableResult
     func execute(_ sql: String, _ bindings: SQLiteValue...) throws(StoreError) -> Int {
+        try execute(sql, bindings: bindings)
+    }
+
+    /// The same, with the values in an array (a statement whose number of values varies).
+    @discardableResult
+    func execute(_ sql: String, bindings: [SQLiteValue]) throws(StoreError) -> Int {
         try withStatement(sql, bindings) { (_: SQLiteRow) throws(StoreError) -> Void in }
         return changes
     }

@@ -32,6 +32,26 @@ struct SQLiteStreamRunTests {
         #expect(try store.events(user: "carol", after: 40, limit: 10).map(\.seq) == [41])
     }
 
+    @Test("R3: a group of 150 (more runs than one upsert statement holds) gets one run row each, and a fresh store reads every seq back")
+    func runsOfALargeGroupSpanStatements() throws {
+        let (database, store) = try sqliteStoreWithUsers()
+        let members = (0..<150).map { "member\($0)" }
+        let count = SQLiteStore.runsPerStatement * 2 + 22
+        #expect(members.count == count, "two full statements and a shorter one")
+        try store.transaction {
+            for index in 0..<3 { _ = try store.appendEvent(users: members, payload: [UInt8(index)], now: 1) }
+        }
+        #expect(try store.connection.scalar("SELECT count(*) FROM stream_runs") == Int64(members.count))
+        // The next transaction grows the same rows (the upsert's update path).
+        try store.transaction { _ = try store.appendEvent(users: members, payload: [3], now: 2) }
+        #expect(try store.connection.scalar("SELECT count(*) FROM stream_runs") == Int64(members.count))
+        let reader = try database.open(readOnly: true)
+        defer { reader.close() }
+        for member in [members[0], members[63], members[64], members[128], members[149]] {
+            #expect(try reader.events(user: member, after: 0, limit: 10).map(\.payload) == [[0], [1], [2], [3]])
+        }
+    }
+
     @Test("R3: events appended earlier in the open transaction are readable in it, and gone after a rollback")
     func readsInsideTheTransaction() throws {
         let (_, store) = try sqliteStoreWithUsers()
