@@ -14,19 +14,11 @@ extension SQLiteStore {
         return try transaction {
             try connection.execute("INSERT INTO event_bodies (created_at, payload) VALUES (?, ?)", .int(now), .blob(payload))
             let body = connection.lastInsertRowID
-            var seqs: [Int64] = []
-            seqs.reserveCapacity(users.count)
-            for user in users {
-                // Cached after a user's first event; loaded from the file once otherwise.
-                if let seq = try streams.append(user, body: body) {
-                    seqs.append(seq)
-                    continue
-                }
-                _ = try cachedStream(of: user)
-                guard let seq = try streams.append(user, body: body) else {
-                    throw StoreError(kind: .other, message: "\(user)'s stream could not be cached")
-                }
-                seqs.append(seq)
+            // Cached after a user's first event; loaded from the file once otherwise.
+            if let seqs = try streams.append(users, body: body) { return seqs }
+            for user in users { _ = try cachedStream(of: user) }
+            guard let seqs = try streams.append(users, body: body) else {
+                throw StoreError(kind: .other, message: "the streams of \(users.count) users could not be cached")
             }
             return seqs
         }
@@ -145,13 +137,7 @@ extension SQLiteStore {
 
     /// Writes every run that changed in the open transaction; called before COMMIT (and before pruning).
     func writeDirtyStreams() throws {
-        var rows = streams.closed
-        rows.reserveCapacity(rows.count + streams.dirty.count)
-        for user in streams.dirty {
-            guard let run = streams.stream(of: user)?.run else { continue }
-            rows.append((user, run))
-        }
-        try writeRuns(rows)
+        try writeRuns(streams.pendingRows)
     }
 
     /// Makes the table current for one user before reading it inside a transaction (the rows are written again,

@@ -1,0 +1,38 @@
+@testable import HeraldStore
+import Testing
+
+/// The stream cache finds a repeated fan-out's users by slot; rolling back a savepoint that loaded a user takes the
+/// slot back, and nothing may then reach that user through a remembered slot (R3: every seq once, to its own user).
+@Suite("SQLite stream cache: slots of a repeated fan-out")
+struct StreamCacheSlotTests {
+    @Test("R3: remembered slots survive appends; a rolled-back load is forgotten and its slot goes to the next user loaded")
+    func rolledBackLoadGivesItsSlotAway() throws {
+        var cache = StreamCache()
+        cache.load("alice", .init(head: 0))
+        cache.load("bob", .init(head: 5))
+        let pair = ["alice", "bob"]
+        #expect(try cache.append(pair, body: 1) == [1, 6])
+        #expect(try cache.append(pair, body: 2) == [2, 7], "the same list again: its remembered slots")
+
+        let mark = cache.mark
+        cache.load("carol", .init(head: 10))
+        #expect(try cache.append(["alice", "bob", "carol"], body: 3) == [3, 8, 11])
+        cache.rollBack(to: mark)
+        #expect(cache.stream(of: "carol") == nil)
+        #expect(try cache.append(["alice", "bob", "carol"], body: 3) == nil, "carol is not cached any more: nothing changes")
+        #expect(cache.stream(of: "alice")?.head == 2 && cache.stream(of: "bob")?.head == 7)
+
+        // dave takes the slot carol had: the three-user list must not reach him through it.
+        cache.load("dave", .init(head: 20))
+        #expect(try cache.append(["alice", "bob", "carol"], body: 3) == nil)
+        #expect(try cache.append(["alice", "bob", "dave"], body: 3) == [3, 8, 21])
+        #expect(try cache.append(pair, body: 4) == [4, 9])
+        #expect(cache.stream(of: "dave")?.head == 21)
+
+        // What the transaction writes before COMMIT: one current run per changed user, none for carol.
+        let rows = cache.pendingRows
+        #expect(Set(rows.map(\.user)) == ["alice", "bob", "dave"])
+        #expect(rows.first { $0.user == "alice" }?.run == StreamRun(firstSeq: 1, firstBody: 1, count: 4))
+        #expect(rows.first { $0.user == "dave" }?.run == StreamRun(firstSeq: 21, firstBody: 3, count: 1))
+    }
+}
