@@ -4,19 +4,17 @@
 ///
 /// An entry is the list of participants it was built from and, at the same positions, each one's devices as the
 /// core's `devicesByUser` held them. The device states are shared objects, so cursors and scenes stay current; only a
-/// change to who is connected makes an entry stale, and every such change moves ``generation`` (the core calls
-/// ``devicesChanged()``): an entry of an older generation is built again on its next use, which costs what a fan-out
-/// without the cache costs. Participants that changed (a member left or joined) no longer equal the entry's list, so
-/// the entry is built again too.
+/// change to who is connected makes an entry stale, and every such change empties the cache (the core calls
+/// ``devicesChanged()``), so no entry outlives the devices it names: the next fan-out to a group builds its entry again,
+/// which costs what a fan-out without the cache costs. Participants that changed (a member left or joined) no longer
+/// equal the entry's list, so the entry is built again too.
 struct RecipientCache<Device: Hashable> {
     private struct Entry {
         let users: [String]
         let devices: [[UserDevice<Device>]]
-        let generation: UInt64
     }
 
     private var entries: [String: Entry] = [:]
-    private var generation: UInt64 = 0
 
     /// Smaller conversations look their few members up directly (a DM gains nothing from an entry).
     static var minimumUsers: Int { 16 }
@@ -25,7 +23,7 @@ struct RecipientCache<Device: Hashable> {
 
     /// Some user's list of live devices changed (a device connected or left).
     mutating func devicesChanged() {
-        generation &+= 1
+        if !entries.isEmpty { entries.removeAll(keepingCapacity: true) }
     }
 
     /// The live devices of each of `users` (the participants of `conversation`, in the same order), from the entry
@@ -34,10 +32,10 @@ struct RecipientCache<Device: Hashable> {
         of users: [String], in conversation: String, lookup: (String) -> [UserDevice<Device>]?
     ) -> [[UserDevice<Device>]] {
         // Array equality is one pointer comparison when the store handed out the same participants list again.
-        if let entry = entries[conversation], entry.generation == generation, entry.users == users { return entry.devices }
+        if let entry = entries[conversation], entry.users == users { return entry.devices }
         let devices = users.map { lookup($0) ?? [] }
         if entries.count >= Self.capacity, entries[conversation] == nil { entries.removeAll(keepingCapacity: true) }
-        entries[conversation] = Entry(users: users, devices: devices, generation: generation)
+        entries[conversation] = Entry(users: users, devices: devices)
         return devices
     }
 }
