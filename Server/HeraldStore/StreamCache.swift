@@ -129,15 +129,8 @@ struct StreamCache {
         slotUsers.append(user)
     }
 
-    /// Hands out the next seq of `user` for the event stored as `body`; nil when the user's stream is not cached.
-    /// Throws when the head is at the last Int64 (from the file; `+ 1` would trap).
-    mutating func append(_ user: String, body: Int64) throws(StoreError) -> Int64? {
-        guard let slot = slotOf[user] else { return nil }
-        return try append(slot: slot, body: body)
-    }
-
     /// Hands each of `users` (distinct) the next seq of their stream for `body`, in order; nil, with nothing changed,
-    /// when one of them is not cached.
+    /// when one of them is not cached. Throws when a head is at the last Int64 (from the file; `+ 1` would trap).
     mutating func append(_ users: [String], body: Int64) throws(StoreError) -> [Int64]? {
         let userSlots: [Int]
         if let last = lastFanOut, last.users == users {

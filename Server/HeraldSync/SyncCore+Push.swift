@@ -48,16 +48,13 @@ extension SyncCore {
         // P3: alone, a node with no device in the background and nobody registered for pushes without a connection has
         // no one to alert; this costs nothing per recipient (the fan-out path's common case).
         if cluster == nil, presence.backgroundDevices == 0, knownUsersWithPushTargets().isEmpty { return }
+        // A burst to one group is a run of due pushes in one conversation with the same recipients: each run's list is
+        // looked at once (comparing two equal lists costs less than hashing every member again).
+        let runs = Self.runsOfSameRecipients(due)
         // Devices without a connection are background devices too (a locked phone): their targets, one read for every
         // recipient of every due push, and none when this node knows nobody has one.
-        // A burst to one group is a run of due pushes with the same recipients: each list is taken once (comparing two
-        // equal lists costs less than hashing every member again).
         var recipients: Set<String> = []
-        var previousUsers: [String]?
-        for pending in due where pending.users != previousUsers {
-            recipients.formUnion(pending.users)
-            previousUsers = pending.users
-        }
+        for run in runs { recipients.formUnion(run.first.users) }
         let registered = pushTargets(of: recipients)
         // P3: alone, a node with no device in the background and no device without a connection has no one to alert.
         guard cluster != nil || presence.backgroundDevices > 0 || !registered.isEmpty else { return }
@@ -65,26 +62,18 @@ extension SyncCore {
         // Alone, P3 decides the rest here too.
         var work: [(push: PushInfo, mentions: [String], users: [String])] = []
         var everyone: Set<String> = []
-        var previous: (users: [String], conversation: String, undecided: [String])?
-        for pending in due {
-            let conversation = pending.push.conversation
-            let undecided: [String]
-            if let previous, previous.conversation == conversation, previous.users == pending.users {
-                // The same recipients in the same conversation as the push before: nothing here changed in between.
-                undecided = previous.undecided
-            } else {
-                // Nobody here viewing the conversation (the common case) needs no look at each recipient's devices.
-                let viewedHere = presence.isViewed(conversation)
-                var list: [String] = []
-                for user in pending.users where !(viewedHere && isViewedHere(conversation, by: user)) {
-                    if cluster == nil, registered[user] == nil, !hasBackgroundDeviceHere(user) { continue }
-                    list.append(user)
-                    everyone.insert(user)
-                }
-                undecided = list
-                previous = (pending.users, conversation, list)
+        for run in runs {
+            let conversation = run.first.push.conversation
+            // Nobody here viewing the conversation (the common case) needs no look at each recipient's devices.
+            let viewedHere = presence.isViewed(conversation)
+            var undecided: [String] = []
+            for user in run.first.users where !(viewedHere && isViewedHere(conversation, by: user)) {
+                if cluster == nil, registered[user] == nil, !hasBackgroundDeviceHere(user) { continue }
+                undecided.append(user)
+                everyone.insert(user)
             }
-            if !undecided.isEmpty { work.append((pending.push, pending.mentions, undecided)) }
+            guard !undecided.isEmpty else { continue }
+            for pending in due[run.range] { work.append((pending.push, pending.mentions, undecided)) }
         }
         guard !work.isEmpty else { return }
         // The devices of everyone left on the other nodes, one read.
@@ -187,6 +176,21 @@ extension SyncCore {
         }
         deliveries += pushed
         if queued { pushQueued?() }
+    }
+
+    /// `due` cut into runs of consecutive pushes in the same conversation to the same recipients, each with its first
+    /// push (whose recipients the run shares).
+    static func runsOfSameRecipients(_ due: ArraySlice<PendingPush>) -> [(first: PendingPush, range: Range<Int>)] {
+        var runs: [(first: PendingPush, range: Range<Int>)] = []
+        var start = due.startIndex
+        for index in due.indices.dropFirst() {
+            let (first, pending) = (due[start], due[index])
+            if pending.push.conversation == first.push.conversation, pending.users == first.users { continue }
+            runs.append((first, start..<index))
+            start = index
+        }
+        if start < due.endIndex { runs.append((due[start], start..<due.endIndex)) }
+        return runs
     }
 
     /// The user's push targets as candidates of the push rule (``PushRules/unconnected(_:connectedNames:)``: those whose

@@ -3,7 +3,8 @@ import HeraldProtocol
 import Testing
 
 /// A group large enough that its fan-out finds members' devices through the sync core's recipient cache: who is
-/// connected, who left the group and each device's seq must still be exactly what R1a and R3 say.
+/// connected, who left the group and each device's seq must still be exactly what R1a and R3 say. And a burst of a
+/// group's due pushes, whose recipients are looked at once per run.
 @Suite("Group fan-out through the recipient cache (R1a, R3)")
 struct SyncCoreGroupFanOutTests {
     static let members = (1...20).map { ("m\($0)", "Member \($0)") }
@@ -49,5 +50,24 @@ struct SyncCoreGroupFanOutTests {
             let seqs = events.compactMap(\.seq)
             #expect(seqs == seqs.sorted() && Set(seqs).count == 3, "each once, in seq order")
         }
+    }
+
+    @Test("P1-P4 in bursts: due pushes split into runs of one conversation and the same recipients, in order, none dropped")
+    func duePushesInRunsOfSameRecipients() {
+        func push(_ conversation: String, _ message: String, to users: [String]) -> PendingPush {
+            PendingPush(
+                deadline: 0, users: users,
+                push: PushInfo(conversation: conversation, message: message, sender: "m1", preview: "hi", title: "M1", url: "herald://conversation/\(conversation)"))
+        }
+        let group = ["m2", "m3"]
+        let due: ArraySlice<PendingPush> = [
+            push("c1", "a", to: group), push("c1", "b", to: group), push("c2", "c", to: group),
+            push("c1", "d", to: group), push("c1", "e", to: ["m2"]), push("c1", "f", to: ["m2"]),
+        ][...]
+        let runs = SyncCore<Int>.runsOfSameRecipients(due)
+        #expect(runs.map(\.range) == [0..<2, 2..<3, 3..<4, 4..<6])
+        #expect(runs.map(\.first.push.message) == ["a", "c", "d", "e"])
+        #expect(SyncCore<Int>.runsOfSameRecipients(due.dropFirst(5)).map(\.range) == [5..<6], "a slice keeps its indices")
+        #expect(SyncCore<Int>.runsOfSameRecipients(due.dropFirst(6)).isEmpty)
     }
 }
