@@ -7,10 +7,13 @@
 # 1. swift build -c release (herald-server, herald-bench), unless HERALD_BIN_DIR points at prebuilt ones.
 # 2. Checks what DEVICES connections need, and stops with one line saying what to change when something falls short.
 #    Raised only when running as root, and logged when raised:
-#    - open files: the server and herald-bench each hold DEVICES sockets; `ulimit -n` must allow DEVICES + 1000
-#      (as root: ulimit -n raises soft and hard for this script and its children; fs.nr_open first if it is lower;
-#      root without CAP_SYS_RESOURCE, as in many containers, cannot raise the hard limit: then the container must be
-#      started with nofile >= DEVICES + 1000, and a hard limit of 20,000 holds at most DEVICES=19000);
+#    - open files: one server process and one herald-bench process holding all DEVICES sockets need `ulimit -n` of
+#      DEVICES + 1000 (as root: ulimit -n raises soft and hard for this script and its children; fs.nr_open first if
+#      it is lower). Where the hard limit is lower and cannot be raised (root without CAP_SYS_RESOURCE, as in many
+#      containers: a hard limit of 20,000 here), the crowd is spread instead: NODES herald-server nodes on one
+#      PostgreSQL database (the multi-node mode), device i on node i % NODES, and PROCESSES herald-bench processes
+#      (`crowd --processes`: this one holds the group, `hold` processes the rest), each under the limit. NODES and
+#      PROCESSES may also be set by hand (NODES=1 is the SQLite store);
 #    - net.core.somaxconn >= PARALLEL, or 1024 when PARALLEL is larger (herald-bench has at most PARALLEL connects in
 #      progress; the server listens with a backlog of 1024, which the kernel caps at somaxconn);
 #    - net.netfilter.nf_conntrack_max, when connection tracking is loaded: room for DEVICES more entries;
@@ -23,10 +26,13 @@
 # 3. One herald-server: `serve --threads 1 --db FILE --secret bench --push-grace 2 --log-level error
 #    --max-connections DEVICES+1000` with the abuse limits off (FLAGS, as in stores.sh: one generator is one user
 #    agent on a few addresses), a fresh SQLite file in a temp dir. Pinned to CPU 0 and herald-bench to CPU 1
-#    (taskset) unless PIN=0.
+#    (taskset) unless PIN=0. With NODES > 1: a throwaway PostgreSQL 15 cluster (HERALD_PG_BIN; initdb in a temp
+#    dir, fsync on, deleted on exit) and NODES nodes with `--store postgres://...` in place of `--db`, each with
+#    --max-connections DEVICES/NODES+1000; not pinned unless PIN=1 (PostgreSQL does the connects' writes, and on
+#    two CPUs it needs the second while the devices connect).
 # 4. herald-bench crowd: DEVICES devices (one user each) connect and sync, PARALLEL at a time, with a progress line
-#    a second on stderr; they stay idle IDLE s and the server's RSS (/proc/PID/status) is read, before connecting
-#    and then; the first MEMBERS devices form a group (the load waits until every member has heard of it), device 0
+#    a second on stderr; they stay idle IDLE s and the server's RSS (/proc/PID/status; summed over the nodes) is
+#    read, before connecting and then; the first MEMBERS devices form a group (the load waits until every member has heard of it), device 0
 #    sends RATE messages/s for DURATION s, every member counts what it receives (lost, duplicated), and it waits
 #    DRAIN s at most for the rest.
 # Output in OUTDIR: crowd.jsonl (herald-bench's one JSON line: connects_per_s, connect_latency_ms,
@@ -35,8 +41,9 @@
 # in one line on stdout. Exit status: herald-bench's (0 clean, 1 lost/duplicated/dropped, 2 setup failed), 2 when a
 # check above failed.
 # Env: DEVICES (100000) MEMBERS (1000) RATE (20) DURATION (10) IDLE (5) DRAIN (10) PARALLEL (200) PER_ADDRESS (20000)
-# SOURCES (DEVICES / PER_ADDRESS, rounded up) SETUP_TIMEOUT (600) STOP_TIMEOUT (30) MEM_PER_DEVICE_KIB (48) PIN (1)
-# HERALD_BIN_DIR.
+# SOURCES (DEVICES / PER_ADDRESS, rounded up) SETUP_TIMEOUT (600) STOP_TIMEOUT (30) MEM_PER_DEVICE_KIB (48)
+# NODES, PROCESSES (1, or as many as the open-file limit needs) PIN (1 with one node, 0 with several) HERALD_PG_BIN
+# (/usr/lib/postgresql/15/bin) HERALD_BIN_DIR.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/.." && pwd)
@@ -53,7 +60,7 @@ SOURCES=${SOURCES:-$(((DEVICES + PER_ADDRESS - 1) / PER_ADDRESS))}
 SETUP_TIMEOUT=${SETUP_TIMEOUT:-600}
 STOP_TIMEOUT=${STOP_TIMEOUT:-30}
 MEM_PER_DEVICE_KIB=${MEM_PER_DEVICE_KIB:-48}
-PIN=${PIN:-1}
+PGBIN=${HERALD_PG_BIN:-/usr/lib/postgresql/15/bin}
 FLAGS="--sync-send-rate 0 --handshake-rate-per-ip 0 --max-connections-per-ip 0 --max-unanswered-requests 256"
 while getopts "o:" o; do
   case $o in o) OUT=$OPTARG ;; *) sed -n '2,/^# HERALD_BIN_DIR/p' "$0"; exit 2 ;; esac
@@ -73,15 +80,34 @@ raise_sysctl() { # name value why: as root only, logged
 # --- the checks ---------------------------------------------------------------------------------------------------
 [ "$SOURCES" -ge 1 ] && [ "$SOURCES" -le 254 ] || die "SOURCES=$SOURCES: herald-bench takes 1...254 source addresses"
 FDS=$((DEVICES + 1000))
-if [ "$(ulimit -Hn)" != unlimited ] && [ "$(ulimit -Hn)" -lt "$FDS" ]; then
-  [ "$ROOTUSER" = 1 ] || die "$DEVICES devices need $FDS open files per process, the hard limit is $(ulimit -Hn): run as root, or raise nofile in /etc/security/limits.conf"
-  if [ "$(sysctl_get fs.nr_open)" -lt "$FDS" ]; then raise_sysctl fs.nr_open "$FDS" "the most open files a process may have" \
-    || die "fs.nr_open is $(sysctl_get fs.nr_open), below the $FDS open files needed"; fi
-  ulimit -n "$FDS" 2>/dev/null \
-    || die "$DEVICES devices need $FDS open files per process, the hard limit is $(ulimit -Hn) and root cannot raise it here (no CAP_SYS_RESOURCE, as in a container): start the container with a higher nofile limit (docker run --ulimit nofile=$FDS), or lower DEVICES"
-  log "raised the open-file limit (soft and hard) to $FDS for the server and herald-bench (running as root)"
+hard_limit_below() { [ "$(ulimit -Hn)" != unlimited ] && [ "$(ulimit -Hn)" -lt "$1" ]; }
+raise_open_files() { # count: as root, raise soft and hard for this script and its children; fails when it cannot
+  [ "$ROOTUSER" = 1 ] || return 1
+  if [ "$(sysctl_get fs.nr_open)" -lt "$1" ]; then raise_sysctl fs.nr_open "$1" "the most open files a process may have" || return 1; fi
+  ulimit -n "$1" 2>/dev/null || return 1
+  log "raised the open-file limit (soft and hard) to $1 for the server and herald-bench (running as root)"
+}
+if [ -z "${NODES:-}" ]; then
+  NODES=1
+  if hard_limit_below "$FDS" && ! raise_open_files "$FDS"; then
+    # One process may not hold every socket: spread the crowd over nodes and load processes that each can.
+    EACH=$(($(ulimit -Hn) - 1000))
+    [ "$EACH" -ge 1000 ] || die "the open-file hard limit is $(ulimit -Hn), too low to spread $DEVICES devices over processes"
+    NODES=$(((DEVICES + EACH - 1) / EACH))
+    log "one process may hold $(ulimit -Hn) open files and this user cannot raise that (no CAP_SYS_RESOURCE, as in a container): $DEVICES devices go to $NODES nodes on one PostgreSQL database"
+  fi
+fi
+PROCESSES=${PROCESSES:-$NODES}
+[ "$NODES" -ge 1 ] && [ "$PROCESSES" -ge 1 ] || die "NODES and PROCESSES must be 1 or more"
+[ $((DEVICES / PROCESSES)) -ge 1 ] && [ $((DEVICES - (PROCESSES - 1) * (DEVICES / PROCESSES))) -ge "$MEMBERS" ] \
+  || die "PROCESSES=$PROCESSES leaves the first herald-bench process fewer than MEMBERS=$MEMBERS devices"
+NODE_DEVICES=$(((DEVICES + NODES - 1) / NODES))
+FDS=$(( (NODE_DEVICES > (DEVICES + PROCESSES - 1) / PROCESSES ? NODE_DEVICES : (DEVICES + PROCESSES - 1) / PROCESSES) + 1000 ))
+if hard_limit_below "$FDS"; then
+  raise_open_files "$FDS" || die "each process holds up to $((FDS - 1000)) sockets and needs $FDS open files, the hard limit is $(ulimit -Hn) and cannot be raised here: set more NODES and PROCESSES"
 fi
 [ "$(ulimit -Sn)" = unlimited ] || [ "$(ulimit -Sn)" -ge "$FDS" ] || ulimit -Sn "$FDS" || die "ulimit -Sn $FDS failed"
+if [ "$NODES" = 1 ]; then PIN=${PIN:-1}; else PIN=${PIN:-0}; fi
 # The server asks for a backlog of 1024; the kernel gives min(1024, somaxconn).
 BACKLOG_NEEDED=$((PARALLEL < 1024 ? PARALLEL : 1024))
 if [ "$(sysctl_get net.core.somaxconn)" -lt "$BACKLOG_NEEDED" ]; then
@@ -120,18 +146,27 @@ fi
 SERVER_CPU=() BENCH_CPU=()
 if [ "$PIN" = 1 ] && [ "$(nproc)" -ge 2 ]; then SERVER_CPU=(taskset -c 0) BENCH_CPU=(taskset -c 1); fi
 WORK=$(mktemp -d /tmp/herald-crowd-XXXXXX)
-SPID=""
+SPIDS=() PORTS_OF_NODES=() PGDIR="" AS=()
 cleanup() {
   trap '' INT TERM
-  if [ -n "$SPID" ] && kill "$SPID" 2>/dev/null; then
-    for ((n = 0; n < STOP_TIMEOUT * 10; n++)); do kill -0 "$SPID" 2>/dev/null || break; sleep 0.1; done
-    kill -9 "$SPID" 2>/dev/null && log "the server did not exit ${STOP_TIMEOUT} s after SIGTERM; killed"
-    wait "$SPID" 2>/dev/null
-  fi
-  rm -rf "$WORK"
+  local p n
+  for p in "${SPIDS[@]}"; do kill "$p" 2>/dev/null; done
+  for p in "${SPIDS[@]}"; do
+    for ((n = 0; n < STOP_TIMEOUT * 10; n++)); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+    kill -9 "$p" 2>/dev/null && log "node pid $p did not exit ${STOP_TIMEOUT} s after SIGTERM; killed"
+    wait "$p" 2>/dev/null
+  done
+  [ -n "$PGDIR" ] && (cd "$PGDIR" && "${AS[@]}" "$PGBIN/pg_ctl" -D "$PGDIR/data" -m immediate -w stop >/dev/null 2>&1)
+  rm -rf "$WORK" ${PGDIR:+"$PGDIR"}
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
+NODE_MAX=$((NODE_DEVICES + 1000))
+if [ "$NODES" = 1 ]; then
+  STORE_TEXT="--db FILE"
+else
+  STORE_TEXT="--store postgres://herald@127.0.0.1:PGPORT/crowd"
+fi
 
 {
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
@@ -141,29 +176,50 @@ trap 'exit 130' INT TERM
   echo "open files: soft $(ulimit -Sn), hard $(ulimit -Hn); fs.nr_open $(sysctl_get fs.nr_open); net.core.somaxconn $(sysctl_get net.core.somaxconn)"
   echo "ip_local_port_range: $PORT_LOW-$PORT_HIGH ($PORTS ports); source addresses: $SOURCES ($PER devices each at most)"
   echo "nf_conntrack_max: ${CT_MAX:-not loaded}"
-  echo "server: herald-server serve --threads 1 --db FILE --secret bench --push-grace 2 --log-level error --max-connections $((DEVICES + 1000)) $FLAGS"
-  echo "load: herald-bench crowd -d $DEVICES -n $MEMBERS --rate $RATE --duration $DURATION --idle $IDLE --drain $DRAIN --parallel $PARALLEL --source-addresses $SOURCES"
+  echo "nodes: $NODES x herald-server serve --threads 1 $STORE_TEXT --secret bench --push-grace 2 --log-level error --max-connections $NODE_MAX $FLAGS"
+  echo "load: herald-bench crowd -d $DEVICES -n $MEMBERS --rate $RATE --duration $DURATION --idle $IDLE --drain $DRAIN --parallel $PARALLEL --source-addresses $SOURCES --processes $PROCESSES"
 } >"$OUT/conditions.txt"
 log "conditions: $OUT/conditions.txt"
 
+STORE=(--db "$WORK/crowd.db")
+if [ "$NODES" -gt 1 ]; then
+  # The nodes' shared database: a throwaway cluster, as the test fixture makes one.
+  PGDIR=$(mktemp -d /tmp/herald-crowd-pg-XXXXXX)
+  if [ "$ROOTUSER" = 1 ]; then chown postgres: "$PGDIR" && AS=(setpriv --reuid=postgres --regid=postgres --clear-groups --); fi
+  PGPORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  (cd "$PGDIR" && LC_ALL=C "${AS[@]}" "$PGBIN/initdb" -D "$PGDIR/data" -U herald --auth=trust -E UTF8 --locale=C --no-sync) \
+    >>"$OUT/pg.log" 2>&1 || die "initdb failed, see $OUT/pg.log"
+  (cd "$PGDIR" && "${SERVER_CPU[@]}" "${AS[@]}" "$PGBIN/pg_ctl" -D "$PGDIR/data" -l "$PGDIR/server.log" -w -t 30 start \
+    -o "-p $PGPORT -k $PGDIR -c listen_addresses=127.0.0.1 -c max_connections=$((NODES * 8 + 20))") >>"$OUT/pg.log" 2>&1 \
+    || { cat "$PGDIR/server.log" >>"$OUT/pg.log"; die "postgres did not start, see $OUT/pg.log"; }
+  "$PGBIN/createdb" -h 127.0.0.1 -p "$PGPORT" -U herald crowd >>"$OUT/pg.log" 2>&1 || die "createdb failed, see $OUT/pg.log"
+  STORE=(--store "postgres://herald@127.0.0.1:$PGPORT/crowd")
+  log "postgres 15 on 127.0.0.1:$PGPORT ($PGDIR)"
+fi
+
 # --port 0 and the listening line: no race with another process for a port.
-# shellcheck disable=SC2086
-"${SERVER_CPU[@]}" "$BIN/herald-server" serve --threads 1 --port 0 --db "$WORK/crowd.db" --secret bench --push-grace 2 \
-  --log-level error --max-connections $((DEVICES + 1000)) $FLAGS >"$WORK/server.out" 2>"$OUT/server.log" &
-SPID=$!
-PORT=""
-for _ in $(seq 1 200); do
-  PORT=$(sed -n 's/^herald-server listening on 127.0.0.1:\([0-9]*\)$/\1/p' "$WORK/server.out")
-  [ -n "$PORT" ] && break
-  kill -0 "$SPID" 2>/dev/null || break
-  sleep 0.1
+for i in $(seq 1 "$NODES"); do
+  # shellcheck disable=SC2086
+  "${SERVER_CPU[@]}" "$BIN/herald-server" serve --threads 1 --port 0 "${STORE[@]}" --secret bench --push-grace 2 \
+    --log-level error --max-connections "$NODE_MAX" $FLAGS >"$WORK/server$i.out" 2>>"$OUT/server.log" &
+  SPIDS+=($!)
+  PORT=""
+  for _ in $(seq 1 300); do
+    PORT=$(sed -n 's/^herald-server listening on 127.0.0.1:\([0-9]*\)$/\1/p' "$WORK/server$i.out")
+    [ -n "$PORT" ] && break
+    kill -0 "${SPIDS[-1]}" 2>/dev/null || break
+    sleep 0.1
+  done
+  [ -n "$PORT" ] || die "node $i did not start, see $OUT/server.log"
+  PORTS_OF_NODES+=("$PORT")
 done
-[ -n "$PORT" ] || die "the server did not start, see $OUT/server.log"
-log "herald-server pid $SPID on 127.0.0.1:$PORT; $DEVICES devices from $SOURCES source addresses, then a group of $MEMBERS at $RATE msgs/s"
+log "herald-server pids ${SPIDS[*]} on 127.0.0.1 ports ${PORTS_OF_NODES[*]}; $DEVICES devices from $SOURCES source addresses in $PROCESSES herald-bench processes, then a group of $MEMBERS at $RATE msgs/s"
+NODE_ARGS=(--url "ws://127.0.0.1:${PORTS_OF_NODES[0]}" --server-pid "${SPIDS[0]}")
+for ((i = 1; i < NODES; i++)); do NODE_ARGS+=(--url2 "ws://127.0.0.1:${PORTS_OF_NODES[$i]}" --node-pid "${SPIDS[$i]}"); done
 
 "${BENCH_CPU[@]}" "$BIN/herald-bench" crowd -d "$DEVICES" -n "$MEMBERS" --rate "$RATE" --duration "$DURATION" --idle "$IDLE" \
-  --drain "$DRAIN" --parallel "$PARALLEL" --source-addresses "$SOURCES" --setup-timeout "$SETUP_TIMEOUT" \
-  --url "ws://127.0.0.1:$PORT" --secret bench --server-pid "$SPID" >>"$OUT/crowd.jsonl" 2> >(tee -a "$OUT/bench.log" >&2)
+  --drain "$DRAIN" --parallel "$PARALLEL" --source-addresses "$SOURCES" --setup-timeout "$SETUP_TIMEOUT" --processes "$PROCESSES" \
+  "${NODE_ARGS[@]}" --secret bench >>"$OUT/crowd.jsonl" 2> >(tee -a "$OUT/bench.log" >&2)
 STATUS=$?
 echo "free -m after the run, before the server stops:" >>"$OUT/conditions.txt"
 free -m >>"$OUT/conditions.txt"
@@ -172,8 +228,8 @@ import json, sys
 r = json.loads(sys.stdin.read() or "{}")
 if "error" in r: print("crowd: error:", r["error"]); sys.exit()
 l = r.get("latency_ms", {})
-print("crowd: %d devices in %.1f s = %d connects/s; server %.2f KiB/device (RSS %d -> %d MiB); group of %d at %g msgs/s: p50 %.1f ms, p99 %.1f ms, sent %d, lost %d, duplicated %d, dropped %d" % (
-  r["devices"], r["connect_s"], r["connects_per_s"], r["server_rss_per_device_kib"], r["server_rss_before_kib"] // 1024,
+print("crowd: %d devices on %d nodes from %d processes in %.1f s = %d connects/s; server %.2f KiB/device (RSS %d -> %d MiB); group of %d at %g msgs/s: p50 %.1f ms, p99 %.1f ms, sent %d, lost %d, duplicated %d, dropped %d" % (
+  r["devices"], r.get("nodes", 1), r.get("processes", 1), r["connect_s"], r["connects_per_s"], r["server_rss_per_device_kib"], r["server_rss_before_kib"] // 1024,
   r["server_rss_idle_kib"] // 1024, r["members"], r["rate"], l.get("p50", 0), l.get("p99", 0), r["sent"], r["lost"], r["duplicated"],
   r["dropped_connections"]))' | tee -a "$OUT/crowd.log"
 log "herald-bench exited $STATUS; results in $OUT"

@@ -11,7 +11,7 @@ struct HeraldBenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "herald-bench",
         abstract: "Load generator for herald-server's /sync protocol (loopback only, bounded in time).",
-        subcommands: [FanoutCommand.self, ChatCommand.self, ConnectCommand.self, InsertCommand.self, CrowdCommand.self]
+        subcommands: [FanoutCommand.self, ChatCommand.self, ConnectCommand.self, InsertCommand.self, CrowdCommand.self, HoldCommand.self]
     )
 }
 

@@ -22,17 +22,22 @@ final class BenchLoop {
     private var events: [BenchConnection.Input] = []
     weak var delegate: (any BenchLoopDelegate)?
     let port: Int
-    /// Every node's port (`port` first); connection `tag` goes to `ports[tag % ports.count]` (fan-out over nodes).
+    /// Every node's port (`port` first); connection `tag` goes to `ports[(firstTag + tag) % ports.count]` (fan-out
+    /// over nodes).
     let ports: [Int]
+    /// The crowd-wide index of this loop's connection 0: a process holding one share of a crowd (`hold`) spreads its
+    /// devices over nodes and source addresses as one process holding them all would.
+    let firstTag: Int
     /// The loopback addresses connections come from (connection `tag` from ``SourceAddresses/address(for:)``).
     let sourceAddresses: SourceAddresses
     /// Connections currently registered.
     private(set) var openCount = 0
 
-    init(port: Int, otherPorts: [Int] = [], sourceAddresses: SourceAddresses) throws(BenchError) {
+    init(port: Int, otherPorts: [Int] = [], sourceAddresses: SourceAddresses, firstTag: Int = 0) throws(BenchError) {
         epoll = try Epoll(capacity: 4096)
         self.port = port
         ports = [port] + otherPorts
+        self.firstTag = firstTag
         self.sourceAddresses = sourceAddresses
         readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 << 10, alignment: 16)
     }
@@ -41,8 +46,8 @@ final class BenchLoop {
 
     /// Connects `connection` to `path` with `token`.
     func connect(_ connection: BenchConnection, path: String, token: String) throws(BenchError) {
-        try connection.open(
-            port: ports[max(connection.tag, 0) % ports.count], path: path, token: token, source: sourceAddresses.address(for: connection.tag))
+        let tag = firstTag + max(connection.tag, 0)
+        try connection.open(port: ports[tag % ports.count], path: path, token: token, source: sourceAddresses.address(for: tag))
         let fd = Int(connection.fd)
         if fd >= byFD.count { byFD += [BenchConnection?](repeating: nil, count: fd - byFD.count + 1024) }
         byFD[fd] = connection

@@ -12,13 +12,17 @@ enum BenchScenario {
     }
 
     /// A fleet for `deviceUsers`, not yet connected, once the open-file limit and the source addresses are known to
-    /// hold that many connections.
-    static func makeFleet(_ common: CommonOptions, deviceUsers: [String], prefix: String) throws -> Fleet {
+    /// hold that many connections. `firstDevice` is the crowd-wide index of `deviceUsers[0]` when this process holds
+    /// one share of a larger crowd (`crowd --processes`); `crowdSize` is the whole crowd's, whose connections share
+    /// the source addresses' ephemeral ports.
+    static func makeFleet(
+        _ common: CommonOptions, deviceUsers: [String], prefix: String, firstDevice: Int = 0, crowdSize: Int? = nil
+    ) throws -> Fleet {
         let sources = try SourceAddresses(count: common.sourceAddresses)
-        try sources.check(connections: deviceUsers.count)
+        try sources.check(connections: crowdSize ?? deviceUsers.count)
         try BenchRun.raiseOpenFileLimit(connections: deviceUsers.count)
         let ports = try common.ports()
-        let loop = try BenchLoop(port: ports[0], otherPorts: Array(ports.dropFirst()), sourceAddresses: sources)
+        let loop = try BenchLoop(port: ports[0], otherPorts: Array(ports.dropFirst()), sourceAddresses: sources, firstTag: firstDevice)
         return Fleet(loop: loop, tokens: try common.tokenSource(), deviceUsers: deviceUsers, devicePrefix: "\(prefix)d")
     }
 
@@ -38,15 +42,19 @@ enum BenchScenario {
         return ids
     }
 
-    /// Runs `load` for `--duration` (at most `--count` messages), adds `fields` to its result, closes the fleet and
-    /// prints the result line as `scenario`; exits.
-    static func run(_ load: MessageLoad, on fleet: Fleet, _ common: CommonOptions, scenario: String, fields extra: [String: Any]) -> Never {
+    /// Runs `load` for `--duration` (at most `--count` messages), adds `fields` to its result, closes the fleet, lets
+    /// `afterwards` amend the result (it runs once the fleet is closed) and prints the result line as `scenario`; exits.
+    static func run(
+        _ load: MessageLoad, on fleet: Fleet, _ common: CommonOptions, scenario: String, fields extra: [String: Any],
+        afterwards: (inout [String: Any]) -> Void = { _ in }
+    ) -> Never {
         load.limit = common.count ?? Int.max
         var sampler = ServerSampler(pid: common.serverPid)
         var fields = load.run(duration: common.duration, drain: common.drain, sampler: &sampler, progress: !common.quiet)
         fields["scenario"] = scenario
         fields.merge(extra) { _, new in new }
         fleet.closeAll()
+        afterwards(&fields)
         BenchRun.finish(fields)
     }
 }

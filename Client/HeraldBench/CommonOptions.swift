@@ -4,8 +4,10 @@ import Foundation
 /// Options every scenario takes: where the server is, how to get tokens, and the run's bounds.
 struct CommonOptions: ParsableArguments {
     @Option(help: "The server, ws://127.0.0.1:PORT (loopback only).") var url = "ws://127.0.0.1:8080"
-    @Option(help: "A second node on the same database, ws://127.0.0.1:PORT: connections alternate between --url and it (odd ones here).")
-    var url2: String?
+    @Option(help: ArgumentHelp(
+        "Another node on the same database, ws://127.0.0.1:PORT; repeat for more nodes.",
+        discussion: "Device i connects to the (i % nodes)th of --url, then each --url2 in order: with one --url2, odd devices are there."))
+    var url2: [String] = []
     @Option(help: "The server's --secret: mint HS256 tokens here (fast; unknown users are created on connect).") var secret: String?
     @Option(help: "Else: run `<server-bin> token <user> --db <db>` once per user (slow for many users).") var serverBin: String?
     @Option(help: "The server's database, for --server-bin.") var db: String?
@@ -22,9 +24,9 @@ struct CommonOptions: ParsableArguments {
     var sourceAddresses = 1
     @Flag(help: "No progress lines on stderr.") var quiet = false
 
-    /// The ports connections alternate over: `--url`'s, then `--url2`'s when given.
+    /// The ports connections go round: `--url`'s, then each `--url2`'s.
     func ports() throws -> [Int] {
-        try [port()] + (url2.map { [try Self.port(of: $0)] } ?? [])
+        try [port()] + url2.map { try Self.port(of: $0) }
     }
 
     /// The port from `--url`; only 127.0.0.1 / localhost are accepted.

@@ -68,7 +68,7 @@ final class Fleet: BenchLoopDelegate {
                     tokenOf[user] = token
                 }
                 connections[next].startedAt = MonotonicClock.nanoseconds()
-                try loop.connect(connections[next], path: pathPrefix + String(next), token: token)
+                try loop.connect(connections[next], path: pathPrefix + String(loop.firstTag + next), token: token)
                 next += 1
             }
             loop.runOnce(timeoutMs: 5)
@@ -99,7 +99,12 @@ final class Fleet: BenchLoopDelegate {
     /// Keeps every device connected for `seconds`, answering whatever the server sends (pings); fails when one ends.
     func idle(seconds: Double) throws(BenchError) {
         let until = BenchRun.deadline(seconds)
-        while MonotonicClock.nanoseconds() < until {
+        try idle { MonotonicClock.nanoseconds() >= until }
+    }
+
+    /// Keeps every device connected until `done()` (asked every 50 ms at most); fails when one ends.
+    func idle(until done: () -> Bool) throws(BenchError) {
+        while !done() {
             loop.runOnce(timeoutMs: 50)
             if let failure = failures.first { throw BenchError("device dropped while idle: \(failure)") }
         }

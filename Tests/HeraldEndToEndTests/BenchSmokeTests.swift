@@ -109,6 +109,48 @@ extension EndToEnd {
             #expect((run.result["error"] as? String ?? "").contains("429"), "\(run.result)")
         }
 
+        /// `herald-bench` under an open-file limit of `limit` (soft and hard: a process may lower its own hard limit), as
+        /// on a machine where one process cannot hold a whole crowd.
+        func benchUnderFileLimit(_ limit: Int, _ server: TestServer, _ arguments: [String]) throws -> (status: Int32, result: [String: Any]) {
+            let run = try runToCompletion("/bin/sh", ["-c", "ulimit -n \(limit) && exec \"$0\" \"$@\"", HeraldBinaries.bench] + arguments
+                                          + ["--url", server.url, "--quiet", "--duration", "1", "--drain", "10", "--setup-timeout", "30"])
+            let line = run.standardOutput.split(separator: "\n").last.map(String.init) ?? ""
+            guard let object = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] else {
+                throw ProcessHarnessError("herald-bench printed no JSON result; stderr: \(run.standardError)")
+            }
+            return (run.status, object)
+        }
+
+        @Test("crowd --processes 3: 300 live devices from processes allowed 250 open files each; all stay connected, the group gets every message once")
+        func crowdInSeveralProcesses() throws {
+            let server = try TestServer(pushGrace: 0, arguments: ["--secret", Self.secret, "--max-connections-per-ip", Self.crowdLimitPerAddress])
+            let run = try benchUnderFileLimit(250, server, ["crowd", "--secret", Self.secret, "-d", "300", "--source-addresses", "2", "-n", "50",
+                                                            "--rate", "20", "--idle", "0.5", "--processes", "3", "--server-pid", String(server.pid)])
+            #expect(run.result["error"] == nil, "\(run.result)")
+            #expect(run.status == 0, "\(run.result)")
+            #expect(run.result["devices_per_process"] as? [Int] == [100, 100, 100], "\(run.result)")
+            // This process's share: devices 0...99, spread over both addresses by their crowd-wide index.
+            #expect(run.result["connections_by_source"] as? [String: Int] == ["127.0.0.1": 50, "127.0.0.2": 50], "\(run.result)")
+            let others = run.result["other_processes_connect"] as? [[String: Any]] ?? []
+            #expect(others.map { $0["first"] as? Int } == [100, 200], "\(run.result)")
+            #expect(run.result["other_processes_dropped_connections"] as? Int == 0, "\(run.result)")
+            #expect(run.result["dropped_connections"] as? Int == 0)
+            let acked = run.result["acked"] as? Int ?? 0
+            #expect(acked >= 10, "20 messages/s for 1 s: \(run.result)")
+            #expect(run.result["deliveries"] as? Int == acked * 50, "\(run.result)")
+            #expect(run.result["lost"] as? Int == 0)
+            #expect(run.result["duplicated"] as? Int == 0)
+        }
+
+        @Test("crowd: the same 300 devices in one process allowed 250 open files are refused before connecting (what --processes is for)")
+        func crowdOverTheFileLimit() throws {
+            let server = try TestServer(pushGrace: 0, arguments: ["--secret", Self.secret, "--max-connections-per-ip", Self.crowdLimitPerAddress])
+            let run = try benchUnderFileLimit(250, server, ["crowd", "--secret", Self.secret, "-d", "300", "--source-addresses", "2", "-n", "50",
+                                                            "--idle", "0", "--server-pid", String(server.pid)])
+            #expect(run.status == 2, "\(run.result)")
+            #expect((run.result["error"] as? String ?? "").contains("open files"), "\(run.result)")
+        }
+
         @Test("crowd: more devices than one address has ephemeral ports is refused before connecting, naming the addresses needed")
         func crowdNeedsMoreAddresses() throws {
             let run = try runToCompletion(HeraldBinaries.bench, ["crowd", "--url", "ws://127.0.0.1:9", "--secret", Self.secret, "--quiet",
