@@ -113,6 +113,7 @@ public struct FrameParser {
 
             case .firstByte:
                 guard cursor < bytes.count else { return .needMore }
+                if let step = wholeHeader(bytes, cursor: &cursor) { return step }
                 let first = bytes[cursor]
                 cursor += 1
                 if let error = checkFirstByte(first) ?? checkMessageFraming(first) { return fail(error, cursor: &cursor, count: bytes.count) }
@@ -174,6 +175,42 @@ public struct FrameParser {
                 }
             }
         }
+    }
+
+    /// The header at `cursor` in one step when the input holds all of it and its length fits in 16 bits (nearly
+    /// every frame): the same checks, in the same order and with the same errors, as the byte-by-byte states below,
+    /// without a state change per byte. Nil, consuming nothing, when the byte-by-byte path must take it.
+    private mutating func wholeHeader(_ bytes: UnsafeRawBufferPointer, cursor: inout Int) -> Step? {
+        let available = bytes.count - cursor
+        guard available >= 2 else { return nil }
+        let first = bytes[cursor]
+        let second = bytes[cursor + 1]
+        let length7 = Int(second & 0x7F)
+        let masked = second & 0x80 != 0
+        let headerSize = 2 + (length7 == 126 ? 2 : 0) + (masked ? 4 : 0)
+        guard length7 != 127, available >= headerSize else { return nil }
+        if let error = checkFirstByte(first) ?? checkMessageFraming(first) { return fail(error, cursor: &cursor, count: bytes.count) }
+        let partial = PartialHeader(fin: first & 0x80 != 0, reservedBits: (first >> 4) & 0b111,
+                                    opcode: WebSocketOpcode(rawValue: first & 0x0F), masked: masked)
+        if let error = checkSecondByte(partial, length7: length7) { return fail(error, cursor: &cursor, count: bytes.count) }
+        var position = cursor + 2
+        var length = length7
+        if length7 == 126 {
+            let high = Int(bytes[position])
+            if high > allowance(for: partial) >> 8 {
+                return fail(.tooBig("payload length exceeds the frame or message size limit"), cursor: &cursor, count: bytes.count)
+            }
+            length = high << 8 | Int(bytes[position + 1])
+            position += 2
+        }
+        if let error = checkLength(length, partial) { return fail(error, cursor: &cursor, count: bytes.count) }
+        var maskKey: MaskKey?
+        if masked {
+            maskKey = MaskKey((bytes[position], bytes[position + 1], bytes[position + 2], bytes[position + 3]))
+            position += 4
+        }
+        cursor = position
+        return headerComplete(partial, length: length, maskKey: maskKey)
     }
 
     // MARK: - Header checks
