@@ -23,11 +23,24 @@ public enum Base64URL {
     /// Decodes unpadded base64url; nil on any character outside the alphabet, on padding, or on an
     /// impossible length (one leftover character) or non-zero trailing bits (a non-canonical encoding).
     public static func decode<Text: StringProtocol>(_ text: Text) -> [UInt8]? {
+        decode(utf8: text.utf8)
+    }
+
+    /// Decodes the UTF-8 bytes of unpadded base64url text; see ``decode(_:)``.
+    public static func decode<UTF8Bytes: Collection<UInt8>>(utf8 text: UTF8Bytes) -> [UInt8]? {
+        // A native string's bytes are contiguous: decoding them as a buffer runs specialized, where the generic walk
+        // over the bytes of an unknown collection cost ~300 instructions a character (a token's three segments were
+        // a fifth of a /sync upgrade).
+        if let decoded = text.withContiguousStorageIfAvailable({ decode(bytes: $0) }) { return decoded }
+        return decode(bytes: Array(text))
+    }
+
+    private static func decode<Bytes: Sequence<UInt8>>(bytes: Bytes) -> [UInt8]? {
         var output: [UInt8] = []
-        output.reserveCapacity(text.utf8.count * 3 / 4)
+        output.reserveCapacity(bytes.underestimatedCount * 3 / 4)
         var buffer: UInt32 = 0
         var bits = 0
-        for byte in text.utf8 {
+        for byte in bytes {
             guard let value = sextet(byte) else { return nil }
             buffer = buffer << 6 | UInt32(value)
             bits += 6

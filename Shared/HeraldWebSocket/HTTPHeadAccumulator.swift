@@ -25,11 +25,17 @@ struct HTTPHeadAccumulator {
 
     mutating func append(_ bytes: UnsafeRawBufferPointer) -> Outcome {
         var index = 0
+        // The bytes from here to `index` are checked and belong to `line`: appended as one run when the line ends or
+        // the input does, not one by one.
+        var runStart = 0
+        defer { if runStart < index { line.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[runStart..<index])) } }
         while index < bytes.count {
             let byte = bytes[index]
             index += 1
             total += 1
             if byte == UInt8(ascii: "\n") {
+                line.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[runStart..<(index - 1)]))
+                runStart = index
                 if previousWasCR { line.removeLast() }
                 previousWasCR = false
                 if line.isEmpty {
@@ -60,7 +66,6 @@ struct HTTPHeadAccumulator {
             if lines.isEmpty && byte >= 0x80 {
                 return .failed(status: 400, reason: "non-ASCII byte in start line")
             }
-            line.append(byte)
             if total > maxHeadSize {
                 // RFC 6585 §5: 431 Request Header Fields Too Large.
                 return .failed(status: 431, reason: "HTTP head exceeds \(maxHeadSize) bytes")
@@ -92,7 +97,7 @@ struct HTTPHeadAccumulator {
             guard name.allSatisfy(isTokenCharacter) else {
                 return .failure(.init(status: 400, reason: "invalid header name"))
             }
-            let value = HTTPHeaders.trim(Substring(String(decoding: line[(colon + 1)...], as: UTF8.self)))
+            let value = String(decoding: HTTPHeaders.trimmed(line[(colon + 1)...]), as: UTF8.self)
             headers.add(name: String(decoding: name, as: UTF8.self), value: value)
         }
         return .success(headers)

