@@ -146,6 +146,14 @@ struct WriteQueue {
     mutating func consume(_ sent: Int) {
         var remaining = sent
         count -= sent
+        if count == 0, chunks.count == 1 {
+            // One chunk, all sent (a request/response connection's usual case): its block goes back to the pool
+            // without a walk over the list or a placeholder in its slot.
+            if case .owned(let block, _, _) = chunks.removeLast() { giveBack(block) }
+            head = 0
+            headOffset = 0
+            return
+        }
         if count == 0 {
             // Drained (the common case): owned blocks go back to the pool, shared frames are let go with the list (no
             // placeholder written into each slot first).
@@ -194,12 +202,18 @@ struct WriteQueue {
     }
 
     private mutating func release(chunkAt index: Int) {
-        guard case .owned(var block, _, _) = chunks[index] else {
+        guard case .owned(let block, _, _) = chunks[index] else {
             chunks[index] = .shared(WriteQueue.emptyFrame)
             return
         }
         chunks[index] = .shared(WriteQueue.emptyFrame)  // drop our reference so `block` may be unique again
-        // A later slice of the same block keeps it; the last slice to go hands it back to the pool.
+        giveBack(block)
+    }
+
+    /// Hands a block whose slice is done back to the loop's pool, unless a later slice of it is still queued (the
+    /// last slice to go hands it back) or it is not of a pooled size.
+    private func giveBack(_ block: consuming OwnedBlock) {
+        var block = block
         if block.capacity == Self.blockSize || block.capacity == Self.smallBlockSize, isKnownUniquelyReferenced(&block) {
             OwnedBlockPool.current?.give(block)
         }
