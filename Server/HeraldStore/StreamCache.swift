@@ -79,6 +79,8 @@ struct StreamCache {
     private var slotOf: [String: Int] = [:]
     /// The last fan-out's participants and their slots (dropped whenever a slot is taken back).
     private var lastFanOut: (users: [String], slots: [Int])?
+    /// The user list of the remembered fan-out (the array itself: an identical array is recognised without comparing ids).
+    var rememberedFanOutUsers: [String]? { lastFanOut?.users }
     /// Slots whose run changed in the open transaction (each once; after a rollback perhaps one whose change was undone:
     /// writing its restored, already stored run again is harmless).
     private var dirtySlots: [Int] = []
@@ -135,6 +137,10 @@ struct StreamCache {
         let userSlots: [Int]
         if let last = lastFanOut, last.users == users {
             userSlots = last.slots
+            // Equal by content, perhaps not by identity (a group's announcement lists its members in another array
+            // than the participants cache hands out for every message after): keep the caller's array, so the next
+            // fan-out of the same list is recognised by identity, not by comparing every user id.
+            lastFanOut = (users, userSlots)
         } else {
             var found: [Int] = []
             found.reserveCapacity(users.count)

@@ -276,8 +276,8 @@ extension SyncCore {
     ) {
         // S7: not the sender; P1/S1: a recipient viewing the conversation gets no push at all.
         // One lookup for the whole group: when no device views the conversation, no recipient's devices are looked at.
-        let viewed = presence.isViewed(record.conversation)
-        let recipients = stored.participants.filter { $0 != record.sender && !(viewed && hasDeviceViewing($0, record.conversation)) }
+        var recipients = Self.participants(stored.participants, without: record.sender)
+        if presence.isViewed(record.conversation) { recipients.removeAll { hasDeviceViewing($0, record.conversation) } }
         guard !recipients.isEmpty else { return }
         // The push reads the same for every recipient: one preview and one schedule entry per message.
         let push = PushPreview.info(for: record, senderName: senderName, in: stored)
@@ -400,6 +400,25 @@ extension SyncCore {
 
     /// Whether any of the user's devices is viewing the conversation (S1), for a caller that checked ``presence`` once
     /// for many users.
+    /// `sorted` without `user`. Both stores list participants sorted, and in byte order where the database collates
+    /// by bytes (SQLite's BINARY, PostgreSQL's "C"): there the user is found by binary search, not by comparing every
+    /// id in a large group; a list in another order is scanned.
+    static func participants(_ sorted: [String], without user: String) -> [String] {
+        var low = 0
+        var high = sorted.count
+        while low < high {
+            let middle = (low + high) / 2
+            if sorted[middle].utf8.lexicographicallyPrecedes(user.utf8) { low = middle + 1 } else { high = middle }
+        }
+        var others = sorted
+        if low < sorted.count, sorted[low] == user {
+            others.remove(at: low)
+        } else {
+            others.removeAll { $0 == user }
+        }
+        return others
+    }
+
     private func hasDeviceViewing(_ user: String, _ conversation: String) -> Bool {
         (devicesByUser[user] ?? []).contains { $0.state.scene.viewing == conversation }
     }

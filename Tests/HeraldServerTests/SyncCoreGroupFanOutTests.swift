@@ -70,4 +70,19 @@ struct SyncCoreGroupFanOutTests {
         #expect(SyncCore<Int>.runsOfSameRecipients(due.dropFirst(5)).map(\.range) == [5..<6], "a slice keeps its indices")
         #expect(SyncCore<Int>.runsOfSameRecipients(due.dropFirst(6)).isEmpty)
     }
+
+    @Test("S7: a message's push recipients are the participants but the sender, found in byte order or, in any other order, by a scan")
+    func participantsWithoutTheSender() {
+        typealias Core = SyncCore<Int>
+        let sorted = (0..<300).map { "u\($0)" }.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        for user in ["u0", "u150", "u299", "u42"] {
+            #expect(Core.participants(sorted, without: user) == sorted.filter { $0 != user }, "\(user)")
+        }
+        #expect(Core.participants(sorted, without: "nobody") == sorted)
+        #expect(Core.participants(sorted, without: "u") == sorted)
+        // A list in another collation's order: still exactly the others.
+        let otherOrder = ["b", "C", "a", "D"]
+        for user in otherOrder { #expect(Core.participants(otherOrder, without: user) == otherOrder.filter { $0 != user }, "\(user)") }
+        #expect(Core.participants([], without: "a").isEmpty)
+    }
 }

@@ -35,4 +35,20 @@ struct StreamCacheSlotTests {
         #expect(rows.first { $0.user == "alice" }?.run == StreamRun(firstSeq: 1, firstBody: 1, count: 4))
         #expect(rows.first { $0.user == "dave" }?.run == StreamRun(firstSeq: 21, firstBody: 3, count: 1))
     }
+
+    @Test("R3: an equal list in another array gets the same seqs, and is remembered in its place (the next one is found by identity)")
+    func equalListInAnotherArray() throws {
+        var cache = StreamCache()
+        let users = (0..<40).map { "user\($0)" }
+        for (index, user) in users.enumerated() { cache.load(user, .init(head: Int64(index))) }
+        let announced = users
+        #expect(try cache.append(announced, body: 1) == (0..<40).map { Int64($0) + 1 })
+        // The same ids, built anew (as the participants cache hands out another array than the announcement's).
+        let everyMessage = (0..<40).map { "user\($0)" }
+        func base(_ list: [String]?) -> UnsafeRawPointer? { list?.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) } }
+        #expect(base(everyMessage) != base(announced))
+        #expect(try cache.append(everyMessage, body: 2) == (0..<40).map { Int64($0) + 2 })
+        #expect(base(cache.rememberedFanOutUsers) == base(everyMessage))
+        #expect(try cache.append(everyMessage, body: 3) == (0..<40).map { Int64($0) + 3 })
+    }
 }
