@@ -20,7 +20,9 @@ final class BenchLoop {
     private var flushList: [BenchConnection] = []
     private var readBuffer: UnsafeMutableRawBufferPointer
     private var events: [BenchConnection.Input] = []
-    weak var delegate: (any BenchLoopDelegate)?
+    /// Not retained (the fleet owns the loop) and not weak: a weak load per frame was a few % of a /sync fan-out's
+    /// generator. The fleet sets itself here and outlives every pass of the loop.
+    unowned(unsafe) var delegate: (any BenchLoopDelegate)?
     let port: Int
     /// Every node's port (`port` first); connection `tag` goes to `ports[(firstTag + tag) % ports.count]` (fan-out
     /// over nodes).
