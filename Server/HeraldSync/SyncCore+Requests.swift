@@ -398,8 +398,6 @@ extension SyncCore {
         }
     }
 
-    /// Whether any of the user's devices is viewing the conversation (S1), for a caller that checked ``presence`` once
-    /// for many users.
     /// `sorted` without `user`. Both stores list participants sorted, and in byte order where the database collates
     /// by bytes (SQLite's BINARY, PostgreSQL's "C"): there the user is found by binary search, not by comparing every
     /// id in a large group; a list in another order is scanned.
@@ -419,6 +417,8 @@ extension SyncCore {
         return others
     }
 
+    /// Whether any of the user's devices is viewing the conversation (S1), for a caller that checked ``presence`` once
+    /// for many users.
     private func hasDeviceViewing(_ user: String, _ conversation: String) -> Bool {
         (devicesByUser[user] ?? []).contains { $0.state.scene.viewing == conversation }
     }

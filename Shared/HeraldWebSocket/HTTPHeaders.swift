@@ -69,14 +69,7 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
         byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte
     }
 
-    static func trim(_ text: Substring) -> String {
-        let bytes = text.utf8
-        let start = bytes.firstIndex { !isSpaceOrTab($0) } ?? bytes.endIndex
-        let end = bytes[start...].lastIndex { !isSpaceOrTab($0) }.map(bytes.index(after:)) ?? start
-        return String(text[start..<end])
-    }
-
-    /// The bytes of `text` without leading and trailing spaces and tabs (RFC 9110 §5.5: OWS around a field value).
+    /// `bytes` without leading and trailing spaces and tabs (RFC 9110 §5.5: OWS around a field value).
     static func trimmed(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
         let start = bytes.firstIndex { !isSpaceOrTab($0) } ?? bytes.endIndex
         let end = bytes[start...].lastIndex { !isSpaceOrTab($0) }.map { $0 + 1 } ?? start

@@ -100,7 +100,7 @@ public enum JSONWebToken {
         /// `Identifiers`-safe, never escaped), which spares a JSONDecoder per /sync upgrade; anything else is decoded.
         static func parse(_ bytes: [UInt8]) -> Header? {
             if bytes == plain { return Header(alg: "HS256", kid: nil) }
-            if bytes.count > keyedPrefix.count + keyedSuffix.count, bytes.starts(with: keyedPrefix), bytes.reversed().starts(with: keyedSuffix.reversed()) {
+            if bytes.count > keyedPrefix.count + keyedSuffix.count, bytes.starts(with: keyedPrefix), bytes.suffix(keyedSuffix.count).elementsEqual(keyedSuffix) {
                 let id = bytes[keyedPrefix.count..<(bytes.count - keyedSuffix.count)]
                 if id.allSatisfy({ $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") && $0 >= 0x20 && $0 < 0x7F }) {
                     return Header(alg: "HS256", kid: String(decoding: id, as: UTF8.self))
