@@ -18,7 +18,8 @@
 # 3. bench-peers.sh: for each round, each server, each test: a fresh server pinned to CPU 0, wsbench on CPU 1;
 #    rounds interleave servers so machine noise hits all alike. summarize.py: medians and ratios to Node ws.
 # 4. herald-bench fanout / fanout --rate 20 / chat / insert / connect / group of 1,000 against a fresh herald-server
-#    each (server on CPU 0 with --secret, herald-bench on CPU 1), ROUNDS interleaved rounds. One JSON line per run in
+#    each (server on CPU 0 with --secret and --max-unanswered-requests 256, so a sender's 32 requests in flight are
+#    read as sent; herald-bench on CPU 1), ROUNDS interleaved rounds. One JSON line per run in
 #    OUTDIR/sync.jsonl; sync_table.py prints every run, the medians, and the group fan-out against each raw broadcast.
 # Everything is on 127.0.0.1 and bounded in time. Results: OUTDIR (default .bench/results/<timestamp>).
 # HERALD_BIN_DIR=/path/to/release skips step 1's swift build and uses herald-server/herald-bench from there.
@@ -173,9 +174,11 @@ sync_run() { # name port herald-bench-args...  (ROUND is the current round; with
   local name=$1 port=$2; shift 2
   local db="$OUT/sync-$name-$ROUND"
   rm -rf "$db"; mkdir -p "$db"
+  # --max-unanswered-requests: the /sync scenarios keep up to 32 sends in flight on one connection, and the server's
+  # default (8) would quietly read them 8 at a time, so the run would measure a window of 8 (as stores.sh and crowd.sh).
   # shellcheck disable=SC2086
   taskset -c 0 "$SERVER" serve --threads 1 --port "$port" --db "$db/herald.db" --secret bench --log-level error \
-    --push-grace 2 $HERALD_BENCH_FLAGS >>"$OUT/sync-server.log" 2>&1 &
+    --push-grace 2 --max-unanswered-requests 256 $HERALD_BENCH_FLAGS >>"$OUT/sync-server.log" 2>&1 &
   SPID=$!
   for _ in $(seq 1 100); do [ -n "$(ss -Hltn "sport = :$port" 2>/dev/null)" ] && break; sleep 0.1; done
   echo "== $name round $ROUND: taskset -c 1 herald-bench $* --url ws://127.0.0.1:$port --secret bench --server-pid PID" >>"$OUT/sync.log"
