@@ -99,10 +99,12 @@ if [ -z "${NODES:-}" ]; then
 fi
 PROCESSES=${PROCESSES:-$NODES}
 [ "$NODES" -ge 1 ] && [ "$PROCESSES" -ge 1 ] || die "NODES and PROCESSES must be 1 or more"
-[ $((DEVICES / PROCESSES)) -ge 1 ] && [ $((DEVICES - (PROCESSES - 1) * (DEVICES / PROCESSES))) -ge "$MEMBERS" ] \
+# herald-bench's first process holds the most: what the others' equal shares leave (crowd --processes).
+FIRST_SHARE=$((DEVICES - (PROCESSES - 1) * (DEVICES / PROCESSES)))
+[ $((DEVICES / PROCESSES)) -ge 1 ] && [ "$FIRST_SHARE" -ge "$MEMBERS" ] \
   || die "PROCESSES=$PROCESSES leaves the first herald-bench process fewer than MEMBERS=$MEMBERS devices"
 NODE_DEVICES=$(((DEVICES + NODES - 1) / NODES))
-FDS=$(( (NODE_DEVICES > (DEVICES + PROCESSES - 1) / PROCESSES ? NODE_DEVICES : (DEVICES + PROCESSES - 1) / PROCESSES) + 1000 ))
+FDS=$(((NODE_DEVICES > FIRST_SHARE ? NODE_DEVICES : FIRST_SHARE) + 1000))
 if hard_limit_below "$FDS"; then
   raise_open_files "$FDS" || die "each process holds up to $((FDS - 1000)) sockets and needs $FDS open files, the hard limit is $(ulimit -Hn) and cannot be raised here: set more NODES and PROCESSES"
 fi

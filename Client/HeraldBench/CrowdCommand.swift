@@ -52,6 +52,8 @@ struct CrowdCommand: ParsableCommand {
     /// Devices in each `hold` process; this process holds the rest, from device 0.
     private var otherShare: Int { devices / processes }
     private var ownShare: Int { devices - (processes - 1) * otherShare }
+    /// Each process's part of `--parallel`.
+    private var parallelPerProcess: Int { max(1, parallel / processes) }
 
     func run() throws {
         do {
@@ -65,9 +67,8 @@ struct CrowdCommand: ParsableCommand {
             let connectStart = MonotonicClock.nanoseconds()
             let shares = try startShares(prefix: prefix)
             let deadline = BenchRun.deadline(common.setupTimeout)
-            let ownParallel = max(1, parallel / processes)
             do {
-                try fleet.connectAll(parallel: ownParallel, deadline: deadline, progress: !common.quiet)
+                try fleet.connectAll(parallel: parallelPerProcess, deadline: deadline, progress: !common.quiet)
                 while try !(shares?.ready() ?? true) {
                     fleet.loop.runOnce(timeoutMs: 10)
                     if MonotonicClock.nanoseconds() > deadline { throw BenchError("setup timed out: a share's devices are not all synced") }
@@ -141,7 +142,7 @@ struct CrowdCommand: ParsableCommand {
         if let secret = common.secret { passed += ["--secret", secret] }
         if let serverBin = common.serverBin, let db = common.db { passed += ["--server-bin", serverBin, "--db", db] }
         passed += ["--prefix", prefix, "--source-addresses", String(common.sourceAddresses), "--setup-timeout", String(common.setupTimeout),
-                   "--crowd", String(devices), "--parallel", String(max(1, parallel / processes))]
+                   "--crowd", String(devices), "--parallel", String(parallelPerProcess)]
         if common.quiet { passed.append("--quiet") }
         let shares = (1..<processes).map { (first: ownShare + ($0 - 1) * otherShare, count: otherShare) }
         return try CrowdShares(shares: shares) { first, count in passed + ["--first", String(first), "--devices", String(count)] }

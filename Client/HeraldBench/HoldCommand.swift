@@ -41,8 +41,7 @@ struct HoldCommand: ParsableCommand {
                 "scenario": "hold", "ready": true, "first": first, "devices": devices, "connect_s": Report.round(seconds, 3),
                 "connect_latency_ms": MessageLoad.percentiles(fleet.connectLatency),
             ])
-            let input = StandardInputEnd()
-            try fleet.idle(until: input.reached)
+            try fleet.idle(until: Self.standardInputEnded)
             let connected = fleet.loop.openCount
             fleet.closeAll()
             BenchRun.finish([
@@ -53,11 +52,9 @@ struct HoldCommand: ParsableCommand {
             BenchRun.fail("hold", error)
         }
     }
-}
 
-/// Whether stdin has ended: the parent closed its end of the pipe, or exited. Reads and discards what arrives.
-struct StandardInputEnd {
-    func reached() -> Bool {
+    /// Whether stdin has ended: the parent closed its end of the pipe, or exited. Reads and discards what arrives.
+    private static func standardInputEnded() -> Bool {
         var entry = pollfd(fd: 0, events: Int16(POLLIN), revents: 0)
         guard poll(&entry, 1, 0) > 0 else { return false }
         var scratch = [UInt8](repeating: 0, count: 256)

@@ -146,21 +146,19 @@ struct WriteQueue {
     mutating func consume(_ sent: Int) {
         var remaining = sent
         count -= sent
-        if count == 0, chunks.count == 1 {
-            // One chunk, all sent (a request/response connection's usual case): its block goes back to the pool
-            // without a walk over the list or a placeholder in its slot.
-            if case .owned(let block, _, _) = chunks.removeLast() { giveBack(block) }
-            head = 0
-            headOffset = 0
-            return
-        }
         if count == 0 {
-            // Drained (the common case): owned blocks go back to the pool, shared frames are let go with the list (no
-            // placeholder written into each slot first).
-            for index in head..<chunks.count {
-                if case .owned = chunks[index] { release(chunkAt: index) }
+            // Drained (the common case): the live chunks leave the list from its end, each owned block going back to
+            // the pool with its last slice to leave (no placeholder written into a slot first); the dead prefix goes
+            // with the list, whose slots are kept for the next writes up to ``keptChunkCapacity``.
+            while chunks.count > head {
+                // Taken straight from the list (no copy kept): the block must be unique for the pool to take it.
+                if case .owned(let block, _, _) = chunks.removeLast() { giveBack(block) }
             }
-            chunks.removeAll(keepingCapacity: chunks.capacity <= Self.keptChunkCapacity)
+            if chunks.capacity > Self.keptChunkCapacity {
+                chunks = []
+            } else if !chunks.isEmpty {
+                chunks.removeAll(keepingCapacity: true)
+            }
             head = 0
             headOffset = 0
             return

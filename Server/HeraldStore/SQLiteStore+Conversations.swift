@@ -104,7 +104,7 @@ extension SQLiteStore {
     }
 
     func isParticipant(user: String, rowid: Int64) throws(StoreError) -> Bool {
-        if let cached = participantsCache.participants(of: rowid) { return Self.sortedContains(cached, user) }
+        if let cached = participantsCache.participants(of: rowid) { return SortedUserIDs.index(of: user, in: cached) != nil }
         return try connection.scalar(
             "SELECT 1 FROM participants WHERE conversation_id = ? AND user_id = ?", .int(rowid), .text(user)) != nil
     }
@@ -117,21 +117,6 @@ extension SQLiteStore {
         ) { row in row.text(0) }
         if !connection.isReadOnly { participantsCache.store(participants, of: rowid, inTransaction: isInTransaction) }
         return participants
-    }
-
-    /// Binary search in a list sorted the way SQLite's `ORDER BY user_id` sorts: BINARY collation, i.e. by UTF-8
-    /// bytes. Swift's `<` and `==` on String follow Unicode canonical equivalence instead, so bytes are compared here,
-    /// exactly as the SQL this replaces would.
-    static func sortedContains(_ sorted: [String], _ user: String) -> Bool {
-        var low = 0
-        var high = sorted.count
-        while low < high {
-            let middle = (low + high) / 2
-            let candidate = sorted[middle].utf8
-            if candidate.elementsEqual(user.utf8) { return true }
-            if candidate.lexicographicallyPrecedes(user.utf8) { low = middle + 1 } else { high = middle }
-        }
-        return false
     }
 
     private func requireUsers(_ ids: [String]) throws(StoreError) {

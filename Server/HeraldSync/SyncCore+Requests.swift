@@ -398,19 +398,12 @@ extension SyncCore {
         }
     }
 
-    /// `sorted` without `user`. Both stores list participants sorted, and in byte order where the database collates
-    /// by bytes (SQLite's BINARY, PostgreSQL's "C"): there the user is found by binary search, not by comparing every
-    /// id in a large group; a list in another order is scanned.
+    /// `sorted` without `user`: found by binary search where the list is in byte order (``SortedUserIDs``), not by
+    /// comparing every id of a large group; a list in another order is scanned.
     static func participants(_ sorted: [String], without user: String) -> [String] {
-        var low = 0
-        var high = sorted.count
-        while low < high {
-            let middle = (low + high) / 2
-            if sorted[middle].utf8.lexicographicallyPrecedes(user.utf8) { low = middle + 1 } else { high = middle }
-        }
         var others = sorted
-        if low < sorted.count, sorted[low] == user {
-            others.remove(at: low)
+        if let index = SortedUserIDs.index(of: user, in: sorted) {
+            others.remove(at: index)
         } else {
             others.removeAll { $0 == user }
         }

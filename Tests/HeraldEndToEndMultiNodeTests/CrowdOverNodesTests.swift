@@ -33,17 +33,9 @@ extension EndToEnd {
             #expect((result["latency_ms_by_node"] as? [Any])?.count == 3, "the group's members are on all three nodes: \(result)")
             // The memory figures add up the three nodes' RSS.
             let before = result["server_rss_before_kib"] as? Int ?? 0
-            let oneNode = ServerRSS.kib(of: nodes.nodes[0].pid) ?? .max
+            let oneNode = ProcessMemory.residentKiB(nodes.nodes[0].pid)
+            #expect(oneNode > 0, "node 0's RSS is readable")
             #expect(before > oneNode, "three nodes' RSS, not one: \(before) vs \(oneNode)")
         }
-    }
-}
-
-/// A process's resident set in KiB, from /proc.
-enum ServerRSS {
-    static func kib(of pid: pid_t) -> Int? {
-        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
-        let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }
-        return line.flatMap { Int($0.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") }
     }
 }

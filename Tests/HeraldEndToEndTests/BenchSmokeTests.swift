@@ -9,10 +9,17 @@ extension EndToEnd {
     struct BenchSmoke {
         static let secret = "bench-smoke-secret"
 
-        /// Runs `herald-bench <arguments>` against `server` and returns its one-line JSON result.
-        func bench(_ server: TestServer, _ arguments: [String]) throws -> (status: Int32, result: [String: Any]) {
-            let run = try runToCompletion(HeraldBinaries.bench, arguments + ["--url", server.url, "--quiet", "--duration", "1", "--drain", "10",
-                                                                             "--setup-timeout", "30"])
+        /// Runs `herald-bench <arguments>` against `server` and returns its one-line JSON result; with `openFileLimit`,
+        /// under that limit (soft and hard: a process may lower its own hard limit), as on a machine where one process
+        /// cannot hold a whole crowd.
+        func bench(_ server: TestServer, _ arguments: [String], openFileLimit: Int? = nil) throws -> (status: Int32, result: [String: Any]) {
+            let all = arguments + ["--url", server.url, "--quiet", "--duration", "1", "--drain", "10", "--setup-timeout", "30"]
+            let run: CompletedProcess
+            if let limit = openFileLimit {
+                run = try runToCompletion("/bin/sh", ["-c", "ulimit -n \(limit) && exec \"$0\" \"$@\"", HeraldBinaries.bench] + all)
+            } else {
+                run = try runToCompletion(HeraldBinaries.bench, all)
+            }
             let line = run.standardOutput.split(separator: "\n").last.map(String.init) ?? ""
             let object = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
             guard let object else { throw ProcessHarnessError("herald-bench printed no JSON result; stderr: \(run.standardError)") }
@@ -109,23 +116,11 @@ extension EndToEnd {
             #expect((run.result["error"] as? String ?? "").contains("429"), "\(run.result)")
         }
 
-        /// `herald-bench` under an open-file limit of `limit` (soft and hard: a process may lower its own hard limit), as
-        /// on a machine where one process cannot hold a whole crowd.
-        func benchUnderFileLimit(_ limit: Int, _ server: TestServer, _ arguments: [String]) throws -> (status: Int32, result: [String: Any]) {
-            let run = try runToCompletion("/bin/sh", ["-c", "ulimit -n \(limit) && exec \"$0\" \"$@\"", HeraldBinaries.bench] + arguments
-                                          + ["--url", server.url, "--quiet", "--duration", "1", "--drain", "10", "--setup-timeout", "30"])
-            let line = run.standardOutput.split(separator: "\n").last.map(String.init) ?? ""
-            guard let object = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] else {
-                throw ProcessHarnessError("herald-bench printed no JSON result; stderr: \(run.standardError)")
-            }
-            return (run.status, object)
-        }
-
         @Test("crowd --processes 3: 300 live devices from processes allowed 250 open files each; all stay connected, the group gets every message once")
         func crowdInSeveralProcesses() throws {
             let server = try TestServer(pushGrace: 0, arguments: ["--secret", Self.secret, "--max-connections-per-ip", Self.crowdLimitPerAddress])
-            let run = try benchUnderFileLimit(250, server, ["crowd", "--secret", Self.secret, "-d", "300", "--source-addresses", "2", "-n", "50",
-                                                            "--rate", "20", "--idle", "0.5", "--processes", "3", "--server-pid", String(server.pid)])
+            let run = try bench(server, ["crowd", "--secret", Self.secret, "-d", "300", "--source-addresses", "2", "-n", "50", "--rate", "20",
+                                         "--idle", "0.5", "--processes", "3", "--server-pid", String(server.pid)], openFileLimit: 250)
             #expect(run.result["error"] == nil, "\(run.result)")
             #expect(run.status == 0, "\(run.result)")
             #expect(run.result["devices_per_process"] as? [Int] == [100, 100, 100], "\(run.result)")
@@ -145,8 +140,8 @@ extension EndToEnd {
         @Test("crowd: the same 300 devices in one process allowed 250 open files are refused before connecting (what --processes is for)")
         func crowdOverTheFileLimit() throws {
             let server = try TestServer(pushGrace: 0, arguments: ["--secret", Self.secret, "--max-connections-per-ip", Self.crowdLimitPerAddress])
-            let run = try benchUnderFileLimit(250, server, ["crowd", "--secret", Self.secret, "-d", "300", "--source-addresses", "2", "-n", "50",
-                                                            "--idle", "0", "--server-pid", String(server.pid)])
+            let run = try bench(server, ["crowd", "--secret", Self.secret, "-d", "300", "--source-addresses", "2", "-n", "50",
+                                         "--idle", "0", "--server-pid", String(server.pid)], openFileLimit: 250)
             #expect(run.status == 2, "\(run.result)")
             #expect((run.result["error"] as? String ?? "").contains("open files"), "\(run.result)")
         }

@@ -64,7 +64,7 @@ struct HardeningSlowConsumerTests {
         let latest = try slow.syncLatest()
         for reader in readers { reader.start(expecting: Self.messageCount) }
 
-        let baselineKiB = Hardening.residentKiB(server.pid)
+        let baselineKiB = ProcessMemory.residentKiB(server.pid)
         var peakKiB = baselineKiB
         let text = String(repeating: "load-test text ", count: 200)  // ~3 KB per message
         var sent: [String] = []
@@ -78,10 +78,10 @@ struct HardeningSlowConsumerTests {
                 try alice.sendRaw(#"{"type":"send","id":\#(10_000 + index),"conversation":"\#(group)","clientMessageId":"\#(cid)","text":"\#(cid) \#(text)"}"#)
             }
             for id in ids { #expect(try alice.response(id: id).ok) }
-            peakKiB = max(peakKiB, Hardening.residentKiB(server.pid))
+            peakKiB = max(peakKiB, ProcessMemory.residentKiB(server.pid))
         }
         for reader in readers { #expect(reader.done.wait(timeout: .now() + 90) == .success) }
-        peakKiB = max(peakKiB, Hardening.residentKiB(server.pid))
+        peakKiB = max(peakKiB, ProcessMemory.residentKiB(server.pid))
 
         var wrong = 0
         for reader in readers {

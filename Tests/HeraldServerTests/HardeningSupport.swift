@@ -121,15 +121,6 @@ enum Hardening {
         return out
     }
 
-    /// VmRSS of `pid` in KiB, from /proc/<pid>/status.
-    static func residentKiB(_ pid: Int32) -> Int {
-        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return 0 }
-        for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
-            return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
-        }
-        return 0
-    }
-
     /// A token for `user` on the server's database.
     static func token(_ server: ServerHarness, _ user: String) throws -> String {
         try TokenIssuer.issue(dbPath: server.databasePath, user: user, name: user.capitalized, secret: nil, ttlSeconds: 3_600)

@@ -25,7 +25,7 @@ struct SecurityFlowControlTests {
         let text = String(repeating: "x", count: 4_000)
         for n in 0..<200 { try alice.request(#"{"type":"send","conversation":"\#(c)","clientMessageId":"h-\#(n)","text":"\#(text)"}"#) }
         _ = bob.settle(milliseconds: 300)
-        let idleKiB = Hardening.residentKiB(server.pid)
+        let idleKiB = ProcessMemory.residentKiB(server.pid)
 
         let count = 1_000
         var flood: [UInt8] = []
@@ -40,7 +40,7 @@ struct SecurityFlowControlTests {
             let started = Date()
             #expect(try bob.request(#"{"type":"conversations"}"#).ok)
             latencies.append(Date().timeIntervalSince(started) * 1000)
-            peakKiB = max(peakKiB, Hardening.residentKiB(server.pid))
+            peakKiB = max(peakKiB, ProcessMemory.residentKiB(server.pid))
             usleep(50_000)
         }
         var answered = 0
@@ -54,7 +54,7 @@ struct SecurityFlowControlTests {
             #expect(response.ok && response.hasMore == true, "an answer sized to its byte budget says there is more")
             #expect((response.messages?.count ?? 0) < 200 && (response.messages?.count ?? 0) > 10)
             answered += 1
-            if answered % 100 == 0 { peakKiB = max(peakKiB, Hardening.residentKiB(server.pid)) }
+            if answered % 100 == 0 { peakKiB = max(peakKiB, ProcessMemory.residentKiB(server.pid)) }
         }
         #expect(answered == count, "no request dropped and the connection was never closed as a slow consumer")
         #expect(peakKiB - idleKiB < 64 * 1024, "resident \(idleKiB) KiB idle, \(peakKiB) KiB at peak")
