@@ -277,4 +277,32 @@ struct ClientCoreTests {
         guard case .send(_, let clientMessageId, _, _, _)? = sends.first?.request else { return }
         #expect(clientMessageId == "alice-d1-1")
     }
+
+    @Test("R5: open thread of a conversation the local list does not have yet asks the server's list: opened if it is there, not_participant if not")
+    func openThreadAsksTheServersList() {
+        var h = CoreHarness()
+        h.connect()
+        h.requests = []
+        h.command("open thread c2")
+        #expect(h.requests.map(\.request) == [.conversations], "the list is read before deciding")
+        #expect(h.lastAnswer == nil, "no answer until the server's list is in")
+        h.respond {
+            $0.latest = 6
+            $0.conversations = [ConversationInfo(id: "c2", kind: .direct, title: nil, participants: [CoreHarness.alice, CoreHarness.bob],
+                                                 unread: 0, lastMessage: nil, lastActivity: 2)]
+        }
+        guard case .history(let conversation, _, _)? = h.requests.last?.request else {
+            Issue.record("no history request: \(h.requests)")
+            return
+        }
+        #expect(conversation == "c2")
+        h.respond { $0.messages = [] }
+        #expect(h.lastAnswer?["type"] == "ok")
+        #expect(h.state()["conversation"] == "c2")
+
+        h.command("open thread c3")
+        h.respond { $0.latest = 6; $0.conversations = [] }
+        #expect(h.lastAnswer?["code"] == "not_participant")
+        #expect(h.state()["conversation"] == "c2", "a refused open leaves the scene as it was")
+    }
 }

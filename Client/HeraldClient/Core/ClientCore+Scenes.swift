@@ -11,13 +11,23 @@ extension ClientCore {
         case .notifications: changeScene(to: .notifications)
         case .tab(let name): changeScene(to: .tab(name))
         case .thread(let conversation):
+            // The list may not have caught up yet (a conversation just created or joined, its event still on the
+            // way): the server's list decides, not the copy here.
             if everSynced, !directory.contains(conversation) {
-                return answerError(code: "not_participant", message: "no conversation \(conversation) in this user's list")
+                return request(.conversations, purpose: .reloadConversations(thenOpen: conversation))
             }
             openThread(conversation, reveal: nil, answers: true)
             return
         }
         answerAfterSceneReport([JSONField("scene", .string(scene.name))])
+    }
+
+    /// `open thread` once the server's list was read: opened if the user is in it, refused otherwise (R5).
+    mutating func openKnown(_ conversation: String) {
+        guard directory.contains(conversation) else {
+            return answerError(code: "not_participant", message: "no conversation \(conversation) in this user's list")
+        }
+        openThread(conversation, reveal: nil, answers: true)
     }
 
     /// Moves to a scene other than a thread (or leaves a thread).

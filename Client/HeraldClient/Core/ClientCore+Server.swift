@@ -30,8 +30,9 @@ extension ClientCore {
             }
             if answers { answerOK() }
         case .history(let conversation, let mode): historyLoaded(response, conversation: conversation, mode: mode)
-        case .reloadConversations:
+        case .reloadConversations(let thenOpen):
             for info in response.conversations ?? [] where !directory.contains(info.id) { addConversation(info, sequence: response.latest) }
+            if let conversation = thenOpen { openKnown(conversation) }
         case .send(let clientMessageId, let answers): sendAnswered(response, clientMessageId: clientMessageId, answers: answers)
         case .command: commandAnswered(response)
         case .pushRegistration:
@@ -286,7 +287,7 @@ extension ClientCore {
 
         if !directory.noteMessage(message) {
             // A conversation we were not told about yet (its event may follow): fetch the list.
-            request(.conversations, purpose: .reloadConversations)
+            request(.conversations, purpose: .reloadConversations(thenOpen: nil))
         }
         threads[message.conversation]?.append(message)
         let isFromMe = message.sender == user

@@ -28,7 +28,9 @@ public struct ClientCore: Sendable {
         case scene
         case ack(conversation: String, answers: Bool)
         case history(conversation: String, mode: HistoryMode)
-        case reloadConversations
+        /// The conversation list again (a message arrived for one not known yet); then `open thread` of `thenOpen`,
+        /// which the local list did not have when the command came.
+        case reloadConversations(thenOpen: String?)
         /// A request made by the active command, answered with its response.
         case command(retryable: Bool)
         /// `answers`: the active command waits for this response (false once it was answered as queued).
