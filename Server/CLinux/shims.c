@@ -1,4 +1,21 @@
 #include "CLinux.h"
+#include <sys/syscall.h>
+
+ssize_t clinux_recv(int fd, void *buffer, size_t length) {
+    return syscall(SYS_recvfrom, fd, buffer, length, 0, NULL, NULL);
+}
+
+ssize_t clinux_send(int fd, const void *buffer, size_t length, int flags) {
+    return syscall(SYS_sendto, fd, buffer, length, flags, NULL, 0);
+}
+
+ssize_t clinux_sendmsg(int fd, const struct msghdr *message, int flags) {
+    return syscall(SYS_sendmsg, fd, message, flags);
+}
+
+int clinux_epoll_wait(int epfd, struct epoll_event *events, int maxEvents, int timeout) {
+    return (int)syscall(SYS_epoll_wait, epfd, events, maxEvents, timeout);
+}
 
 // Written only by the signal handler, read by Swift after the eventfd wakes it.
 static volatile sig_atomic_t clinux_last_signal = 0;

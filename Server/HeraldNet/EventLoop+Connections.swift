@@ -114,7 +114,7 @@ extension EventLoop {
     private func readOnce(_ connection: Connection) {
         let result: IOResult<Int>
         do {
-            result = try syscall("read") { Glibc.read(connection.fd, readBuffer, readBufferSize) }
+            result = try syscall("recv") { clinux_recv(connection.fd, readBuffer, readBufferSize) }
         } catch {
             scheduleClose(connection)  // ECONNRESET, ETIMEDOUT, ...: the peer is gone
             return

@@ -44,12 +44,12 @@ extension EventLoop {
                     // One contiguous piece (a request/response connection's usual case): `send` skips the kernel's
                     // msghdr and iovec import.
                     let piece = iovecs[0]
-                    result = try syscall("send") { send(connection.fd, piece.iov_base, piece.iov_len, Int32(MSG_NOSIGNAL)) }
+                    result = try syscall("send") { clinux_send(connection.fd, piece.iov_base, piece.iov_len, Int32(MSG_NOSIGNAL)) }
                 } else {
                     var message = msghdr()
                     message.msg_iov = iovecs
                     message.msg_iovlen = iovecCount
-                    result = try syscall("sendmsg") { sendmsg(connection.fd, &message, Int32(MSG_NOSIGNAL)) }
+                    result = try syscall("sendmsg") { clinux_sendmsg(connection.fd, &message, Int32(MSG_NOSIGNAL)) }
                 }
             } catch {
                 scheduleClose(connection)  // EPIPE, ECONNRESET: the peer is gone

@@ -182,7 +182,7 @@ public final class EventLoop: @unchecked Sendable {
             let timeout: Int32 = pendingWrites.isEmpty && pendingReads.isEmpty ? -1 : 0
             let ready: Int32
             do {
-                switch try syscall("epoll_wait", { epoll_wait(epollFD, events, Int32(eventCapacity), timeout) }) {
+                switch try syscall("epoll_wait", { clinux_epoll_wait(epollFD, events, Int32(eventCapacity), timeout) }) {
                 case .processed(let count): ready = count
                 case .wouldBlock: ready = 0
                 }

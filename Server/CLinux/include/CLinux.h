@@ -48,6 +48,16 @@ int clinux_set_thread_name(pthread_t thread, const char *name);
 int clinux_get_nofile_limit(struct rlimit *limit);
 int clinux_set_nofile_limit(const struct rlimit *limit);
 
+/// recv(2), send(2), sendmsg(2) and epoll_wait(2) as direct system calls. glibc's wrappers are thread-cancellation
+/// points: in a process with more than one thread each call first enables and then disables asynchronous
+/// cancellation (two extra calls per read and per write on the hot path). HeraldNet never cancels threads, so the
+/// bookkeeping buys nothing. `recv` rather than `read`: the socket call skips the VFS read path (file position lock).
+/// Same results and errno as the glibc calls.
+ssize_t clinux_recv(int fd, void *buffer, size_t length);
+ssize_t clinux_send(int fd, const void *buffer, size_t length, int flags);
+ssize_t clinux_sendmsg(int fd, const struct msghdr *message, int flags);
+int clinux_epoll_wait(int epfd, struct epoll_event *events, int maxEvents, int timeout);
+
 /// Installs async-signal-safe handlers for SIGINT and SIGTERM that only record the
 /// signal number and write 1 to `wakeFD` (an eventfd), and ignores SIGPIPE.
 /// Returns 0, or -1 with errno set.
