@@ -82,6 +82,21 @@ public final class Connection {
         loop.scheduleWrite(self)
     }
 
+    /// Queues copies of `head` and then `payload`, back to back and as one unit for the slow-consumer rule: a frame
+    /// whose header was written on the stack goes into the queue without being assembled first. On TLS each part is
+    /// encrypted as it comes (two records), so a TLS sender is better served by one whole frame.
+    public func write(head: UnsafeRawBufferPointer, payload: UnsafeRawBufferPointer) {
+        guard state == .open, head.count + payload.count > 0, admit(head.count + payload.count) else { return }
+        if let tls {
+            if head.count > 0 { loop.encrypt(head, on: self, tls) }
+            if payload.count > 0 { loop.encrypt(payload, on: self, tls) }
+            return
+        }
+        output.append(head)
+        output.append(payload)
+        loop.scheduleWrite(self)
+    }
+
     /// Queues a reference to `frame`: no copy, however many connections it goes to. On TLS the frame is
     /// encrypted into this connection's queue instead (each connection has its own keys).
     public func write(_ frame: SharedBytes) {

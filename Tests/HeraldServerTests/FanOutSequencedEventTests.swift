@@ -141,8 +141,8 @@ struct FanOutSequencedEventTests {
     }
 
     final class SilentDelegate: WebSocketSessionDelegate {
-        func sessionDidReceiveText(_ session: WebSocketSession, _ text: [UInt8]) {}
-        func sessionDidReceiveBinary(_ session: WebSocketSession, _ bytes: [UInt8]) {}
+        func sessionDidReceiveText(_ session: WebSocketSession, _ text: UnsafeRawBufferPointer) {}
+        func sessionDidReceiveBinary(_ session: WebSocketSession, _ bytes: UnsafeRawBufferPointer) {}
         func sessionDidClose(_ session: WebSocketSession) {}
     }
 }

@@ -45,7 +45,7 @@ final class BroadcastHub: Sendable {
     }
 
     /// Sends `text` to every member but `sender`. Called on the sender's loop thread.
-    func broadcast(_ text: [UInt8], from sender: WebSocketSession) {
+    func broadcast(_ text: UnsafeRawBufferPointer, from sender: WebSocketSession) {
         var encoded: [UInt8] = []
         encoded.reserveCapacity(FrameEncoder.headerSize(payloadLength: text.count, masked: false) + text.count)
         FrameEncoder.encodeServerFrame(opcode: .text, payload: text, into: &encoded)
@@ -72,7 +72,7 @@ final class BroadcastDelegate: WebSocketSessionDelegate, Sendable {
         self.hub = hub
     }
 
-    func sessionDidReceiveText(_ session: WebSocketSession, _ text: [UInt8]) {
+    func sessionDidReceiveText(_ session: WebSocketSession, _ text: UnsafeRawBufferPointer) {
         if text.starts(with: Self.hello) {
             session.sendText(Self.ready)
         } else {
@@ -80,7 +80,7 @@ final class BroadcastDelegate: WebSocketSessionDelegate, Sendable {
         }
     }
 
-    func sessionDidReceiveBinary(_ session: WebSocketSession, _ bytes: [UInt8]) {}
+    func sessionDidReceiveBinary(_ session: WebSocketSession, _ bytes: UnsafeRawBufferPointer) {}
 
     func sessionDidClose(_ session: WebSocketSession) { hub.leave(session) }
 }

@@ -15,10 +15,11 @@ public enum UpgradeDecision {
 /// session may serve every session of its route (each call names its session), so an idle session costs no delegate. The session holds its delegate
 /// strongly until ``sessionDidClose(_:)``, after which it lets go (so a delegate may keep its session without a leak).
 public protocol WebSocketSessionDelegate: AnyObject {
-    /// A complete text message: its bytes, already validated as UTF-8 (RFC 6455 §8.1).
-    func sessionDidReceiveText(_ session: WebSocketSession, _ text: [UInt8])
-    /// A complete binary message.
-    func sessionDidReceiveBinary(_ session: WebSocketSession, _ bytes: [UInt8])
+    /// A complete text message: its bytes, already validated as UTF-8 (RFC 6455 §8.1). They are lent for the call
+    /// only (the session's receive buffer): a delegate that keeps them copies them.
+    func sessionDidReceiveText(_ session: WebSocketSession, _ text: UnsafeRawBufferPointer)
+    /// A complete binary message, lent for the call like a text message.
+    func sessionDidReceiveBinary(_ session: WebSocketSession, _ bytes: UnsafeRawBufferPointer)
     /// The session ended, whatever the cause (close handshake, protocol error, timeout, shutdown, TCP drop).
     /// Called exactly once; sending from here on does nothing.
     func sessionDidClose(_ session: WebSocketSession)

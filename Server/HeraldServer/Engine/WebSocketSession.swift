@@ -12,7 +12,7 @@ import Logging
 /// threads address a session through its ``handle`` and ``HeraldHTTPServer``.
 ///
 /// ```swift
-/// func sessionDidReceiveText(_ session: WebSocketSession, _ text: [UInt8]) {
+/// func sessionDidReceiveText(_ session: WebSocketSession, _ text: UnsafeRawBufferPointer) {
 ///     session.sendText(text)                      // echo
 /// }
 /// ```
@@ -89,8 +89,14 @@ public final class WebSocketSession {
     /// Sends one text message. `bytes` must be UTF-8 (the peer fails the connection otherwise, §8.1).
     public func sendText(_ bytes: [UInt8]) { bytes.withUnsafeBytes { sendMessage(.text, $0) } }
 
+    /// Sends one text message from borrowed bytes (copied into the queue before this returns).
+    public func sendText(_ bytes: UnsafeRawBufferPointer) { sendMessage(.text, bytes) }
+
     /// Sends one binary message.
     public func sendBinary(_ bytes: [UInt8]) { bytes.withUnsafeBytes { sendMessage(.binary, $0) } }
+
+    /// Sends one binary message from borrowed bytes (copied into the queue before this returns).
+    public func sendBinary(_ bytes: UnsafeRawBufferPointer) { sendMessage(.binary, bytes) }
 
     /// Queues a pre-encoded server frame (e.g. from `FrameEncoder.serverTextFrame`) by reference: no copy, so one
     /// encoding can go to many sessions. Dropped once the close handshake has started (§5.5.1).
@@ -144,6 +150,16 @@ public final class WebSocketSession {
 
     private func sendMessage(_ opcode: WebSocketOpcode, _ payload: UnsafeRawBufferPointer) {
         guard !closeWritten else { return }
+        if compression == nil, !connection.isTLS {
+            // A plain frame is its header and the payload unchanged: the header is written on the stack and both go
+            // straight into the connection's queue, so an echo copies the payload once.
+            loopMetrics.framesOut.add(1)
+            withUnsafeTemporaryAllocation(byteCount: FrameEncoder.maxHeaderSize, alignment: 1) { header in
+                let size = FrameEncoder.writeHeader(opcode: opcode, payloadLength: payload.count, into: header)
+                connection.write(head: UnsafeRawBufferPointer(rebasing: header[..<size]), payload: payload)
+            }
+            return
+        }
         let scratch = self.scratch
         scratch.frame.removeAll(keepingCapacity: true)
         machine.encodeMessage(opcode, payload: payload, into: &scratch.frame)
@@ -278,8 +294,13 @@ public final class WebSocketSession {
             case .deliver(let opcode, let range):
                 loopMetrics.messagesIn.add(1)
                 if requestLimit > 0, unansweredRequests < .max { unansweredRequests += 1 }
-                let message = Array(machine.received[range])
-                if opcode == .text { delegate?.sessionDidReceiveText(self, message) } else { delegate?.sessionDidReceiveBinary(self, message) }
+                // The delegate may send or close, which changes the machine: it reads its own reference to the
+                // receive buffer (any change meanwhile copies it), so the message is lent without a copy.
+                let received = machine.received
+                received.withUnsafeBytes { buffer in
+                    let message = UnsafeRawBufferPointer(rebasing: buffer[range])
+                    if opcode == .text { delegate?.sessionDidReceiveText(self, message) } else { delegate?.sessionDidReceiveBinary(self, message) }
+                }
             case .write(let range):
                 machine.outgoing.withUnsafeBytes { connection.write(UnsafeRawBufferPointer(rebasing: $0[range])) }
             case .receivedPing, .receivedPong:

@@ -261,11 +261,11 @@ final class SyncSessionDelegate: WebSocketSessionDelegate, Sendable {
         self.inbox = inbox
     }
 
-    func sessionDidReceiveText(_ session: WebSocketSession, _ text: [UInt8]) {
-        inbox.post(.text(session.handle, text))
+    func sessionDidReceiveText(_ session: WebSocketSession, _ text: UnsafeRawBufferPointer) {
+        inbox.post(.text(session.handle, Array(text)))
     }
 
-    func sessionDidReceiveBinary(_ session: WebSocketSession, _ bytes: [UInt8]) {
+    func sessionDidReceiveBinary(_ session: WebSocketSession, _ bytes: UnsafeRawBufferPointer) {
         inbox.post(.binary(session.handle))
     }
 
