@@ -166,8 +166,10 @@ final class Fleet: BenchLoopDelegate {
     func connectionOpened(_ connection: BenchConnection) {
         connection.nextRequestId = 2
         let tag = connection.tag
-        pending[tag, default: [:]][1] = { [weak self] response in
-            guard let self else { return }
+        // Not weak: a weak reference gives the fleet a side table, and then every retain of it (one per frame, as the
+        // loop's delegate) takes the runtime's slow path. The handler lives in the fleet's own table and only the
+        // fleet calls it, so the fleet is always there when it runs.
+        pending[tag, default: [:]][1] = { [unowned(unsafe) self] response in
             if response["ok"] as? Bool == true {
                 self.latest[tag] = (response["latest"] as? NSNumber)?.int64Value ?? 0
                 self.synced += 1
