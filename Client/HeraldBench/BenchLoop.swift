@@ -114,6 +114,7 @@ final class BenchLoop {
             switch event {
             case .opened: delegate?.connectionOpened(connection)
             case .text(let range): connection.withMessage(range) { delegate?.connection(connection, received: $0, at: now) }
+            case .textInRead(let bytes): delegate?.connection(connection, received: bytes.assumingMemoryBound(to: UInt8.self), at: now)
             case .rejected(let reason): return end(connection, reason)
             case .closed(let reason):
                 _ = connection.flush()
