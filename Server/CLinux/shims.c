@@ -13,8 +13,10 @@ ssize_t clinux_sendmsg(int fd, const struct msghdr *message, int flags) {
     return syscall(SYS_sendmsg, fd, message, flags);
 }
 
+// epoll_pwait with no signal mask is epoll_wait; unlike epoll_wait it exists on every architecture (arm64 has no
+// epoll_wait system call).
 int clinux_epoll_wait(int epfd, struct epoll_event *events, int maxEvents, int timeout) {
-    return (int)syscall(SYS_epoll_wait, epfd, events, maxEvents, timeout);
+    return (int)syscall(SYS_epoll_pwait, epfd, events, maxEvents, timeout, NULL, (size_t)8);
 }
 
 // Written only by the signal handler, read by Swift after the eventfd wakes it.
