@@ -51,4 +51,29 @@ struct StreamCacheSlotTests {
         #expect(base(cache.rememberedFanOutUsers) == base(everyMessage))
         #expect(try cache.append(everyMessage, body: 3) == (0..<40).map { Int64($0) + 3 })
     }
+
+    @Test("R3: rolling back a savepoint whose group messages only extended runs takes exactly those events back, also after a run closed")
+    func rolledBackExtensionsTakeTheirEventsBack() throws {
+        var cache = StreamCache()
+        cache.load("alice", .init(head: 0))
+        cache.load("bob", .init(head: 5))
+        cache.load("carol", .init(head: 9))
+        let group = ["alice", "bob", "carol"]
+        #expect(try cache.append(group, body: 1) == [1, 6, 10], "first event of the transaction: new runs")
+        #expect(try cache.append(group, body: 2) == [2, 7, 11], "the runs grow")
+
+        let mark = cache.mark
+        #expect(try cache.append(group, body: 3) == [3, 8, 12])
+        #expect(try cache.append(["alice", "bob"], body: 4) == [4, 9])
+        #expect(try cache.append(group, body: 5) == [5, 10, 13], "carol skipped body 4: her run closes, a new one starts")
+        cache.rollBack(to: mark)
+
+        #expect(cache.stream(of: "alice")?.head == 2 && cache.stream(of: "alice")?.run == StreamRun(firstSeq: 1, firstBody: 1, count: 2))
+        #expect(cache.stream(of: "bob")?.head == 7 && cache.stream(of: "bob")?.run == StreamRun(firstSeq: 6, firstBody: 1, count: 2))
+        #expect(cache.stream(of: "carol")?.head == 11 && cache.stream(of: "carol")?.run == StreamRun(firstSeq: 10, firstBody: 1, count: 2))
+        #expect(try cache.append(group, body: 3) == [3, 8, 12], "the same seqs again, as if the savepoint never ran")
+        let rows = cache.pendingRows
+        #expect(rows.count == 3, "no run closed by the undone events is left to write: \(rows)")
+        #expect(rows.first { $0.user == "carol" }?.run == StreamRun(firstSeq: 10, firstBody: 1, count: 3))
+    }
 }
