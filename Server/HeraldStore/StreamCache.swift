@@ -53,9 +53,9 @@ struct StreamRun: Equatable, Sendable {
 /// id per message (perf of a /sync fan-out to 1,000: the keyed append was a seventh of the sync thread).
 ///
 /// Rollbacks undo exactly what they covered: every change (including a load, which may have read rows written
-/// earlier in the transaction) logs the previous value, or for runs that only grew by one event that they did, and
-/// rolling back a savepoint replays the log back to the
-/// mark taken when it began. Runs closed in the transaction are kept until COMMIT and truncated by rollbacks.
+/// earlier in the transaction) logs the previous value, or for runs that only grew by one event, that they did; rolling
+/// back a savepoint replays the log back to the mark taken when it began. Runs closed in the transaction are kept until
+/// COMMIT and truncated by rollbacks.
 struct StreamCache {
     struct UserStream {
         /// The last seq handed out (survives pruning through `event_heads`).
