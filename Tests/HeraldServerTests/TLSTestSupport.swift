@@ -93,8 +93,10 @@ final class TLSTunnel: @unchecked Sendable {
                     _ = sendAll(secure.fd, toServer)
                     shutdown(secure.fd, Int32(SHUT_WR))
                 } else {
-                    guard (try? engine.write(UnsafeRawBufferPointer(start: buffer, count: count), into: &toServer)) != nil,
-                          sendAll(secure.fd, toServer) else { return }
+                    let written = buffer.withUnsafeBytes { bytes in
+                        (try? engine.write(UnsafeRawBufferPointer(rebasing: bytes[..<count]), into: &toServer)) != nil
+                    }
+                    guard written, sendAll(secure.fd, toServer) else { return }
                 }
             }
             if fds[1].revents != 0 {
@@ -108,7 +110,9 @@ final class TLSTunnel: @unchecked Sendable {
                 }
                 var plaintext: [UInt8] = []
                 toServer.removeAll(keepingCapacity: true)
-                let failed = (try? engine.receive(UnsafeRawBufferPointer(start: buffer, count: count), plaintext: &plaintext, output: &toServer)) == nil
+                let failed = buffer.withUnsafeBytes { bytes in
+                    (try? engine.receive(UnsafeRawBufferPointer(rebasing: bytes[..<count]), plaintext: &plaintext, output: &toServer)) == nil
+                }
                 _ = sendAll(secure.fd, toServer)
                 guard sendAll(plain, plaintext), !failed else { return }
             }
