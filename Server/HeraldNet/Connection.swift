@@ -73,40 +73,34 @@ public final class Connection {
 
     /// Queues a copy of `bytes` (on TLS, their encryption).
     public func write(_ bytes: UnsafeRawBufferPointer) {
-        guard state == .open, bytes.count > 0, admit(bytes.count) else { return }
-        if let tls {
+        queue(byteCount: bytes.count) { tls in
             loop.encrypt(bytes, on: self, tls)
-            return
+        } plain: {
+            output.append(bytes)
         }
-        output.append(bytes)
-        loop.scheduleWrite(self)
     }
 
     /// Queues copies of `head` and then `payload`, back to back and as one unit for the slow-consumer rule: a frame
     /// whose header was written on the stack goes into the queue without being assembled first. On TLS each part is
     /// encrypted as it comes (two records), so a TLS sender is better served by one whole frame.
     public func write(head: UnsafeRawBufferPointer, payload: UnsafeRawBufferPointer) {
-        guard state == .open, head.count + payload.count > 0, admit(head.count + payload.count) else { return }
-        if let tls {
+        queue(byteCount: head.count + payload.count) { tls in
             if head.count > 0 { loop.encrypt(head, on: self, tls) }
             if payload.count > 0 { loop.encrypt(payload, on: self, tls) }
-            return
+        } plain: {
+            output.append(head)
+            output.append(payload)
         }
-        output.append(head)
-        output.append(payload)
-        loop.scheduleWrite(self)
     }
 
     /// Queues a reference to `frame`: no copy, however many connections it goes to. On TLS the frame is
     /// encrypted into this connection's queue instead (each connection has its own keys).
     public func write(_ frame: SharedBytes) {
-        guard state == .open, frame.count > 0, admit(frame.count) else { return }
-        if let tls {
+        queue(byteCount: frame.count) { tls in
             frame.withUnsafeBytes { loop.encrypt($0, on: self, tls) }
-            return
+        } plain: {
+            output.append(frame)
         }
-        output.append(frame)
-        loop.scheduleWrite(self)
     }
 
     /// Queues a copy of the small `head` followed by a reference to `body`, as one unit for the slow-consumer rule
@@ -114,14 +108,26 @@ public final class Connection {
     /// whose rest is shared by all of them. The write queue gathers both into the same `sendmsg`. On TLS both are
     /// encrypted into this connection's queue (two records).
     public func write(head: UnsafeRawBufferPointer, body: SharedBytes) {
-        guard state == .open, head.count + body.count > 0, admit(head.count + body.count) else { return }
-        if let tls {
+        queue(byteCount: head.count + body.count) { tls in
             if head.count > 0 { loop.encrypt(head, on: self, tls) }
             if body.count > 0 { body.withUnsafeBytes { loop.encrypt($0, on: self, tls) } }
+        } plain: {
+            output.append(head)
+            output.append(body)
+        }
+    }
+
+    /// The rule every write follows: nothing once closing or for nothing; `byteCount` bytes admitted whole by the
+    /// slow-consumer rule or not at all (the connection then closes); on TLS encrypted into the queue, otherwise
+    /// queued as they are and the connection put on the loop's list to flush.
+    @inline(__always)
+    private func queue(byteCount: Int, tls encrypt: (TLSTransport) -> Void, plain append: () -> Void) {
+        guard state == .open, byteCount > 0, admit(byteCount) else { return }
+        if let tls {
+            encrypt(tls)
             return
         }
-        output.append(head)
-        output.append(body)
+        append()
         loop.scheduleWrite(self)
     }
 
