@@ -6,7 +6,8 @@ import HeraldWebSocket
 final class SessionScratch {
     /// Lent to a session's state machine for one input (``WebSocketStateMachine/borrowBuffers(from:)``).
     var machineBuffers = WebSocketStateMachine.InputBuffers()
-    /// The frame a session encodes itself (an echo, a close) before the connection's queue copies it.
+    /// A frame a session builds whole (compressed, or for a TLS record, or a close) before the connection's queue
+    /// copies it.
     var frame: [UInt8] = []
 
     /// The loop's scratch, made on first use. Loop thread only.

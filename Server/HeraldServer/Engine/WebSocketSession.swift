@@ -54,9 +54,9 @@ public final class WebSocketSession {
     /// The identity other threads may hold.
     public var handle: SessionHandle { SessionHandle(connection.handle) }
 
-    /// The loop's shared buffers: the machine borrows them for each input, and every frame this session writes itself
-    /// is encoded in them, so echoing allocates no buffer per message and an idle session keeps none. Looked up, not
-    /// stored: 8 bytes less in every session for one cast per read.
+    /// The loop's shared buffers: the machine borrows them for each input, and the frames this session must build
+    /// whole (compressed or TLS messages, closes) are encoded in them, so no buffer is allocated per message and an
+    /// idle session keeps none. Looked up, not stored: 8 bytes less in every session for one cast per read.
     private var scratch: SessionScratch { SessionScratch.of(connection.loop) }
 
     /// This loop's share of the counters.
@@ -87,13 +87,13 @@ public final class WebSocketSession {
     public var remoteAddress: String { connection.remoteAddress }
 
     /// Sends one text message. `bytes` must be UTF-8 (the peer fails the connection otherwise, §8.1).
-    public func sendText(_ bytes: [UInt8]) { bytes.withUnsafeBytes { sendMessage(.text, $0) } }
+    public func sendText(_ bytes: [UInt8]) { bytes.withUnsafeBytes { sendText($0) } }
 
     /// Sends one text message from borrowed bytes (copied into the queue before this returns).
     public func sendText(_ bytes: UnsafeRawBufferPointer) { sendMessage(.text, bytes) }
 
     /// Sends one binary message.
-    public func sendBinary(_ bytes: [UInt8]) { bytes.withUnsafeBytes { sendMessage(.binary, $0) } }
+    public func sendBinary(_ bytes: [UInt8]) { bytes.withUnsafeBytes { sendBinary($0) } }
 
     /// Sends one binary message from borrowed bytes (copied into the queue before this returns).
     public func sendBinary(_ bytes: UnsafeRawBufferPointer) { sendMessage(.binary, bytes) }
@@ -150,10 +150,10 @@ public final class WebSocketSession {
 
     private func sendMessage(_ opcode: WebSocketOpcode, _ payload: UnsafeRawBufferPointer) {
         guard !closeWritten else { return }
+        loopMetrics.framesOut.add(1)
         if compression == nil, !connection.isTLS {
             // A plain frame is its header and the payload unchanged: the header is written on the stack and both go
             // straight into the connection's queue, so an echo copies the payload once.
-            loopMetrics.framesOut.add(1)
             withUnsafeTemporaryAllocation(byteCount: FrameEncoder.maxHeaderSize, alignment: 1) { header in
                 let size = FrameEncoder.writeHeader(opcode: opcode, payloadLength: payload.count, into: header)
                 connection.write(head: UnsafeRawBufferPointer(rebasing: header[..<size]), payload: payload)
@@ -163,7 +163,6 @@ public final class WebSocketSession {
         let scratch = self.scratch
         scratch.frame.removeAll(keepingCapacity: true)
         machine.encodeMessage(opcode, payload: payload, into: &scratch.frame)
-        loopMetrics.framesOut.add(1)
         connection.write(scratch.frame)
         // A 1 MiB echo must not pin 1 MiB on the loop afterwards.
         if scratch.frame.capacity > 64 << 10 { scratch.frame = [] }
