@@ -20,8 +20,7 @@ extension EndToEnd {
                 "--server-pid", String(nodes.nodes[0].pid), "--node-pid", String(nodes.nodes[1].pid), "--node-pid", String(nodes.nodes[2].pid),
                 "--quiet", "--duration", "1", "--drain", "10", "--setup-timeout", "60",
             ])
-            let line = run.standardOutput.split(separator: "\n").last.map(String.init) ?? ""
-            let result = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] ?? [:]
+            let result = run.lastJSONObject ?? [:]
             #expect(run.status == 0, "\(result) \(run.standardError.suffix(2000)) \(nodes.standardError.suffix(2000))")
             #expect(result["nodes"] as? Int == 3 && result["processes"] as? Int == 3, "\(result)")
             #expect(result["devices_per_process"] as? [Int] == [100, 100, 100], "\(result)")

@@ -20,9 +20,7 @@ extension EndToEnd {
             } else {
                 run = try runToCompletion(HeraldBinaries.bench, all)
             }
-            let line = run.standardOutput.split(separator: "\n").last.map(String.init) ?? ""
-            let object = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
-            guard let object else { throw ProcessHarnessError("herald-bench printed no JSON result; stderr: \(run.standardError)") }
+            guard let object = run.lastJSONObject else { throw ProcessHarnessError("herald-bench printed no JSON result; stderr: \(run.standardError)") }
             return (run.status, object)
         }
 

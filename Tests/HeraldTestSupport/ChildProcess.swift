@@ -201,6 +201,12 @@ public struct CompletedProcess: Sendable {
     public let standardOutput: String
     /// Everything written to stderr.
     public let standardError: String
+
+    /// The last line of stdout as a JSON object (how `herald-bench` reports a run); nil when it is not one.
+    public var lastJSONObject: [String: Any]? {
+        let line = standardOutput.split(separator: "\n").last.map(String.init) ?? ""
+        return (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
+    }
 }
 
 /// Runs `executable` to completion (stdin /dev/null) and returns its status, stdout and stderr.
