@@ -165,7 +165,7 @@ struct StreamCache {
         }
         var seqs: [Int64] = []
         seqs.reserveCapacity(userSlots.count)
-        if userSlots.count > 1, userSlots.allSatisfy({ extendsChangedRun(slots[$0], body: body) }) {
+        if userSlots.allSatisfy({ extendsChangedRun(slots[$0], body: body) }) {
             slots.withUnsafeMutableBufferPointer { streams in
                 for slot in userSlots {
                     streams[slot].head += 1
