@@ -304,5 +304,9 @@ struct ClientCoreTests {
         h.respond { $0.latest = 6; $0.conversations = [] }
         #expect(h.lastAnswer?["code"] == "not_participant")
         #expect(h.state()["conversation"] == "c2", "a refused open leaves the scene as it was")
+
+        h.command("open thread c4")
+        h.respond { $0.error = ErrorInfo(.rateLimited, "slow down") }
+        #expect(h.lastAnswer?["code"] == "rate_limited", "a refused list is answered as refused, not as not_participant")
     }
 }

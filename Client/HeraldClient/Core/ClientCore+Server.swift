@@ -32,7 +32,10 @@ extension ClientCore {
         case .history(let conversation, let mode): historyLoaded(response, conversation: conversation, mode: mode)
         case .reloadConversations(let thenOpen):
             for info in response.conversations ?? [] where !directory.contains(info.id) { addConversation(info, sequence: response.latest) }
-            if let conversation = thenOpen { openKnown(conversation) }
+            guard let conversation = thenOpen else { break }
+            // A refused list (rate limited, say) is the answer as it is: it says nothing about the conversation.
+            if let error = response.error { return answerError(code: error.code.rawValue, message: error.message) }
+            openKnown(conversation)
         case .send(let clientMessageId, let answers): sendAnswered(response, clientMessageId: clientMessageId, answers: answers)
         case .command: commandAnswered(response)
         case .pushRegistration:
