@@ -278,6 +278,41 @@ struct ClientCoreTests {
         #expect(clientMessageId == "alice-d1-1")
     }
 
+    @Test("R1a, R4: a message typed while open thread waits for a server that went away is queued and shown waiting at once; the open is still answered after the reconnect")
+    func typedSendBesideAWaitingOpen() throws {
+        var h = CoreHarness()
+        h.connect()
+        h.command("open thread c1")
+        #expect(h.core.isBusy, "open thread waits for its history page")
+        h.core.connectionLost(now: h.now, reason: "test")
+        h.collect()
+        #expect(h.core.isBusy, "a read is retried after the reconnect, not failed")
+        let answersBefore = h.lines.count
+        let send = try #require(try ScriptCommandParser.parse("send c1 while away")?.get())
+        let tookSend = h.core.sendBesideActiveCommand(send, now: h.now)
+        #expect(tookSend)
+        h.collect()
+        #expect(h.lines.count == answersBefore, "nothing is answered for it")
+        #expect(h.core.screenModel(now: h.now).pending.map(\.text) == ["while away"], "shown in the thread as waiting")
+        let open = try #require(try ScriptCommandParser.parse("open list")?.get())
+        let tookOpen = h.core.sendBesideActiveCommand(open, now: h.now)
+        #expect(!tookOpen, "only a send goes beside")
+
+        h.requests = []
+        h.core.connectionOpened(now: h.now)
+        h.collect()
+        h.respond { $0.mode = .resume; $0.latest = 5 }
+        let sends = h.requests.filter { if case .send = $0.request { return true } else { return false } }
+        #expect(sends.count == 1)
+        // The open's own page (a refresh of the thread follows it, answering nothing).
+        let history = try #require(h.requests.first { if case .history = $0.request { return true } else { return false } })
+        h.requests.append(history)
+        h.respond { $0.messages = [] }
+        #expect(h.lastAnswer?["type"] == "ok")
+        #expect(h.lastAnswer?["cmd"] == "open")
+        #expect(!h.core.isBusy)
+    }
+
     @Test("R5: open thread of a conversation the local list does not have yet asks the server's list: opened if it is there, not_participant if not")
     func openThreadAsksTheServersList() {
         var h = CoreHarness()

@@ -99,13 +99,33 @@ extension ClientCore {
         }
     }
 
+    /// A message typed at the terminal while an earlier command still waits for the server (a thread being opened
+    /// when the connection dropped, say): sent now, or queued while offline, and shown in the thread as waiting,
+    /// without waiting for that command. It takes no command slot and prints no answer; the `message` event (or
+    /// `send.failed`) follows as for any queued send. False, doing nothing, for any other command.
+    public mutating func sendBesideActiveCommand(_ command: ScriptCommand, now: Instant) -> Bool {
+        self.now = now
+        switch command {
+        case .send(let conversation, let text):
+            enqueueSend(conversation: conversation, kind: .text, text: text, imageURL: nil, answering: false)
+        case .sendImage(let conversation, let url):
+            enqueueSend(conversation: conversation, kind: .image, text: nil, imageURL: url, answering: false)
+        default:
+            return false
+        }
+        return true
+    }
+
     /// R4: one clientMessageId per send, generated once; the request waits in the queue across reconnects.
-    mutating func enqueueSend(conversation: String, kind: MessageKind, text: String?, imageURL: String?) {
+    /// `answering`: the send is the active command, answered when the server stored it (or at once while offline).
+    mutating func enqueueSend(conversation: String, kind: MessageKind, text: String?, imageURL: String?, answering: Bool = true) {
         stopTypingBeforeSend(in: conversation)
         sendCounter += 1
         let clientMessageId = "\(user)-\(configuration.deviceTag)-\(sendCounter)"
         let send = ClientRequest.send(conversation: conversation, clientMessageId: clientMessageId, kind: kind, text: text, imageURL: imageURL)
-        if connected || !everSynced {
+        if !answering {
+            request(send, purpose: .send(clientMessageId: clientMessageId, answers: false))
+        } else if connected || !everSynced {
             request(send, purpose: .send(clientMessageId: clientMessageId, answers: true))
         } else {
             // Offline after having been live: queue it and answer now; the message event follows once stored.

@@ -217,7 +217,16 @@ public final class ClientRunner {
 
     /// Feeds queued command lines while the core is free; ends the process after `quit` or end of input.
     private func feedCommands(now: Instant) {
-        while !core.isBusy, !core.wantsQuit, !pendingLines.isEmpty {
+        while !core.wantsQuit, !pendingLines.isEmpty {
+            if core.isBusy {
+                // A script's answers come in command order, so its next line waits. A person's typed message does not
+                // wait behind a command that waits for the server: it shows in the thread at once, sending or queued.
+                guard options.interactive, case .success(let command)? = ScriptCommandParser.parse(pendingLines[0]),
+                      core.sendBesideActiveCommand(command, now: now) else { break }
+                pendingLines.removeFirst()
+                flush(now: now)
+                continue
+            }
             let line = pendingLines.removeFirst()
             switch ScriptCommandParser.parse(line) {
             case nil: continue
