@@ -257,11 +257,54 @@ public final class WebSocketSession {
     /// The frames in `bytes`, read at `readAt`: the machine's actions carried out in wire order.
     /// The machine works in the loop's buffers and gives them back after (unless a frame is left half read).
     private func parse(_ bytes: UnsafeRawBufferPointer, readAt: Int64) {
+        let offset = compression == nil ? deliverWholeMessages(bytes, readAt: readAt) : 0
+        guard offset < bytes.count else { return resumeIfAnsweredMeanwhile() }
+        let rest = UnsafeRawBufferPointer(rebasing: bytes[offset...])
         let scratch = self.scratch
         machine.borrowBuffers(from: &scratch.machineBuffers)
-        machine.receive(bytes, now: readAt)
+        machine.receive(rest, now: readAt)
         carryOutActions()
         machine.returnBuffers(to: &scratch.machineBuffers)
+    }
+
+    /// Largest message taken straight from the read: unmasked on the stack, so no buffer is shared or allocated.
+    static let wholeMessageLimit = 1024
+
+    /// Delivers the whole small messages at the start of `bytes` (``WebSocketStateMachine/wholeMessage(in:at:maxPayload:)``)
+    /// without the machine's reassembly and action list, and returns where the rest begins: the machine takes it
+    /// from there (a partial or control frame, a larger message, a text that is not UTF-8, or anything after a close).
+    private func deliverWholeMessages(_ bytes: UnsafeRawBufferPointer, readAt: Int64) -> Int {
+        var offset = 0
+        while let frame = machine.wholeMessage(in: bytes, at: offset, maxPayload: Self.wholeMessageLimit), !closeWritten {
+            let delivered = withUnsafeTemporaryAllocation(byteCount: frame.payload.count, alignment: 1) { message in
+                frame.unmask(from: bytes, into: message)
+                let payload = UnsafeRawBufferPointer(message)
+                // §8.1: the machine fails a text that is not UTF-8 (1007) when given the frame.
+                guard frame.opcode != .text || UTF8Validator.isValid(payload) else { return false }
+                if offset == 0 { machine.noteRead(at: readAt) }
+                carryingOut = true
+                deliver(frame.opcode, payload)
+                carryingOut = false
+                return true
+            }
+            guard delivered else { break }
+            offset = frame.end
+        }
+        return offset
+    }
+
+    /// Input held back while a delivery answered a request is fed after the whole current input, never inside it.
+    private func resumeIfAnsweredMeanwhile() {
+        guard answeredWhileCarryingOut else { return }
+        answeredWhileCarryingOut = false
+        resumeIfAllowed()
+    }
+
+    /// One message to the delegate, lent for the call.
+    private func deliver(_ opcode: WebSocketOpcode, _ message: UnsafeRawBufferPointer) {
+        loopMetrics.messagesIn.add(1)
+        if requestLimit > 0, unansweredRequests < .max { unansweredRequests += 1 }
+        if opcode == .text { delegate?.sessionDidReceiveText(self, message) } else { delegate?.sessionDidReceiveBinary(self, message) }
     }
 
     /// Closes the session with `code` at `deadline` unless it ended before: a connection must not outlive the token
@@ -291,15 +334,10 @@ public final class WebSocketSession {
         for action in actions {
             switch action {
             case .deliver(let opcode, let range):
-                loopMetrics.messagesIn.add(1)
-                if requestLimit > 0, unansweredRequests < .max { unansweredRequests += 1 }
                 // The delegate may send or close, which changes the machine: it reads its own reference to the
                 // receive buffer (any change meanwhile copies it), so the message is lent without a copy.
                 let received = machine.received
-                received.withUnsafeBytes { buffer in
-                    let message = UnsafeRawBufferPointer(rebasing: buffer[range])
-                    if opcode == .text { delegate?.sessionDidReceiveText(self, message) } else { delegate?.sessionDidReceiveBinary(self, message) }
-                }
+                received.withUnsafeBytes { deliver(opcode, UnsafeRawBufferPointer(rebasing: $0[range])) }
             case .write(let range):
                 machine.outgoing.withUnsafeBytes { connection.write(UnsafeRawBufferPointer(rebasing: $0[range])) }
             case .receivedPing, .receivedPong:
@@ -329,10 +367,7 @@ public final class WebSocketSession {
             }
         }
         carryingOut = false
-        if answeredWhileCarryingOut {
-            answeredWhileCarryingOut = false
-            resumeIfAllowed()
-        }
+        resumeIfAnsweredMeanwhile()
     }
 
     /// The machine's next deadline, or sooner while reading is paused (a queue that drains says nothing, so the
