@@ -183,6 +183,14 @@ final class PGConnection {
         return (chosen, trailingTag)
     }
 
+    /// Ends a transaction the server has open on a live session although the store opened none (a script that began
+    /// one failed after its BEGIN), so that the session takes new transactions again.
+    func rollBackStrayTransaction() {
+        guard let handle, PQstatus(handle) == CONNECTION_OK, PQtransactionStatus(handle) != PQTRANS_IDLE else { return }
+        roundTrips += 1
+        if let result = PQexec(handle, "ROLLBACK") { PQclear(result) }
+    }
+
     /// Whether the server considers the current transaction failed (a statement errored outside a savepoint).
     var transactionFailed: Bool {
         guard let handle else { return true }

@@ -268,8 +268,17 @@ public final class PostgresStore: SyncStore, APIKeyStore, @unchecked Sendable {
         }
         // A plain UPDATE: the function's check is needed only when the clock is presumed, and its PL/pgSQL call cost
         // three times the statement (pg_stat_statements).
-        let generation = try connection.scriptInteger(
-            "BEGIN; SELECT pg_advisory_xact_lock(\(PostgresSchema.writeLock)); UPDATE write_clock SET generation = generation + 1 RETURNING generation")
+        let generation: Int64?
+        do throws(StoreError) {
+            generation = try connection.scriptInteger(
+                "BEGIN; SELECT pg_advisory_xact_lock(\(PostgresSchema.writeLock)); UPDATE write_clock SET generation = generation + 1 RETURNING generation")
+        } catch {
+            // BEGIN may have run before the lock or the clock failed (lock_timeout while another node writes): the
+            // session would stay in that failed transaction and refuse every later one, the node answering
+            // `unavailable` until restarted.
+            connection.rollBackStrayTransaction()
+            throw error
+        }
         transactionGeneration = generation
         if let generation, let cached = cacheGeneration, cached == generation - 1 {
             soleWriterStreak += 1

@@ -88,7 +88,7 @@ struct MultiNodeRestartTests {
         #expect(restarted, "the restart finished while the stream was running")
         #expect(unavailable > 0, "some sends met the outage and were refused, not lost")
         #expect(otherErrors.isEmpty, "only unavailable may fail: \(otherErrors)")
-        #expect(pending.isEmpty, "every send was acknowledged within 20 s; \(pending.count) still pending")
+        #expect(pending.isEmpty, "every send was acknowledged within 20 s; \(pending.count) still pending; node A's log ends: \(a.standardError.suffix(3_000))")
         #expect(acknowledged.count == next, "\(acknowledged.count) of \(next) acknowledged")
         #expect(Set(acknowledged.values).count == acknowledged.count, "a retried clientMessageId never stores a second message")
 

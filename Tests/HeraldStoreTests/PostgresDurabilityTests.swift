@@ -42,6 +42,24 @@ struct PostgresDurabilityTests {
         #expect(try holder.user(id: "alice")?.name == "Alice 3")
     }
 
+    @Test("A write transaction that times out waiting for the write lock leaves no failed transaction on its session: the next one commits")
+    func writeLockTimeoutLeavesNothingOpen() throws {
+        let (url, holder) = try postgresStoreWithUsers()
+        let waiter = try PostgresStore(url: url, lockTimeoutMilliseconds: 50)
+        try holder.transaction {
+            _ = try holder.appendEvent(user: "alice", payload: [1], now: 1)
+            do {
+                _ = try waiter.appendEvent(user: "bob", payload: [2], now: 2)
+                Issue.record("wrote while another store held the write lock")
+            } catch let error as StoreError {
+                #expect(error.kind == .busy)
+            }
+        }
+        #expect(try waiter.appendEvent(user: "bob", payload: [2], now: 2) == 1)
+        #expect(try waiter.appendEvent(user: "alice", payload: [3], now: 3) == 2)
+        #expect(try holder.events(user: "alice", after: 0, limit: 10).map(\.payload) == [[1], [3]])
+    }
+
     @Test("A read-only store on an unmigrated database, or a missing database, fails with a StoreError")
     func unusableDatabases() throws {
         let url = try PostgresCluster.newDatabase()
