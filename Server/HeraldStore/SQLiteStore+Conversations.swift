@@ -72,14 +72,18 @@ extension SQLiteStore {
     }
 
     public func contacts(of user: String, inConversationsOfAtMost maxParticipants: Int) throws -> [String] {
-        try connection.query(
-            """
-            SELECT DISTINCT o.user_id FROM participants p JOIN participants o ON o.conversation_id = p.conversation_id
-            WHERE p.user_id = ?1 AND o.user_id <> ?1
-              AND (SELECT count(*) FROM participants c WHERE c.conversation_id = p.conversation_id) <= ?2
-            ORDER BY o.user_id
-            """, .text(user), .int(Int64(maxParticipants))
-        ) { row in row.text(0) }
+        // The participant lists come from the cache (fixed at creation, so read once): a device coming online in a
+        // group of 1,000 no longer counts the group's rows in SQL at every connect, it looks at one cached count.
+        let conversations = try connection.query(
+            "SELECT conversation_id FROM participants WHERE user_id = ?", .text(user)) { row in row.int(0) }
+        var contacts = Set<String>()
+        for conversation in conversations {
+            let participants = try participants(of: conversation)
+            guard participants.count <= maxParticipants else { continue }
+            for participant in participants where participant != user { contacts.insert(participant) }
+        }
+        // Byte order, as SQLite's BINARY collation sorts the ids everywhere else.
+        return contacts.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     }
 
     // MARK: - Internals
