@@ -54,7 +54,7 @@ extension SyncCore {
         // Devices without a connection are background devices too (a locked phone): their targets, one read for every
         // recipient of every due push, and none when this node knows nobody has one.
         var recipients: Set<String> = []
-        for run in runs { recipients.formUnion(run.first.users) }
+        for run in runs { recipients.formUnion(run.first.recipients) }
         let registered = pushTargets(of: recipients)
         // P3: alone, a node with no device in the background and no device without a connection has no one to alert.
         guard cluster != nil || presence.backgroundDevices > 0 || !registered.isEmpty else { return }
@@ -67,7 +67,7 @@ extension SyncCore {
             // Nobody here viewing the conversation (the common case) needs no look at each recipient's devices.
             let viewedHere = presence.isViewed(conversation)
             var undecided: [String] = []
-            for user in run.first.users where !(viewedHere && isViewedHere(conversation, by: user)) {
+            for user in run.first.recipients where !(viewedHere && isViewedHere(conversation, by: user)) {
                 if cluster == nil, registered[user] == nil, !hasBackgroundDeviceHere(user) { continue }
                 undecided.append(user)
                 everyone.insert(user)
@@ -185,7 +185,7 @@ extension SyncCore {
         var start = due.startIndex
         for index in due.indices.dropFirst() {
             let (first, pending) = (due[start], due[index])
-            if pending.push.conversation == first.push.conversation, pending.users == first.users { continue }
+            if pending.push.conversation == first.push.conversation, pending.hasSameRecipients(as: first) { continue }
             runs.append((first, start..<index))
             start = index
         }

@@ -276,13 +276,18 @@ extension SyncCore {
     ) {
         // S7: not the sender; P1/S1: a recipient viewing the conversation gets no push at all.
         // One lookup for the whole group: when no device views the conversation, no recipient's devices are looked at.
-        var recipients = Self.participants(stored.participants, without: record.sender)
-        if presence.isViewed(record.conversation) { recipients.removeAll { hasDeviceViewing($0, record.conversation) } }
-        guard !recipients.isEmpty else { return }
+        // Nobody viewing it (the common case): the participant list as the store shares it, the sender skipped later.
+        var users = stored.participants
+        var except: String? = record.sender
+        if presence.isViewed(record.conversation) {
+            users = Self.participants(stored.participants, without: record.sender).filter { !hasDeviceViewing($0, record.conversation) }
+            except = nil
+        }
+        guard users.contains(where: { $0 != except }) else { return }
         // The push reads the same for every recipient: one preview and one schedule entry per message.
         let push = PushPreview.info(for: record, senderName: senderName, in: stored)
         step.effects.append(.schedulePush(PendingPush(
-            deadline: now + max(configuration.pushGraceMilliseconds, 0), users: recipients, push: push, mentions: mentions)))
+            deadline: now + max(configuration.pushGraceMilliseconds, 0), users: users, push: push, mentions: mentions, except: except)))
     }
 
     // MARK: - ack (U2-U7, P5)

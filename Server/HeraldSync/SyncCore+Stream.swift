@@ -34,8 +34,27 @@ extension SyncCore {
             }
         }
         if let conversation, users.count >= RecipientCache<Device>.minimumUsers {
-            let devices = recipients.devices(of: users, in: conversation) { devicesByUser[$0] }
-            for (index, mine) in devices.enumerated() where !mine.isEmpty { deliver(seqs[index], to: mine) }
+            // A group: its members' devices from the cache, their cursors read and moved without reference counting
+            // (the core holds every state the entry names; nothing here connects or disconnects a device).
+            let found = recipients.receivers(of: users, in: conversation) { devicesByUser[$0] }
+            found.withUnsafeBufferPointer { found in
+                for receiver in found {
+                    let seq = seqs[receiver.member]
+                    let cursor = receiver.state._withUnsafeGuaranteedRef { state -> Int64? in
+                        guard let cursor = state.cursor, cursor < seq else { return nil }
+                        if cursor == seq - 1 { state.cursor = seq }
+                        return cursor
+                    }
+                    guard let cursor else { continue }
+                    if cursor == seq - 1 {
+                        receivers.append(receiver.device)
+                        receiverSeqs.append(seq)
+                    } else {
+                        let entry = UserDevice(device: receiver.device, state: receiver.state.takeUnretainedValue())
+                        catchUp(entry, after: cursor, through: seq, into: &deliveries)
+                    }
+                }
+            }
         } else {
             for (user, seq) in zip(users, seqs) {
                 guard let mine = devicesByUser[user] else { continue }

@@ -171,6 +171,22 @@ struct PendingPush {
     var push: PushInfo
     /// N2: the recipients the message mentions (alerted even where they muted the conversation).
     var mentions: [String] = []
+    /// One of `users` who is not a recipient (S7: the sender). A group's message keeps the participant list the store
+    /// shares instead of a copy without the sender: a copy of 1,000 ids per message, and comparing copies element by
+    /// element to find runs of pushes to the same people, cost more than skipping one id.
+    var except: String? = nil
+
+    /// Who the push is for.
+    var recipients: LazyFilterSequence<[String]> {
+        let except = self.except
+        return users.lazy.filter { $0 != except }
+    }
+
+    /// Whether `other` goes to the same people (a run of pushes shares one look at them); lists from the same store
+    /// read compare by their storage.
+    func hasSameRecipients(as other: PendingPush) -> Bool {
+        except == other.except && users == other.users
+    }
 }
 
 /// Something a request caused, applied in order once the batch's transaction committed (R4).

@@ -54,21 +54,27 @@ struct SyncCoreGroupFanOutTests {
 
     @Test("P1-P4 in bursts: due pushes split into runs of one conversation and the same recipients, in order, none dropped")
     func duePushesInRunsOfSameRecipients() {
-        func push(_ conversation: String, _ message: String, to users: [String]) -> PendingPush {
+        func push(_ conversation: String, _ message: String, to users: [String], except: String? = nil) -> PendingPush {
             PendingPush(
                 deadline: 0, users: users,
-                push: PushInfo(conversation: conversation, message: message, sender: "m1", preview: "hi", title: "M1", url: "herald://conversation/\(conversation)"))
+                push: PushInfo(conversation: conversation, message: message, sender: "m1", preview: "hi", title: "M1", url: "herald://conversation/\(conversation)"),
+                except: except)
         }
         let group = ["m2", "m3"]
+        let participants = ["m1", "m2", "m3"]
         let due: ArraySlice<PendingPush> = [
             push("c1", "a", to: group), push("c1", "b", to: group), push("c2", "c", to: group),
             push("c1", "d", to: group), push("c1", "e", to: ["m2"]), push("c1", "f", to: ["m2"]),
+            // S7: the same participant list from different senders is not the same recipients.
+            push("c1", "g", to: participants, except: "m1"), push("c1", "h", to: participants, except: "m1"),
+            push("c1", "i", to: participants, except: "m2"),
         ][...]
         let runs = SyncCore<Int>.runsOfSameRecipients(due)
-        #expect(runs.map(\.range) == [0..<2, 2..<3, 3..<4, 4..<6])
-        #expect(runs.map(\.first.push.message) == ["a", "c", "d", "e"])
-        #expect(SyncCore<Int>.runsOfSameRecipients(due.dropFirst(5)).map(\.range) == [5..<6], "a slice keeps its indices")
-        #expect(SyncCore<Int>.runsOfSameRecipients(due.dropFirst(6)).isEmpty)
+        #expect(runs.map(\.range) == [0..<2, 2..<3, 3..<4, 4..<6, 6..<8, 8..<9])
+        #expect(runs.map(\.first.push.message) == ["a", "c", "d", "e", "g", "i"])
+        #expect(Array(due[6].recipients) == ["m2", "m3"] && Array(due[8].recipients) == ["m1", "m3"], "the sender is never a recipient")
+        #expect(SyncCore<Int>.runsOfSameRecipients(due.dropFirst(5)).map(\.range) == [5..<6, 6..<8, 8..<9], "a slice keeps its indices")
+        #expect(SyncCore<Int>.runsOfSameRecipients(due.dropFirst(9)).isEmpty)
     }
 
     @Test("S7: a message's push recipients are the participants but the sender, found in byte order or, in any other order, by a scan")
