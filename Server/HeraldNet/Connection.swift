@@ -30,6 +30,10 @@ public final class Connection {
     var wantsRead = true
     var wantsWritable = false
     private var queueCapLifted = false
+    /// Set by the protocol layer while a fan-out may queue frames on this connection exactly as they were encoded for
+    /// everyone (a WebSocket without per-connection compression that has not sent its close): the fan-out then writes
+    /// without asking the protocol layer. False by default.
+    public var takesSharedFrames = false
     /// A slot for whatever the protocol layer wants to hang on the connection; cleared after close.
     public var userData: AnyObject?
 
@@ -114,6 +118,18 @@ public final class Connection {
         } plain: {
             output.append(head)
             output.append(body)
+        }
+    }
+
+    /// ``write(head:body:)`` with the body pinned by this loop (``LoopPinnedFrame``): for a fan-out, whose receivers
+    /// then count no reference each. `pinned` must have been made on this connection's loop.
+    public func write(head: UnsafeRawBufferPointer, pinned: LoopPinnedFrame) {
+        queue(byteCount: head.count + pinned.count) { tls in
+            if head.count > 0 { loop.encrypt(head, on: self, tls) }
+            if pinned.count > 0 { pinned.frame.withUnsafeBytes { loop.encrypt($0, on: self, tls) } }
+        } plain: {
+            output.append(head)
+            output.append(pinned)
         }
     }
 

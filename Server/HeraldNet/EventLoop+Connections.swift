@@ -61,7 +61,7 @@ extension EventLoop {
         }
         let connection = Connection(loop: self, handle: handle, remoteAddress: remoteAddress, binding: binding, tls: tls)
         do {
-            try register(fd, as: .connection(connection), events: CLINUX_EPOLLIN)
+            try register(fd, as: .connection(.passUnretained(connection)), events: CLINUX_EPOLLIN)
         } catch {
             closeDescriptor(fd)
             return

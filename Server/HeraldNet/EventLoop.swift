@@ -48,13 +48,14 @@ public final class EventLoop: @unchecked Sendable {
 
     // MARK: Loop-confined state
 
-    /// What a descriptor number currently stands for, indexed by fd.
+    /// What a descriptor number currently stands for, indexed by fd. A connection is named, not owned: ``live`` owns
+    /// it and outlives the slot (the slot is freed first when it closes), so finding one counts no reference.
     enum Occupant {
         case free
         case wakeup
         case timer
         case listener(ServerBinding)
-        case connection(Connection)
+        case connection(Unmanaged<Connection>)
     }
 
     struct Slot {
@@ -156,10 +157,19 @@ public final class EventLoop: @unchecked Sendable {
     /// The open connection `handle` names, or nil if it has closed (or its descriptor was reused).
     /// Call only on this loop's thread.
     public func connection(for handle: ConnectionHandle) -> Connection? {
+        unownedConnection(for: handle)?.takeUnretainedValue()
+    }
+
+    /// The same, without counting a reference: for a loop over many receivers (a fan-out), which uses the connection
+    /// through `_withUnsafeGuaranteedRef` and only before it returns to the loop (a connection is let go only after
+    /// the current batch). Call only on this loop's thread.
+    @inline(__always)
+    public func unownedConnection(for handle: ConnectionHandle) -> Unmanaged<Connection>? {
         assert(inEventLoop, "EventLoop.connection(for:) called off the loop thread")
         let fd = Int(handle.fd)
         guard handle.loopIndex == index, fd >= 0, fd < slots.count, slots[fd].generation == handle.generation,
-            case .connection(let connection) = slots[fd].occupant, connection.state == .open
+            case .connection(let connection) = slots[fd].occupant,
+            connection._withUnsafeGuaranteedRef({ $0.state == .open })
         else { return nil }
         return connection
     }
@@ -237,7 +247,7 @@ public final class EventLoop: @unchecked Sendable {
         case .listener(let binding):
             acceptConnections(for: binding)
         case .connection(let connection):
-            handle(connection, events: events)
+            handle(connection.takeUnretainedValue(), events: events)
         }
     }
 

@@ -17,18 +17,21 @@ final class OwnedBlock {
     deinit { base.deallocate() }
 }
 
-/// One queued piece of output: bytes the connection owns, or a reference to a shared frame.
+/// One queued piece of output: bytes the connection owns, a reference to a shared frame, or a shared frame pinned by
+/// this loop (named without a reference count; see ``LoopPinnedFrame``), with its bytes' place kept in the chunk.
 ///
 /// Owned bytes are a slice of a block, so several small owned pieces separated by shared frames (a /sync fan-out's
 /// per-receiver heads between shared bodies) fill ONE block instead of taking a block each.
 enum OutputChunk {
     case owned(OwnedBlock, start: Int, end: Int)
     case shared(SharedBytes)
+    case pinned(Unmanaged<LoopPinnedFrame>, base: UnsafeRawPointer, count: Int)
 
     var base: UnsafeRawPointer {
         switch self {
         case .owned(let block, let start, _): UnsafeRawPointer(block.base + start)
         case .shared(let frame): frame.base
+        case .pinned(_, let base, _): base
         }
     }
 
@@ -36,6 +39,7 @@ enum OutputChunk {
         switch self {
         case .owned(_, let start, let end): end - start
         case .shared(let frame): frame.count
+        case .pinned(_, _, let count): count
         }
     }
 }
@@ -123,6 +127,14 @@ struct WriteQueue {
         chunks.append(.shared(frame))
     }
 
+    /// Queues `pinned`'s frame, counted by the loop instead of by reference; no bytes are copied.
+    mutating func append(_ pinned: LoopPinnedFrame) {
+        let frame = pinned.frame
+        guard frame.count > 0 else { return }
+        count += frame.count
+        chunks.append(.pinned(pinned.pin(), base: frame.base, count: frame.count))
+    }
+
     /// Writes up to `capacity` iovecs covering at most `maxBytes` unsent bytes, in order.
     /// - Returns: the number of iovecs filled and the bytes they cover.
     func fill(_ iovecs: UnsafeMutablePointer<iovec>, capacity: Int, maxBytes: Int) -> (iovecCount: Int, byteCount: Int) {
@@ -152,7 +164,11 @@ struct WriteQueue {
             // with the list, whose slots are kept for the next writes up to ``keptChunkCapacity``.
             while chunks.count > head {
                 // Taken straight from the list (no copy kept): the block must be unique for the pool to take it.
-                if case .owned(let block, _, _) = chunks.removeLast() { giveBack(block) }
+                switch chunks.removeLast() {
+                case .owned(let block, _, _): giveBack(block)
+                case .pinned(let pinned, _, _): LoopPinnedFrame.unpin(pinned)
+                case .shared: break
+                }
             }
             if chunks.capacity > Self.keptChunkCapacity {
                 chunks = []
@@ -200,6 +216,7 @@ struct WriteQueue {
     }
 
     private mutating func release(chunkAt index: Int) {
+        if case .pinned(let pinned, _, _) = chunks[index] { LoopPinnedFrame.unpin(pinned) }
         guard case .owned(let block, _, _) = chunks[index] else {
             chunks[index] = .shared(WriteQueue.emptyFrame)
             return

@@ -43,6 +43,7 @@ struct WriteQueueTests {
         for _ in 0..<50 {
             var queue = WriteQueue()
             var model: [UInt8] = []
+            var pins: [Weak<LoopPinnedFrame>] = []
             var next: UInt8 = 1
             for _ in 0..<60 {
                 switch Int.random(in: 0..<4, using: &generator) {
@@ -54,10 +55,13 @@ struct WriteQueueTests {
                         initialized = size
                     }
                     next = first &+ UInt8(truncatingIfNeeded: size)
-                    if Bool.random(using: &generator) {
-                        bytes.withUnsafeBytes { queue.append($0) }
-                    } else {
-                        queue.append(SharedBytes(bytes))
+                    switch Int.random(in: 0..<3, using: &generator) {
+                    case 0: bytes.withUnsafeBytes { queue.append($0) }
+                    case 1: queue.append(SharedBytes(bytes))
+                    default:
+                        let pinned = LoopPinnedFrame(SharedBytes(bytes))
+                        queue.append(pinned)
+                        pins.append(Weak(pinned))
                     }
                     model += bytes
                 case 2:
@@ -74,8 +78,49 @@ struct WriteQueueTests {
                 #expect(queue.count == model.count)
             }
             #expect(gathered(queue) == model)
+            queue.removeAll()
+            #expect(pins.allSatisfy { $0.object == nil }, "every pinned frame is let go once no chunk names it")
         }
     }
+
+    @Test("E7: a frame pinned by the loop lives while any queue holds it and is let go with the last, whether sent or dropped")
+    func pinnedFrameLifetime() {
+        weak var weakPin: LoopPinnedFrame?
+        weak var weakFrame: SharedBytes?
+        var queues = [WriteQueue](repeating: WriteQueue(), count: 3)
+        do {
+            let frame = SharedBytes(Array("BODY".utf8))
+            let pinned = LoopPinnedFrame(frame)
+            (weakPin, weakFrame) = (pinned, frame)
+            for index in queues.indices {
+                [UInt8]("h\(index)".utf8).withUnsafeBytes { queues[index].append($0) }
+                queues[index].append(pinned)
+            }
+        }
+        #expect(weakPin != nil, "held by the queues alone")
+        #expect(gathered(queues[0]) == Array("h0BODY".utf8))
+        queues[0].consume(6)  // drained
+        queues[1].consume(4)  // the head and half the frame: the frame is still named
+        #expect(weakPin != nil)
+        #expect(gathered(queues[1]) == Array("DY".utf8))
+        queues[2].removeAll()  // the connection closed without sending
+        #expect(weakPin != nil)
+        queues[1].consume(2)
+        #expect(weakPin == nil && weakFrame == nil, "the last chunk let the pin and its frame go")
+        // Drained queues pin again from zero.
+        let again = LoopPinnedFrame(SharedBytes(Array("X".utf8)))
+        weakPin = again
+        queues[0].append(again)
+        queues[0].consume(1)
+        queues[0].append(again)
+        #expect(gathered(queues[0]) == Array("X".utf8))
+    }
+}
+
+/// A reference that does not keep its object alive.
+struct Weak<Object: AnyObject> {
+    weak var object: Object?
+    init(_ object: Object) { self.object = object }
 }
 
 /// SplitMix64: reproducible randomness for the model test.

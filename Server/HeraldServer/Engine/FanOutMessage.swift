@@ -41,21 +41,32 @@ enum SequencedEvent {
 
     /// Queues the event on `sessions` (loop thread): each receiver's head is written on the stack (once per run of
     /// receivers with the same seq, the devices of one user) and copied into each plain session's queue; the body is
-    /// queued by reference. A whole frame is built only for a session that negotiated permessage-deflate (then once
+    /// queued by reference, pinned once for this loop (``LoopPinnedFrame``). A whole frame is built only for a session that negotiated permessage-deflate (then once
     /// per seq, and deflated once per configuration as for any frame).
     static func deliver(body: SharedBytes, seqs: [Int64], to sessions: [SessionHandle], on loop: EventLoop) {
+        // One pin of the body for this loop: its receivers' queues count it without atomic operations.
+        let pinned = LoopPinnedFrame(body)
         withUnsafeTemporaryAllocation(byteCount: maxHeadSize, alignment: 1) { buffer in
             var headSeq: Int64?
             var head = (count: 0, headerSize: 0)
             var fanOut: FanOutFrame?
             for (handle, seq) in zip(sessions, seqs) {
-                guard let session = HeraldHTTPServer.session(handle, on: loop) else { continue }
+                guard let connection = loop.unownedConnection(for: handle.connection) else { continue }
                 if seq != headSeq {
                     head = writeHead(seq: seq, bodyCount: body.count, into: buffer)
                     headSeq = seq
                     fanOut = nil
                 }
                 let headBytes = UnsafeRawBufferPointer(rebasing: buffer[..<head.count])
+                // A plain session (most): straight into its connection's queue, no reference counted on the way. The
+                // session keeps `takesSharedFrames` to what `send(head:body:)` would decide.
+                let queued = connection._withUnsafeGuaranteedRef { connection in
+                    guard connection.takesSharedFrames else { return false }
+                    connection.write(head: headBytes, pinned: pinned)
+                    return true
+                }
+                if queued { continue }
+                guard let session = HeraldHTTPServer.session(handle, on: loop) else { continue }
                 if session.sendsPlainFrames {
                     session.send(head: headBytes, body: body)
                     continue

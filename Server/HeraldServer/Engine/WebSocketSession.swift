@@ -31,7 +31,9 @@ public final class WebSocketSession {
     /// A close frame has been written (or the transport is gone): no data frame may follow it (§5.5.1). Follows the
     /// machine's actions as they are carried out, since the machine's state is already past the whole read: a
     /// message delivered before a bad frame may still be answered.
-    private var closeWritten = false
+    private var closeWritten = false {
+        didSet { connection.takesSharedFrames = sendsPlainFrames && !closeWritten }
+    }
     private var hasReportedClose = false
     private var readingPaused = false
     /// The machine's actions are being carried out: input that an answer lets through meanwhile waits for the end.
@@ -74,6 +76,8 @@ public final class WebSocketSession {
                                              now: connection.loop.now.milliseconds)
         self.compression = compression
         connection.nextDeadline = timerDeadline()
+        // A fan-out frame goes to this connection exactly as encoded until the close (see `send(head:body:)`).
+        connection.takesSharedFrames = sendsPlainFrames
     }
 
     func attach(_ delegate: any WebSocketSessionDelegate) { self.delegate = delegate }
