@@ -121,6 +121,16 @@ public final class Connection {
         }
     }
 
+    /// Queues a frame pinned by this loop (``LoopPinnedFrame``) by reference, as `write(_: SharedBytes)` does: for a
+    /// fan-out, whose receivers then count no reference each. `pinned` must have been made on this connection's loop.
+    public func write(_ pinned: LoopPinnedFrame) {
+        queue(byteCount: pinned.count) { tls in
+            pinned.frame.withUnsafeBytes { loop.encrypt($0, on: self, tls) }
+        } plain: {
+            output.append(pinned)
+        }
+    }
+
     /// ``write(head:body:)`` with the body pinned by this loop (``LoopPinnedFrame``): for a fan-out, whose receivers
     /// then count no reference each. `pinned` must have been made on this connection's loop.
     public func write(head: UnsafeRawBufferPointer, pinned: LoopPinnedFrame) {

@@ -53,10 +53,15 @@ final class BroadcastHub: Sendable {
         let senderLoop = sender.connection.loop
         for loop in loops.withLock({ $0 }) where loop.index < members.count {
             let list = members[loop.index]
+            // Pinned once per loop: the receivers' queues count it without atomic operations (``LoopPinnedFrame``).
             if loop === senderLoop {
-                for session in list.sessions where session !== sender { session.send(frame) }
+                let pinned = LoopPinnedFrame(frame)
+                for session in list.sessions where session !== sender { session.send(pinned) }
             } else {
-                loop.execute { for session in list.sessions { session.send(frame) } }
+                loop.execute {
+                    let pinned = LoopPinnedFrame(frame)
+                    for session in list.sessions { session.send(pinned) }
+                }
             }
         }
     }

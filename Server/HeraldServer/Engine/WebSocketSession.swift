@@ -109,6 +109,12 @@ public final class WebSocketSession {
         connection.write(frame)
     }
 
+    /// Queues a frame pinned by this session's loop, as `send(_: SharedBytes)` does, for a fan-out on that loop.
+    func send(_ pinned: LoopPinnedFrame) {
+        guard !closeWritten else { return }
+        connection.write(pinned)
+    }
+
     /// True when fan-out frames go to this session exactly as encoded (no permessage-deflate), so a frame may be
     /// split into a per-session head and a shared body.
     var sendsPlainFrames: Bool { compression == nil }
