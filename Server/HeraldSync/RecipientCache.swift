@@ -8,17 +8,6 @@
 /// ``devicesChanged()``), so no entry outlives the devices it names: the next fan-out to a group builds its entry again,
 /// which costs what a fan-out without the cache costs. Participants that changed (a member left or joined) no longer
 /// equal the entry's list, so the entry is built again too.
-/// One live device of a group member, as a fan-out walks them: the member's position in the participant list (its
-/// seq is at the same position), the device, and its state without a reference count. A fan-out to 1,000 touched two
-/// counts per device (the member's device list and the state), each an atomic operation on an object of its own
-/// (perf: a tenth of the sync thread); the cache's entries hold none of those, and the core holds every state alive
-/// for as long as an entry can name it (see ``RecipientCache``).
-struct GroupReceiver<Device: Hashable> {
-    let member: Int
-    let device: Device
-    let state: Unmanaged<DeviceState>
-}
-
 struct RecipientCache<Device: Hashable> {
     private struct Entry {
         let users: [String]
@@ -56,4 +45,15 @@ struct RecipientCache<Device: Hashable> {
         entries[conversation] = Entry(users: users, receivers: receivers)
         return receivers
     }
+}
+
+/// One live device of a group member, as a fan-out walks them: the member's position in the participant list (its
+/// seq is at the same position), the device, and its state without a reference count. A fan-out to 1,000 touched two
+/// counts per device (the member's device list and the state), each an atomic operation on an object of its own
+/// (perf: a tenth of the sync thread); the cache's entries hold none of those, and the core holds every state alive
+/// for as long as an entry can name it (see ``RecipientCache``).
+struct GroupReceiver<Device: Hashable> {
+    let member: Int
+    let device: Device
+    let state: Unmanaged<DeviceState>
 }

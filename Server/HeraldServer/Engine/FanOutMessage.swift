@@ -41,8 +41,8 @@ enum SequencedEvent {
 
     /// Queues the event on `sessions` (loop thread): each receiver's head is written on the stack (once per run of
     /// receivers with the same seq, the devices of one user) and copied into each plain session's queue; the body is
-    /// queued by reference, pinned once for this loop (``LoopPinnedFrame``). A whole frame is built only for a session that negotiated permessage-deflate (then once
-    /// per seq, and deflated once per configuration as for any frame).
+    /// queued by reference, pinned once for this loop (``LoopPinnedFrame``). A whole frame is built only for a session
+    /// that negotiated permessage-deflate (then once per seq, and deflated once per configuration as for any frame).
     static func deliver(body: SharedBytes, seqs: [Int64], to sessions: [SessionHandle], on loop: EventLoop) {
         // One pin of the body for this loop: its receivers' queues count it without atomic operations.
         let pinned = LoopPinnedFrame(body)

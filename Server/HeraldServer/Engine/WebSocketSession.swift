@@ -280,9 +280,10 @@ public final class WebSocketSession {
     /// Largest message taken straight from the read: unmasked on the stack, so no buffer is shared or allocated.
     static let wholeMessageLimit = 1024
 
-    /// Delivers the whole small messages at the start of `bytes` (``WebSocketStateMachine/wholeMessage(in:at:maxPayload:)``)
-    /// without the machine's reassembly and action list, and returns where the rest begins: the machine takes it
-    /// from there (a partial or control frame, a larger message, a text that is not UTF-8, or anything after a close).
+    /// Delivers the whole small messages at the start of `bytes`
+    /// (``WebSocketStateMachine/wholeMessage(in:at:maxPayload:)``) without the machine's reassembly and action list, and
+    /// returns where the rest begins: the machine takes it from there (a partial or control frame, a larger message, a
+    /// text that is not UTF-8, or anything after a close).
     private func deliverWholeMessages(_ bytes: UnsafeRawBufferPointer, readAt: Int64) -> Int {
         var offset = 0
         while let frame = machine.wholeMessage(in: bytes, at: offset, maxPayload: Self.wholeMessageLimit), !closeWritten {
