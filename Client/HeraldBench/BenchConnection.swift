@@ -176,7 +176,7 @@ final class BenchConnection {
     }
 
     private func frames(_ bytes: UnsafeRawBufferPointer, into events: inout [Input]) {
-        let taken = socketProtocol.state == .open && socketProtocol.isBetweenMessages ? wholeTextFrames(bytes, into: &events) : 0
+        let taken = wholeTextFrames(bytes, into: &events)
         guard taken < bytes.count else { return }
         // The load generator keeps no keep-alive deadlines, so the clock is not read.
         socketProtocol.receive(UnsafeRawBufferPointer(rebasing: bytes[taken...]), now: 0)
@@ -197,29 +197,16 @@ final class BenchConnection {
         if socketProtocol.state == .closed { phase = .closed }
     }
 
-    /// The complete text frames at the start of `bytes` that are whole messages (FIN set, no RSV bits, a 7- or 16-bit
-    /// length, unmasked as a server's frames are, §5.1): nearly every frame of a load. They are handed out where they
-    /// lie in the read buffer, without the state machine's copies into its message buffers; what follows the last of
-    /// them (a partial frame, a control frame, anything unusual) goes to the state machine, which is then at a frame
-    /// boundary. Their UTF-8 is not validated: the generator reads only its own ASCII fields, and the server's output
-    /// is checked for it by the test suite. Returns how many bytes were taken.
+    /// The text frames at the start of `bytes` that are whole messages
+    /// (``WebSocketStateMachine/wholeMessage(in:at:maxPayload:)``: nearly every frame of a load), handed out where they lie in the read buffer, without the state machine's copies
+    /// into its message buffers; what follows the last of them goes to the state machine. A server's frames are not
+    /// masked (§5.1), so there is nothing to unmask. Their UTF-8 is not validated: the generator reads only its own
+    /// ASCII fields, and the server's output is checked for it by the test suite. Returns how many bytes were taken.
     private func wholeTextFrames(_ bytes: UnsafeRawBufferPointer, into events: inout [Input]) -> Int {
         var offset = 0
-        while bytes.count - offset >= 2, bytes[offset] == 0x81 {
-            let length7 = Int(bytes[offset + 1])
-            var headerSize = 2
-            var length = length7
-            if length7 == 126 {
-                guard bytes.count - offset >= 4 else { break }
-                length = Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
-                headerSize = 4
-            } else if length7 > 126 {
-                break  // a 64-bit length, or the mask bit: the state machine decides
-            }
-            let start = offset + headerSize
-            guard bytes.count - start >= length else { break }
-            events.append(.textInRead(UnsafeRawBufferPointer(rebasing: bytes[start..<(start + length)])))
-            offset = start + length
+        while let frame = socketProtocol.wholeMessage(in: bytes, at: offset, maxPayload: .max), frame.opcode == .text {
+            events.append(.textInRead(UnsafeRawBufferPointer(rebasing: bytes[frame.payload])))
+            offset = frame.end
         }
         return offset
     }

@@ -107,20 +107,6 @@ public final class Connection {
         }
     }
 
-    /// Queues a copy of the small `head` followed by a reference to `body`, as one unit for the slow-consumer rule
-    /// (never half of it): a message whose first bytes differ per receiver (a WebSocket header and a /sync `seq`) and
-    /// whose rest is shared by all of them. The write queue gathers both into the same `sendmsg`. On TLS both are
-    /// encrypted into this connection's queue (two records).
-    public func write(head: UnsafeRawBufferPointer, body: SharedBytes) {
-        queue(byteCount: head.count + body.count) { tls in
-            if head.count > 0 { loop.encrypt(head, on: self, tls) }
-            if body.count > 0 { body.withUnsafeBytes { loop.encrypt($0, on: self, tls) } }
-        } plain: {
-            output.append(head)
-            output.append(body)
-        }
-    }
-
     /// Queues a frame pinned by this loop (``LoopPinnedFrame``) by reference, as `write(_: SharedBytes)` does: for a
     /// fan-out, whose receivers then count no reference each. `pinned` must have been made on this connection's loop.
     public func write(_ pinned: LoopPinnedFrame) {
@@ -131,8 +117,11 @@ public final class Connection {
         }
     }
 
-    /// ``write(head:body:)`` with the body pinned by this loop (``LoopPinnedFrame``): for a fan-out, whose receivers
-    /// then count no reference each. `pinned` must have been made on this connection's loop.
+    /// Queues a copy of the small `head` followed by the frame `pinned` by this loop (``LoopPinnedFrame``), as one unit
+    /// for the slow-consumer rule (never half of it): a message whose first bytes differ per receiver (a WebSocket
+    /// header and a /sync `seq`) and whose rest is shared by all of them, so the receivers count no reference each.
+    /// The write queue gathers both into the same `sendmsg`; on TLS both are encrypted into this connection's queue
+    /// (two records). `pinned` must have been made on this connection's loop.
     public func write(head: UnsafeRawBufferPointer, pinned: LoopPinnedFrame) {
         queue(byteCount: head.count + pinned.count) { tls in
             if head.count > 0 { loop.encrypt(head, on: self, tls) }

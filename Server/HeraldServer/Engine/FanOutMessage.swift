@@ -59,18 +59,15 @@ enum SequencedEvent {
                 }
                 let headBytes = UnsafeRawBufferPointer(rebasing: buffer[..<head.count])
                 // A plain session (most): straight into its connection's queue, no reference counted on the way. The
-                // session keeps `takesSharedFrames` to what `send(head:body:)` would decide.
+                // session keeps `takesSharedFrames` true while it is plain and has not written its close.
                 let queued = connection._withUnsafeGuaranteedRef { connection in
                     guard connection.takesSharedFrames else { return false }
                     connection.write(head: headBytes, pinned: pinned)
                     return true
                 }
                 if queued { continue }
-                guard let session = HeraldHTTPServer.session(handle, on: loop) else { continue }
-                if session.sendsPlainFrames {
-                    session.send(head: headBytes, body: body)
-                    continue
-                }
+                // Left: sessions with permessage-deflate. A plain one that takes no shared frames has written its close.
+                guard let session = HeraldHTTPServer.session(handle, on: loop), !session.sendsPlainFrames else { continue }
                 var whole = fanOut ?? FanOutFrame(OutgoingFrame(textHead: headBytes, headerSize: head.headerSize, body: body))
                 session.send(&whole)
                 fanOut = whole

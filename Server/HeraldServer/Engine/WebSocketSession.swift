@@ -76,7 +76,7 @@ public final class WebSocketSession {
                                              now: connection.loop.now.milliseconds)
         self.compression = compression
         connection.nextDeadline = timerDeadline()
-        // A fan-out frame goes to this connection exactly as encoded until the close (see `send(head:body:)`).
+        // A fan-out frame goes to this connection exactly as encoded until the close (§5.5.1: no data after it).
         connection.takesSharedFrames = sendsPlainFrames
     }
 
@@ -118,13 +118,6 @@ public final class WebSocketSession {
     /// True when fan-out frames go to this session exactly as encoded (no permessage-deflate), so a frame may be
     /// split into a per-session head and a shared body.
     var sendsPlainFrames: Bool { compression == nil }
-
-    /// Queues a plain frame made of a small `head` (copied) followed by a shared `body` (by reference), as one unit:
-    /// only for a session that ``sendsPlainFrames``. Dropped once the close handshake has started (§5.5.1).
-    func send(head: UnsafeRawBufferPointer, body: SharedBytes) {
-        guard !closeWritten else { return }
-        connection.write(head: head, body: body)
-    }
 
     /// How this session takes fan-out frames: plain, deflated once per loop and configuration, or by itself.
     var outgoingCompression: OutgoingCompression {
