@@ -14,6 +14,15 @@ struct MultiNodeRestartTests {
     /// The numeric part of a message id (`m42` → 42): storage order.
     private func storageKey(_ id: String) -> Int { Int(id.dropFirst()) ?? -1 }
 
+    /// The database's sessions as PostgreSQL sees them (state, what they wait for, their last statement), for a
+    /// failure message: a node that stops answering may be waiting for a lock another session holds.
+    private static func sessions(_ url: String) -> String {
+        let rows = (try? PostgresCluster.run(
+            "SELECT pid, state, coalesce(wait_event_type, '-'), left(query, 80) FROM pg_stat_activity WHERE datname = current_database()",
+            database: url)) ?? []
+        return rows.map { $0.map { $0 ?? "null" }.joined(separator: " | ") }.joined(separator: "; ")
+    }
+
     @Test("R1/R3 + S: PostgreSQL restarts mid-stream; both nodes reconnect, every acknowledged message reaches the other node once, in order, and traffic flows both ways after")
     func databaseRestartUnderLoad() throws {
         // Its own cluster: restarting the shared one would cut every other PostgreSQL test running in parallel.
@@ -88,7 +97,11 @@ struct MultiNodeRestartTests {
         #expect(restarted, "the restart finished while the stream was running")
         #expect(unavailable > 0, "some sends met the outage and were refused, not lost")
         #expect(otherErrors.isEmpty, "only unavailable may fail: \(otherErrors)")
-        #expect(pending.isEmpty, "every send was acknowledged within 20 s; \(pending.count) still pending; node A's log ends: \(a.standardError.suffix(3_000))")
+        #expect(pending.isEmpty, """
+            every send was acknowledged within 20 s; \(pending.count) still pending (\(unavailable) answered unavailable); \
+            sessions: \(Self.sessions(url)); node A's log ends: \(a.standardError.suffix(3_000)); \
+            node B's log ends: \(b.standardError.suffix(1_500))
+            """)
         #expect(acknowledged.count == next, "\(acknowledged.count) of \(next) acknowledged")
         #expect(Set(acknowledged.values).count == acknowledged.count, "a retried clientMessageId never stores a second message")
 
