@@ -127,7 +127,7 @@ public final class Connection {
             if head.count > 0 { loop.encrypt(head, on: self, tls) }
             if pinned.count > 0 { pinned.frame.withUnsafeBytes { loop.encrypt($0, on: self, tls) } }
         } plain: {
-            output.append(head)
+            if !output.appendInline(head) { output.append(head) }
             output.append(pinned)
         }
     }

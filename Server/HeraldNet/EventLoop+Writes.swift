@@ -2,8 +2,9 @@ import CLinux
 import Glibc
 import HeraldBytes
 
-/// The write path (style E7): writes only queue; the loop flushes every pending connection with one
-/// gathered `sendmsg` just before it waits, and arms EPOLLOUT only for what the kernel did not take.
+/// The write path (style E7): writes only queue; the loop flushes every pending connection with one system call
+/// just before it waits (several small pieces copied into one buffer, larger ones gathered by `sendmsg`), and arms
+/// EPOLLOUT only for what the kernel did not take.
 extension EventLoop {
     /// Puts `connection` on the pending-write list once.
     func scheduleWrite(_ connection: Connection) {
@@ -36,7 +37,8 @@ extension EventLoop {
         var written = 0
         while !connection.output.isEmpty {
             if written >= cap { return true }
-            let (iovecCount, requested) = connection.output.fill(iovecs, capacity: iovecCapacity, maxBytes: cap - written)
+            let (iovecCount, requested) = connection.output.fill(
+                iovecs, capacity: iovecCapacity, maxBytes: cap - written, inlineScratch: inlineScratch)
             let result: IOResult<Int>
             do {
                 // MSG_NOSIGNAL: a vanished peer is EPIPE here, never a process-killing SIGPIPE.
@@ -45,6 +47,13 @@ extension EventLoop {
                     // msghdr and iovec import.
                     let piece = iovecs[0]
                     result = try syscall("send") { clinux_send(connection.fd, piece.iov_base, piece.iov_len, Int32(MSG_NOSIGNAL)) }
+                } else if requested <= gatherBufferSize {
+                    // Several small pieces (a fan-out receiver's frames, each a reference to a shared body): copied
+                    // into one hot buffer and sent as one. perf of a fan-out to 1,000: the kernel's copy of many small
+                    // iovecs (`_copy_from_iter`, a setup per piece) was 11% of the loop's CPU, the copy here 1.5%.
+                    let length = gather(iovecCount)
+                    let buffer = gatherBuffer
+                    result = try syscall("send") { clinux_send(connection.fd, buffer, length, Int32(MSG_NOSIGNAL)) }
                 } else {
                     var message = msghdr()
                     message.msg_iov = iovecs
@@ -77,6 +86,17 @@ extension EventLoop {
             scheduleClose(connection)
         }
         return false
+    }
+
+    /// Copies the first `count` iovecs, one after another, into the gather buffer; returns the bytes copied.
+    private func gather(_ count: Int) -> Int {
+        var length = 0
+        for index in 0..<count {
+            let piece = iovecs[index]
+            (gatherBuffer + length).copyMemory(from: piece.iov_base!, byteCount: piece.iov_len)
+            length += piece.iov_len
+        }
+        return length
     }
 
     private func armWritable(_ connection: Connection) {

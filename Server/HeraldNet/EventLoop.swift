@@ -82,13 +82,17 @@ public final class EventLoop: @unchecked Sendable {
     var isStopping = false
     var tickMilliseconds: Int
 
-    /// Allocated once: epoll's result array, the shared read buffer and the iovec array for writes.
+    /// Allocated once: epoll's result array, the shared read buffer, the iovec array for writes (with the place the
+    /// bytes kept in write-queue chunks are copied to for them) and the buffer small gathered writes are copied into.
     private let events: UnsafeMutablePointer<epoll_event>
     private let eventCapacity = 1024
     let readBuffer: UnsafeMutableRawPointer
     let readBufferSize: Int
     let iovecs: UnsafeMutablePointer<iovec>
     let iovecCapacity = 64
+    let inlineScratch: UnsafeMutableRawPointer
+    let gatherBuffer: UnsafeMutableRawPointer
+    let gatherBufferSize = 16 << 10
 
     /// Creates the loop's descriptors. The loop does nothing until `run` is called on its thread.
     init(index: Int, tickMilliseconds: Int, readBufferSize: Int) throws(NetError) {
@@ -115,6 +119,8 @@ public final class EventLoop: @unchecked Sendable {
         events = .allocate(capacity: eventCapacity)
         readBuffer = .allocate(byteCount: readBufferSize, alignment: 16)
         iovecs = .allocate(capacity: iovecCapacity)
+        inlineScratch = .allocate(byteCount: WriteQueue.inlineScratchSize(capacity: iovecCapacity), alignment: 8)
+        gatherBuffer = .allocate(byteCount: gatherBufferSize, alignment: 64)
         try register(wakeFD, as: .wakeup, events: CLINUX_EPOLLIN)
         try register(timerFD, as: .timer, events: CLINUX_EPOLLIN)
         try armTimer()
@@ -127,6 +133,8 @@ public final class EventLoop: @unchecked Sendable {
         events.deallocate()
         readBuffer.deallocate()
         iovecs.deallocate()
+        inlineScratch.deallocate()
+        gatherBuffer.deallocate()
     }
 
     // MARK: - API

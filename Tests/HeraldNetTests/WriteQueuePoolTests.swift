@@ -8,9 +8,12 @@ import Testing
 /// connection on that thread reuses it (10k idle connections ≤ 2 KiB each, issue 8).
 @Suite("WriteQueue block pool")
 struct WriteQueuePoolTests {
+    /// These queues hold no bytes in chunks (``InlineBytes``), so `fill` never writes to its scratch.
+    private let noInlineChunks = UnsafeMutableRawPointer(bitPattern: 0x8)!
+
     private func firstIovecBase(_ queue: WriteQueue) -> UnsafeMutableRawPointer? {
         var vector = iovec()
-        let (count, _) = queue.fill(&vector, capacity: 1, maxBytes: .max)
+        let (count, _) = queue.fill(&vector, capacity: 1, maxBytes: .max, inlineScratch: noInlineChunks)
         return count == 1 ? vector.iov_base : nil
     }
 
@@ -58,7 +61,7 @@ struct WriteQueuePoolTests {
         }
         let iovecs = UnsafeMutablePointer<iovec>.allocate(capacity: 256)
         defer { iovecs.deallocate() }
-        let (count, bytes) = queue.fill(iovecs, capacity: 256, maxBytes: .max)
+        let (count, bytes) = queue.fill(iovecs, capacity: 256, maxBytes: .max, inlineScratch: noInlineChunks)
         #expect(count == 200 && bytes == expected.count)
         var gathered: [UInt8] = []
         for index in 0..<count { gathered += UnsafeRawBufferPointer(start: iovecs[index].iov_base, count: iovecs[index].iov_len) }
@@ -88,7 +91,7 @@ struct WriteQueuePoolTests {
         filler.withUnsafeBytes { queue.append($0) }
         let iovecs = UnsafeMutablePointer<iovec>.allocate(capacity: 8)
         defer { iovecs.deallocate() }
-        let (count, bytes) = queue.fill(iovecs, capacity: 8, maxBytes: .max)
+        let (count, bytes) = queue.fill(iovecs, capacity: 8, maxBytes: .max, inlineScratch: noInlineChunks)
         #expect(count == 2 && bytes == response.count + filler.count)
         #expect(iovecs[0].iov_len == WriteQueue.smallBlockSize)
         var gathered: [UInt8] = []
@@ -108,12 +111,12 @@ struct WriteQueuePoolTests {
         queue.consume(1)
         queue.releaseStorageIfEmpty()
         var vector = iovec()
-        #expect(queue.fill(&vector, capacity: 1, maxBytes: .max).byteCount == 2)
+        #expect(queue.fill(&vector, capacity: 1, maxBytes: .max, inlineScratch: noInlineChunks).byteCount == 2)
         queue.consume(2)
         queue.releaseStorageIfEmpty()
         #expect(queue.isEmpty && queue.chunkCapacity == 0)
         [UInt8]("d".utf8).withUnsafeBytes { queue.append($0) }
-        #expect(queue.fill(&vector, capacity: 1, maxBytes: .max).byteCount == 1)
+        #expect(queue.fill(&vector, capacity: 1, maxBytes: .max, inlineScratch: noInlineChunks).byteCount == 1)
         queue.consume(1)
     }
 

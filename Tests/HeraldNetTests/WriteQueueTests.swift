@@ -11,8 +11,13 @@ struct WriteQueueTests {
     /// What `fill` would hand to sendmsg, as bytes.
     private func gathered(_ queue: WriteQueue, iovecCapacity: Int = 64, maxBytes: Int = .max) -> [UInt8] {
         let iovecs = UnsafeMutablePointer<iovec>.allocate(capacity: iovecCapacity)
-        defer { iovecs.deallocate() }
-        let (count, bytes) = queue.fill(iovecs, capacity: iovecCapacity, maxBytes: maxBytes)
+        let scratch = UnsafeMutableRawPointer.allocate(
+            byteCount: WriteQueue.inlineScratchSize(capacity: iovecCapacity), alignment: 8)
+        defer {
+            iovecs.deallocate()
+            scratch.deallocate()
+        }
+        let (count, bytes) = queue.fill(iovecs, capacity: iovecCapacity, maxBytes: maxBytes, inlineScratch: scratch)
         var result: [UInt8] = []
         for index in 0..<count {
             result += UnsafeRawBufferPointer(start: iovecs[index].iov_base, count: iovecs[index].iov_len)
@@ -30,7 +35,7 @@ struct WriteQueueTests {
         queue.append(frame)
         let iovecs = UnsafeMutablePointer<iovec>.allocate(capacity: 8)
         defer { iovecs.deallocate() }
-        let (count, bytes) = queue.fill(iovecs, capacity: 8, maxBytes: .max)
+        let (count, bytes) = queue.fill(iovecs, capacity: 8, maxBytes: .max, inlineScratch: UnsafeMutableRawPointer(bitPattern: 0x8)!)
         #expect(count == 2)
         #expect(bytes == 9)
         #expect(UnsafeRawPointer(iovecs[1].iov_base) == frame.base)  // the frame's own memory
@@ -48,15 +53,19 @@ struct WriteQueueTests {
             for _ in 0..<60 {
                 switch Int.random(in: 0..<4, using: &generator) {
                 case 0, 1:
-                    let size = Int.random(in: 0...20_000, using: &generator)
+                    let small = Bool.random(using: &generator)
+                    let size = Int.random(in: 0...(small ? InlineBytes.capacity + 2 : 20_000), using: &generator)
                     let first = next
                     let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
                         for index in 0..<size { buffer[index] = first &+ UInt8(truncatingIfNeeded: index) }
                         initialized = size
                     }
                     next = first &+ UInt8(truncatingIfNeeded: size)
-                    switch Int.random(in: 0..<3, using: &generator) {
+                    switch Int.random(in: 0..<4, using: &generator) {
                     case 0: bytes.withUnsafeBytes { queue.append($0) }
+                    case 1 where small:
+                        // Too many for a chunk: nothing is queued, and the caller queues them as owned bytes.
+                        bytes.withUnsafeBytes { if !queue.appendInline($0) { queue.append($0) } }
                     case 1: queue.append(SharedBytes(bytes))
                     default:
                         let pinned = LoopPinnedFrame(SharedBytes(bytes))
@@ -81,6 +90,35 @@ struct WriteQueueTests {
             queue.removeAll()
             #expect(pins.allSatisfy { $0.object == nil }, "every pinned frame is let go once no chunk names it")
         }
+    }
+
+    @Test("E7: heads kept in their chunks go out in order before their bodies, also when a send ends inside one; they take no block")
+    func inlineHeadsBeforePinnedBodies() throws {
+        let pool = try #require(OwnedBlockPool.current)
+        let (small, full) = (pool.freeSmallCount, pool.freeCount)
+        var queue = WriteQueue()
+        let pinned = LoopPinnedFrame(SharedBytes(Array("\"body\":1}".utf8)))
+        var expected: [UInt8] = []
+        for seq in 1...40 {
+            let head = [0x81, 0x7E] + Array("{\"seq\":\(seq),".utf8)
+            #expect(head.withUnsafeBytes { queue.appendInline($0) })
+            queue.append(pinned)
+            expected += head + Array("\"body\":1}".utf8)
+        }
+        let tooLong = [UInt8](repeating: 0x41, count: InlineBytes.capacity + 1)
+        #expect(!tooLong.withUnsafeBytes { queue.appendInline($0) }, "longer than a chunk holds: refused, nothing queued")
+        #expect(queue.count == expected.count)
+        #expect((pool.freeSmallCount, pool.freeCount) == (small, full), "no owned block was taken")
+        // Sends that end inside a head, then continue from there.
+        for sent in [3, 1, 11, 30] {
+            let window = gathered(queue, iovecCapacity: 5)
+            #expect(window == Array(expected.prefix(window.count)))
+            queue.consume(sent)
+            expected.removeFirst(sent)
+            #expect(gathered(queue, iovecCapacity: 128) == expected)
+        }
+        queue.consume(expected.count)
+        #expect(queue.isEmpty)
     }
 
     @Test("E7: a frame pinned by the loop lives while any queue holds it and is let go with the last, whether sent or dropped")
