@@ -79,6 +79,8 @@ public final class EventLoop: @unchecked Sendable {
     /// sessions' input buffers, so an idle session holds none). Loop thread only, like the connections.
     public var attachment: AnyObject?
     private var spareTasks = ContiguousArray<@Sendable () -> Void>()
+    /// Work to run once the events being handled are done (``onceEventsHandled(_:_:)``), at most one per token.
+    private var afterEvents = ContiguousArray<(token: ObjectIdentifier, work: () -> Void)>()
     var isStopping = false
     var tickMilliseconds: Int
 
@@ -197,6 +199,7 @@ public final class EventLoop: @unchecked Sendable {
             drainPendingReads()
             flushPendingWrites()
             closePendingConnections()
+            runAfterEvents()
             let timeout: Int32 = pendingWrites.isEmpty && pendingReads.isEmpty ? -1 : 0
             let ready: Int32
             do {
@@ -214,8 +217,25 @@ public final class EventLoop: @unchecked Sendable {
                 dispatch(userData: event.data.u64, events: event.events)
             }
             closePendingConnections()
+            runAfterEvents()
         }
         finishStopping()
+    }
+
+    /// Runs `work` on this loop once the events it is handling now (reads, tasks, closes) are all handled, before it
+    /// waits again, unless work with the same `token` is already waiting for that: for a consumer on another thread
+    /// that is better woken once for everything one pass read than once per message. Call only on this loop's thread.
+    public func onceEventsHandled(_ token: ObjectIdentifier, _ work: @escaping () -> Void) {
+        assert(inEventLoop, "EventLoop.onceEventsHandled called off the loop thread")
+        for waiting in afterEvents where waiting.token == token { return }
+        afterEvents.append((token, work))
+    }
+
+    private func runAfterEvents() {
+        guard !afterEvents.isEmpty else { return }
+        let works = afterEvents
+        afterEvents.removeAll(keepingCapacity: true)
+        for waiting in works { waiting.work() }
     }
 
     /// Asks the loop to close everything it holds and return from `run`. Safe from any thread.
@@ -273,6 +293,7 @@ public final class EventLoop: @unchecked Sendable {
             binding.hasReportedStopped = true
             binding.server.loopDidStop()
         }
+        runAfterEvents()
         bindings.removeAll()
         inbox.withLock { inbox in
             inbox.isClosed = true

@@ -27,6 +27,22 @@ final class SyncInbox<Device: Hashable & Sendable>: @unchecked Sendable {
         condition.unlock()
     }
 
+    /// Queues one input without waking the taker: the caller calls ``wake()`` once it has queued everything it has at
+    /// hand (a loop thread, once per pass: woken at its first message, the sync thread would take that one alone and,
+    /// sharing the loop's core, stop the loop from reading the rest).
+    func postQuietly(_ input: SyncInput<Device>) {
+        condition.lock()
+        queue.append(input)
+        condition.unlock()
+    }
+
+    /// Wakes the taker if it waits (any thread).
+    func wake() {
+        condition.lock()
+        condition.signal()
+        condition.unlock()
+    }
+
     /// Wakes the taker for good; inputs queued before still come out.
     func stop() {
         condition.lock()
