@@ -10,10 +10,18 @@ import Synchronization
 /// take no lock. A message is encoded once into a ``SharedBytes``; the sender's loop delivers it inline and every
 /// other loop gets one task per message (E7: one encoding, zero copies per receiver).
 final class BroadcastHub: Sendable {
-    /// One loop's members. Confined to that loop's thread.
+    /// One loop's members, each held by one reference the list takes on join and gives back on leave. Named unmanaged
+    /// so a broadcast touches no member's reference count: perf of a fan-out to 1,000 had the retain and release of
+    /// each member, iterated from a plain array, at 11% of the loop's CPU (each a cache miss on a cold object). A member
+    /// leaves (and may go) only when its connection has closed, and the loop closes connections after the batch it is
+    /// handling, never inside a broadcast. Confined to that loop's thread.
     final class Members: @unchecked Sendable {
         // @unchecked: only ever read or written on the loop thread whose index this list has.
-        var sessions: [WebSocketSession] = []
+        var sessions: [Unmanaged<WebSocketSession>] = []
+
+        deinit {
+            for session in sessions { session.release() }
+        }
     }
 
     private let members: [Members]
@@ -29,7 +37,7 @@ final class BroadcastHub: Sendable {
     func join(_ session: WebSocketSession) -> Int? {
         let index = session.connection.loop.index
         guard index < members.count else { return nil }
-        members[index].sessions.append(session)
+        members[index].sessions.append(Unmanaged.passRetained(session))
         return members[index].sessions.count - 1
     }
 
@@ -38,9 +46,10 @@ final class BroadcastHub: Sendable {
         let index = session.connection.loop.index
         guard index < members.count else { return }
         let list = members[index]
-        if let position = list.sessions.firstIndex(where: { $0 === session }) {
+        let member = Unmanaged.passUnretained(session).toOpaque()
+        if let position = list.sessions.firstIndex(where: { $0.toOpaque() == member }) {
             list.sessions.swapAt(position, list.sessions.count - 1)
-            list.sessions.removeLast()
+            list.sessions.removeLast().release()
         }
     }
 
@@ -56,11 +65,14 @@ final class BroadcastHub: Sendable {
             // Pinned once per loop: the receivers' queues count it without atomic operations (``LoopPinnedFrame``).
             if loop === senderLoop {
                 let pinned = LoopPinnedFrame(frame)
-                for session in list.sessions where session !== sender { session.send(pinned) }
+                let skipped = Unmanaged.passUnretained(sender).toOpaque()
+                for session in list.sessions where session.toOpaque() != skipped {
+                    session._withUnsafeGuaranteedRef { $0.send(pinned) }
+                }
             } else {
                 loop.execute {
                     let pinned = LoopPinnedFrame(frame)
-                    for session in list.sessions { session.send(pinned) }
+                    for session in list.sessions { session._withUnsafeGuaranteedRef { $0.send(pinned) } }
                 }
             }
         }
