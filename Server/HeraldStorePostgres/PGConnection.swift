@@ -12,7 +12,7 @@ import HeraldStore
 /// reconnecting would silently run the rest of the body in autocommit mode, so the call fails instead
 /// and the caller's transaction rolls back as a whole.
 final class PGConnection {
-    private var handle: OpaquePointer?
+    private(set) var handle: OpaquePointer?
     /// SQL text to server-side statement name ("h1", "h2", …); forgotten when the connection is re-established.
     private var statements: [String: String] = [:]
     private var statementCounter = 0
@@ -277,7 +277,9 @@ final class PGConnection {
     /// The live connection, re-established first when it was lost and no transaction is open (or none of it was sent).
     private func open() throws(StoreError) -> OpaquePointer {
         guard !closed else { throw StoreError(kind: .other, message: "the store is closed") }
-        if let handle, PQstatus(handle) == CONNECTION_OK { return handle }
+        // A session still in pipeline mode (a pipeline that failed half-sent, so it could not be left) takes no
+        // other command, while libpq still calls it healthy: it would fail every statement for good. Treated as lost.
+        if let handle, PQstatus(handle) == CONNECTION_OK, PQpipelineStatus(handle) == PQ_PIPELINE_OFF { return handle }
         guard transactionDepth == 0 || transactionUnsent else {
             throw StoreError(kind: .io, message: "the connection to PostgreSQL was lost inside a transaction")
         }

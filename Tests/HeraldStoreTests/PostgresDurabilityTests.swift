@@ -1,3 +1,4 @@
+import CLibPQ
 import HeraldStore
 @testable import HeraldStorePostgres
 import HeraldTestSupport
@@ -58,6 +59,18 @@ struct PostgresDurabilityTests {
         #expect(try waiter.appendEvent(user: "bob", payload: [2], now: 2) == 1)
         #expect(try waiter.appendEvent(user: "alice", payload: [3], now: 3) == 2)
         #expect(try holder.events(user: "alice", after: 0, limit: 10).map(\.payload) == [[1], [3]])
+    }
+
+    @Test("A session left in pipeline mode (a pipeline that failed half-sent) is replaced, not used: the next write commits")
+    func sessionLeftInPipelineModeIsReplaced() throws {
+        let (_, store) = try postgresStoreWithUsers()
+        #expect(try store.appendEvent(user: "alice", payload: [1], now: 1) == 1)
+        let wedged = try #require(store.connection.handle)
+        let wedgedSession = store.connection.backendPID
+        #expect(PQenterPipelineMode(wedged) == 1)
+        #expect(try store.appendEvent(user: "alice", payload: [2], now: 2) == 2)
+        #expect(store.connection.backendPID != wedgedSession, "a new session")
+        #expect(try store.events(user: "alice", after: 0, limit: 10).map(\.payload) == [[1], [2]])
     }
 
     @Test("A read-only store on an unmigrated database, or a missing database, fails with a StoreError")
