@@ -120,14 +120,15 @@ public final class Connection {
     /// Queues a copy of the small `head` followed by the frame `pinned` by this loop (``LoopPinnedFrame``), as one unit
     /// for the slow-consumer rule (never half of it): a message whose first bytes differ per receiver (a WebSocket
     /// header and a /sync `seq`) and whose rest is shared by all of them, so the receivers count no reference each.
-    /// The write queue gathers both into the same `sendmsg`; on TLS both are encrypted into this connection's queue
-    /// (two records). `pinned` must have been made on this connection's loop.
-    public func write(head: UnsafeRawBufferPointer, pinned: LoopPinnedFrame) {
+    /// `inline` is the same head made to be kept in the queue's chunk (nil when it does not fit): made once for all
+    /// receivers with this head. The write queue sends both together; on TLS both are encrypted into this
+    /// connection's queue (two records). `pinned` must have been made on this connection's loop.
+    public func write(head: UnsafeRawBufferPointer, inline: InlineBytes?, pinned: LoopPinnedFrame) {
         queue(byteCount: head.count + pinned.count) { tls in
             if head.count > 0 { loop.encrypt(head, on: self, tls) }
             if pinned.count > 0 { pinned.frame.withUnsafeBytes { loop.encrypt($0, on: self, tls) } }
         } plain: {
-            if !output.appendInline(head) { output.append(head) }
+            if let inline { output.append(inline) } else { output.append(head) }
             output.append(pinned)
         }
     }

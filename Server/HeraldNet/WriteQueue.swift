@@ -24,14 +24,14 @@ final class OwnedBlock {
 /// it the first touch of each receiver's cold block (its reference count and fill mark). Kept in the chunk, the head
 /// is written where the body's chunk goes anyway: no block, no reference counted, no cache line of its own. 24 bytes
 /// keep a chunk at the 32-byte stride the other cases have.
-struct InlineBytes {
-    static let capacity = 24
+public struct InlineBytes {
+    public static let capacity = 24
 
     private var storage: (UInt64, UInt64, UInt64) = (0, 0, 0)
     private let length: UInt8
 
-    /// Nil when `bytes` does not fit.
-    init?(_ bytes: UnsafeRawBufferPointer) {
+    /// Nil when `bytes` does not fit. Made once per distinct head: a fan-out's receivers with the same seq share it.
+    public init?(_ bytes: UnsafeRawBufferPointer) {
         guard bytes.count <= Self.capacity else { return nil }
         length = UInt8(bytes.count)
         withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: bytes) }
@@ -152,12 +152,11 @@ struct WriteQueue {
         chunks.append(.shared(frame))
     }
 
-    /// Queues `bytes` in a chunk of their own (``InlineBytes``); false, and nothing queued, when they do not fit.
-    mutating func appendInline(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        guard bytes.count > 0, let inline = InlineBytes(bytes) else { return false }
+    /// Queues `bytes` in a chunk of their own (``InlineBytes``).
+    mutating func append(_ bytes: InlineBytes) {
+        guard bytes.count > 0 else { return }
         count += bytes.count
-        chunks.append(.inline(inline))
-        return true
+        chunks.append(.inline(bytes))
     }
 
     /// Queues `pinned`'s frame, counted by the loop instead of by reference; no bytes are copied.

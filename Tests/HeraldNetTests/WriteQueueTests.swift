@@ -64,8 +64,10 @@ struct WriteQueueTests {
                     switch Int.random(in: 0..<4, using: &generator) {
                     case 0: bytes.withUnsafeBytes { queue.append($0) }
                     case 1 where small:
-                        // Too many for a chunk: nothing is queued, and the caller queues them as owned bytes.
-                        bytes.withUnsafeBytes { if !queue.appendInline($0) { queue.append($0) } }
+                        // Kept in the chunk when they fit, as owned bytes when not (as the fan-out does).
+                        bytes.withUnsafeBytes { bytes in
+                            if let inline = InlineBytes(bytes) { queue.append(inline) } else { queue.append(bytes) }
+                        }
                     case 1: queue.append(SharedBytes(bytes))
                     default:
                         let pinned = LoopPinnedFrame(SharedBytes(bytes))
@@ -101,12 +103,12 @@ struct WriteQueueTests {
         var expected: [UInt8] = []
         for seq in 1...40 {
             let head = [0x81, 0x7E] + Array("{\"seq\":\(seq),".utf8)
-            #expect(head.withUnsafeBytes { queue.appendInline($0) })
+            queue.append(try #require(head.withUnsafeBytes { InlineBytes($0) }))
             queue.append(pinned)
             expected += head + Array("\"body\":1}".utf8)
         }
         let tooLong = [UInt8](repeating: 0x41, count: InlineBytes.capacity + 1)
-        #expect(!tooLong.withUnsafeBytes { queue.appendInline($0) }, "longer than a chunk holds: refused, nothing queued")
+        #expect(tooLong.withUnsafeBytes { InlineBytes($0) } == nil, "longer than a chunk holds: refused")
         #expect(queue.count == expected.count)
         #expect((pool.freeSmallCount, pool.freeCount) == (small, full), "no owned block was taken")
         // Sends that end inside a head, then continue from there.

@@ -49,11 +49,13 @@ enum SequencedEvent {
         withUnsafeTemporaryAllocation(byteCount: maxHeadSize, alignment: 1) { buffer in
             var headSeq: Int64?
             var head = (count: 0, headerSize: 0)
+            var inlineHead: InlineBytes?
             var fanOut: FanOutFrame?
             for (handle, seq) in zip(sessions, seqs) {
                 guard let connection = loop.unownedConnection(for: handle.connection) else { continue }
                 if seq != headSeq {
                     head = writeHead(seq: seq, bodyCount: body.count, into: buffer)
+                    inlineHead = InlineBytes(UnsafeRawBufferPointer(rebasing: buffer[..<head.count]))
                     headSeq = seq
                     fanOut = nil
                 }
@@ -62,7 +64,7 @@ enum SequencedEvent {
                 // session keeps `takesSharedFrames` true while it is plain and has not written its close.
                 let queued = connection._withUnsafeGuaranteedRef { connection in
                     guard connection.takesSharedFrames else { return false }
-                    connection.write(head: headBytes, pinned: pinned)
+                    connection.write(head: headBytes, inline: inlineHead, pinned: pinned)
                     return true
                 }
                 if queued { continue }
