@@ -265,15 +265,20 @@ struct WriteQueue {
         count = 0
     }
 
+    /// Lets the chunk at `index` go; its slot stays (dead) until the list is compacted. Only the cases that hold a
+    /// reference need their slot overwritten: a dead slot is never released again.
     private mutating func release(chunkAt index: Int) {
-        if case .inline = chunks[index] { return }  // names nothing
-        if case .pinned(let pinned, _, _) = chunks[index] { LoopPinnedFrame.unpin(pinned) }
-        guard case .owned(let block, _, _) = chunks[index] else {
+        switch chunks[index] {
+        case .inline:
+            break
+        case .pinned(let pinned, _, _):
+            LoopPinnedFrame.unpin(pinned)
+        case .shared:
             chunks[index] = .shared(WriteQueue.emptyFrame)
-            return
+        case .owned(let block, _, _):
+            chunks[index] = .shared(WriteQueue.emptyFrame)  // drop our reference so `block` may be unique again
+            giveBack(block)
         }
-        chunks[index] = .shared(WriteQueue.emptyFrame)  // drop our reference so `block` may be unique again
-        giveBack(block)
     }
 
     /// Hands a block whose slice is done back to the loop's pool, unless a later slice of it is still queued (the
