@@ -8,9 +8,6 @@ import Testing
 /// connection on that thread reuses it (10k idle connections ≤ 2 KiB each, issue 8).
 @Suite("WriteQueue block pool")
 struct WriteQueuePoolTests {
-    /// These queues hold no bytes in chunks (``InlineBytes``), so `fill` never writes to its scratch.
-    private let noInlineChunks = UnsafeMutableRawPointer(bitPattern: 0x8)!
-
     private func firstIovecBase(_ queue: WriteQueue) -> UnsafeMutableRawPointer? {
         var vector = iovec()
         let (count, _) = queue.fill(&vector, capacity: 1, maxBytes: .max, inlineScratch: noInlineChunks)

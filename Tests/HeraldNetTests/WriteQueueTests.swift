@@ -35,7 +35,7 @@ struct WriteQueueTests {
         queue.append(frame)
         let iovecs = UnsafeMutablePointer<iovec>.allocate(capacity: 8)
         defer { iovecs.deallocate() }
-        let (count, bytes) = queue.fill(iovecs, capacity: 8, maxBytes: .max, inlineScratch: UnsafeMutableRawPointer(bitPattern: 0x8)!)
+        let (count, bytes) = queue.fill(iovecs, capacity: 8, maxBytes: .max, inlineScratch: noInlineChunks)
         #expect(count == 2)
         #expect(bytes == 9)
         #expect(UnsafeRawPointer(iovecs[1].iov_base) == frame.base)  // the frame's own memory
@@ -156,6 +156,9 @@ struct WriteQueueTests {
         #expect(gathered(queues[0]) == Array("X".utf8))
     }
 }
+
+/// `fill`'s scratch for queues that hold no bytes in chunks (``InlineBytes``): never written, and any write would fault.
+var noInlineChunks: UnsafeMutableRawPointer { UnsafeMutableRawPointer(bitPattern: 0x8)! }
 
 /// A reference that does not keep its object alive.
 struct Weak<Object: AnyObject> {
