@@ -1,6 +1,8 @@
 #include "CLinux.h"
 #include <sys/syscall.h>
 
+__thread void *clinux_thread_block_pool = NULL;
+
 ssize_t clinux_recv(int fd, void *buffer, size_t length) {
     return syscall(SYS_recvfrom, fd, buffer, length, 0, NULL, NULL);
 }

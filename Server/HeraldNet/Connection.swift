@@ -92,8 +92,7 @@ public final class Connection {
             if head.count > 0 { loop.encrypt(head, on: self, tls) }
             if payload.count > 0 { loop.encrypt(payload, on: self, tls) }
         } plain: {
-            output.append(head)
-            output.append(payload)
+            output.append(head: head, payload: payload)
         }
     }
 

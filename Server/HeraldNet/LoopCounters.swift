@@ -1,7 +1,7 @@
 import Synchronization
 
-/// Cheap running totals of one event loop, for metrics: written only by the loop's own thread (relaxed atomic
-/// adds on counters no other loop touches, so no contention), read by anyone.
+/// Cheap running totals of one event loop, for metrics: written only by the loop's own thread (a relaxed load and
+/// store, ``Synchronization/Atomic/addAsSoleWriter(_:)``), read by anyone.
 public final class LoopCounters: Sendable {
     /// Bytes read from sockets (after TLS: ciphertext, as the kernel saw them).
     public let bytesRead = Atomic<Int>(0)
@@ -21,8 +21,8 @@ public final class LoopCounters: Sendable {
     init() {}
 
     // Callers in this module need no `Synchronization` import for these.
-    func didRead(_ count: Int) { bytesRead.add(count, ordering: .relaxed) }
-    func didWrite(_ count: Int) { bytesWritten.add(count, ordering: .relaxed) }
+    func didRead(_ count: Int) { bytesRead.addAsSoleWriter(count) }
+    func didWrite(_ count: Int) { bytesWritten.addAsSoleWriter(count) }
     func didAccept() { accepted.add(1, ordering: .relaxed) }
     func didCloseSlowConsumer() { slowConsumerCloses.add(1, ordering: .relaxed) }
     func didRunOutOfDescriptors(errno code: Int32) {
@@ -38,4 +38,12 @@ extension EventLoop {
         for connection in live { total += connection.output.count }
         return total
     }
+}
+
+extension Atomic where Value == Int {
+    /// Adds `amount` to a total that only the calling thread ever changes (a loop's own counters): a relaxed load and
+    /// store instead of a locked read-modify-write, which costs as much as a reference count and was paid per read and
+    /// per write. Readers on other threads still see whole values; two writers would lose counts.
+    @inline(__always)
+    public func addAsSoleWriter(_ amount: Int) { store(load(ordering: .relaxed) &+ amount, ordering: .relaxed) }
 }

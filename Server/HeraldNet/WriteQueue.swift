@@ -69,6 +69,32 @@ enum OutputChunk {
     }
 }
 
+/// Borrowed bytes on their way into owned blocks: one buffer, or a frame's header and payload read as one.
+private struct OwnedBytes: ~Copyable {
+    private var first: UnsafeRawBufferPointer
+    private var second: UnsafeRawBufferPointer
+
+    init(_ first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer) {
+        (self.first, self.second) = (first, second)
+    }
+
+    var count: Int { first.count + second.count }
+
+    /// Copies the next `byteCount` bytes to `destination` (at most ``count``), and moves past them.
+    mutating func copy(_ byteCount: Int, to destination: UnsafeMutableRawPointer) {
+        let fromFirst = min(byteCount, first.count)
+        if fromFirst > 0 {
+            destination.copyMemory(from: first.baseAddress!, byteCount: fromFirst)
+            first = UnsafeRawBufferPointer(rebasing: first[fromFirst...])
+        }
+        let fromSecond = byteCount - fromFirst
+        if fromSecond > 0 {
+            (destination + fromFirst).copyMemory(from: second.baseAddress!, byteCount: fromSecond)
+            second = UnsafeRawBufferPointer(rebasing: second[fromSecond...])
+        }
+    }
+}
+
 /// A connection's pending output (style E7): a FIFO of chunks plus ONE offset into the first chunk.
 ///
 /// `fill` gathers the chunks into an iovec array for a single `sendmsg`; `consume` advances by what
@@ -103,16 +129,25 @@ struct WriteQueue {
     /// or, when the last chunk is a shared frame that follows the newest owned slice, a new slice of the same block
     /// starts after it (head, shared body, head, shared body... share one block).
     mutating func append(_ bytes: UnsafeRawBufferPointer) {
-        guard var source = bytes.baseAddress, bytes.count > 0 else { return }
-        var remaining = bytes.count
+        append(OwnedBytes(bytes, UnsafeRawBufferPointer(start: nil, count: 0)))
+    }
+
+    /// Copies `head` and then `payload` as `append(_:)` copies one buffer: an echoed frame's header (written on the
+    /// stack) and its payload go into one block in one step, with one look for room and one block taken.
+    mutating func append(head: UnsafeRawBufferPointer, payload: UnsafeRawBufferPointer) {
+        append(OwnedBytes(head, payload))
+    }
+
+    private mutating func append(_ source: consuming OwnedBytes) {
+        var remaining = source.count
+        guard remaining > 0 else { return }
         let wasEmpty = count == 0
         count += remaining
         if let (index, block) = openTailSlice(), block.count < block.capacity {
             let start = block.count
             let taken = min(remaining, block.capacity - block.count)
-            (block.base + block.count).copyMemory(from: source, byteCount: taken)
+            source.copy(taken, to: block.base + block.count)
             block.count += taken
-            source += taken
             remaining -= taken
             if index == chunks.count - 1, case .owned(_, let sliceStart, _) = chunks[index] {
                 chunks[index] = .owned(block, start: sliceStart, end: block.count)
@@ -125,15 +160,15 @@ struct WriteQueue {
         // idle one holds none.
         let block: OwnedBlock
         if wasEmpty && remaining <= Self.smallBlockSize {
-            block = OwnedBlockPool.current?.takeSmall() ?? OwnedBlock(capacity: Self.smallBlockSize)
+            block = OwnedBlockPool.withCurrent { $0.takeSmall() } ?? OwnedBlock(capacity: Self.smallBlockSize)
         } else if remaining <= Self.blockSize {
-            block = OwnedBlockPool.current?.take() ?? OwnedBlock(capacity: Self.blockSize)
+            block = OwnedBlockPool.withCurrent { $0.take() } ?? OwnedBlock(capacity: Self.blockSize)
         } else {
             block = OwnedBlock(capacity: remaining)
         }
-        block.base.copyMemory(from: source, byteCount: remaining)
+        source.copy(remaining, to: block.base)
         block.count = remaining
-        chunks.append(.owned(block, start: 0, end: remaining))
+        chunks.append(.owned(consume block, start: 0, end: remaining))  // the pool's reference, moved: none counted
     }
 
     /// The newest owned slice whose block may take more bytes right after it without reordering output: the last
@@ -285,9 +320,10 @@ struct WriteQueue {
     /// last slice to go hands it back) or it is not of a pooled size.
     private func giveBack(_ block: consuming OwnedBlock) {
         var block = block
-        if block.capacity == Self.blockSize || block.capacity == Self.smallBlockSize, isKnownUniquelyReferenced(&block) {
-            OwnedBlockPool.current?.give(block)
-        }
+        guard block.capacity == Self.blockSize || block.capacity == Self.smallBlockSize,
+              isKnownUniquelyReferenced(&block) else { return }
+        var slot: OwnedBlock? = consume block
+        OwnedBlockPool.withCurrent { $0.give(&slot) }
     }
 
     /// Placeholder stored in dead slots so they hold no reference to released memory.

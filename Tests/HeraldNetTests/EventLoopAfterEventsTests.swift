@@ -16,10 +16,16 @@ struct EventLoopAfterEventsTests {
         let record = Mutex<[String]>([])
         let (first, second) = (Token(), Token())
         let (a, b) = (ObjectIdentifier(first), ObjectIdentifier(second))
-        // Posted together, so both tasks run in the same pass (the loop is asked to run them only once we have posted).
-        let posted = Mutex(false)
+        // Both tasks are posted while the loop is held inside an earlier task, so they are taken from the inbox in
+        // one pass (posted to an idle loop, the first could be taken alone before the second arrives).
+        let holding = Mutex(false)
+        let released = Mutex(false)
         loop.execute {
-            while !posted.withLock({ $0 }) { sched_yield() }
+            holding.withLock { $0 = true }
+            while !released.withLock({ $0 }) { sched_yield() }
+        }
+        try waitUntil { holding.withLock { $0 } }
+        loop.execute {
             loop.onceEventsHandled(a) { record.withLock { $0.append("a once") } }
             loop.onceEventsHandled(a) { record.withLock { $0.append("a twice") } }
             record.withLock { $0.append("task 1") }
@@ -29,7 +35,7 @@ struct EventLoopAfterEventsTests {
             loop.onceEventsHandled(a) { record.withLock { $0.append("a thrice") } }
             record.withLock { $0.append("task 2") }
         }
-        posted.withLock { $0 = true }
+        released.withLock { $0 = true }
         try waitUntil { record.withLock { $0.count } >= 4 }
         #expect(record.withLock { $0 } == ["task 1", "task 2", "a once", "b"])
         loop.execute { loop.onceEventsHandled(a) { record.withLock { $0.append("a next pass") } } }

@@ -35,6 +35,13 @@ static const int CLINUX_SOCK_STREAM = SOCK_STREAM;
 static const int CLINUX_SOCK_NONBLOCK = SOCK_NONBLOCK;
 static const int CLINUX_SOCK_CLOEXEC = SOCK_CLOEXEC;
 
+/// The calling thread's pool of drained output blocks (HeraldNet's OwnedBlockPool, one reference held for the
+/// thread), read in one instruction: a request/response connection asks for it twice per message, and
+/// pthread_getspecific is a library call. NULL until the thread first writes.
+extern __thread void *clinux_thread_block_pool;
+static inline void *clinux_get_thread_block_pool(void) { return clinux_thread_block_pool; }
+static inline void clinux_set_thread_block_pool(void *pool) { clinux_thread_block_pool = pool; }
+
 // GNU extensions: the header is imported into Swift without _GNU_SOURCE, so these are real
 // functions in shims.c (which is compiled with it) rather than static inline wrappers.
 

@@ -153,7 +153,7 @@ public final class WebSocketSession {
 
     private func sendMessage(_ opcode: WebSocketOpcode, _ payload: UnsafeRawBufferPointer) {
         guard !closeWritten else { return }
-        loopMetrics.framesOut.add(1)
+        loopMetrics.framesOut.addAsSoleWriter(1)
         if compression == nil, !connection.isTLS {
             // A plain frame is its header and the payload unchanged: the header is written on the stack and both go
             // straight into the connection's queue, so an echo copies the payload once.
@@ -306,7 +306,7 @@ public final class WebSocketSession {
 
     /// One message to the delegate, lent for the call.
     private func deliver(_ opcode: WebSocketOpcode, _ message: UnsafeRawBufferPointer) {
-        loopMetrics.messagesIn.add(1)
+        loopMetrics.messagesIn.addAsSoleWriter(1)
         if requestLimit > 0, unansweredRequests < .max { unansweredRequests += 1 }
         if opcode == .text { delegate?.sessionDidReceiveText(self, message) } else { delegate?.sessionDidReceiveBinary(self, message) }
     }

@@ -1,3 +1,4 @@
+import HeraldNet
 import Synchronization
 
 /// One metrics counter or gauge: an `Atomic<Int>` in a class, so counters can sit in arrays and be used without
@@ -10,6 +11,9 @@ public final class Counter: Sendable {
 
     /// Adds `amount` (may be negative for gauges).
     @inline(__always) public func add(_ amount: Int) { value.wrappingAdd(amount, ordering: .relaxed) }
+    /// Adds `amount` to a counter only the calling thread ever changes (a loop's own ``ServerMetrics/LoopMetrics``):
+    /// no locked instruction; see ``Synchronization/Atomic/addAsSoleWriter(_:)``.
+    @inline(__always) public func addAsSoleWriter(_ amount: Int) { value.addAsSoleWriter(amount) }
     /// Subtracts `amount` (gauges).
     @inline(__always) public func subtract(_ amount: Int) { value.wrappingSubtract(amount, ordering: .relaxed) }
     /// Replaces the value (totals published by their single owner).
