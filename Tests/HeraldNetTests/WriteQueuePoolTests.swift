@@ -35,7 +35,7 @@ struct WriteQueuePoolTests {
 
     @Test("A write larger than a block gets its own block, which is freed, not pooled")
     func largeWritesAreNotPooled() throws {
-        let pool = try #require(OwnedBlockPool.current)
+        let pool = OwnedBlockPool.current
         let big = [UInt8](repeating: 7, count: WriteQueue.blockSize + 1)
         var queue = WriteQueue()
         big.withUnsafeBytes { queue.append($0) }
@@ -46,7 +46,7 @@ struct WriteQueuePoolTests {
 
     @Test("E7: small heads between shared bodies fill ONE block (a slice each); the block returns to the pool after its last slice")
     func headsBetweenSharedFramesShareABlock() throws {
-        let pool = try #require(OwnedBlockPool.current)
+        let pool = OwnedBlockPool.current
         var queue = WriteQueue()
         let body = SharedBytes(Array("BODY".utf8))
         var expected: [UInt8] = []
@@ -80,7 +80,7 @@ struct WriteQueuePoolTests {
 
     @Test("A queue's first small write takes a small block; what outgrows it continues in a full block, in order")
     func firstSmallWriteTakesASmallBlock() throws {
-        let pool = try #require(OwnedBlockPool.current)
+        let pool = OwnedBlockPool.current
         var queue = WriteQueue()
         let response = [UInt8](repeating: 0x48, count: 129)
         response.withUnsafeBytes { queue.append($0) }

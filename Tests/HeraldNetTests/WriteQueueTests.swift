@@ -42,7 +42,7 @@ struct WriteQueueTests {
         #expect(gathered(queue) == Array("abcdFRAME".utf8))
     }
 
-    @Test("E7: partial sends advance one offset across chunk boundaries; byte and iovec caps hold")
+    @Test("E7: partial sends advance one offset across chunk boundaries; byte and iovec caps hold; a header and payload queue as their bytes in order")
     func randomisedAgainstModel() {
         var generator = SeededGenerator(seed: 0x4845_5241_4C44)
         for _ in 0..<50 {
@@ -62,7 +62,16 @@ struct WriteQueueTests {
                     }
                     next = first &+ UInt8(truncatingIfNeeded: size)
                     switch Int.random(in: 0..<4, using: &generator) {
-                    case 0: bytes.withUnsafeBytes { queue.append($0) }
+                    case 0:
+                        // One buffer, or the same bytes as a frame's header and payload appended in one step (an
+                        // echo), split anywhere: across the end of a block too.
+                        let split = Int.random(in: 0...size, using: &generator)
+                        let asHeadAndPayload = Bool.random(using: &generator)
+                        bytes.withUnsafeBytes { all in
+                            guard asHeadAndPayload else { return queue.append(all) }
+                            queue.append(head: UnsafeRawBufferPointer(rebasing: all[..<split]),
+                                         payload: UnsafeRawBufferPointer(rebasing: all[split...]))
+                        }
                     case 1 where small:
                         // Kept in the chunk when they fit, as owned bytes when not (as the fan-out does).
                         bytes.withUnsafeBytes { bytes in
@@ -96,7 +105,7 @@ struct WriteQueueTests {
 
     @Test("E7: heads kept in their chunks go out in order before their bodies, also when a send ends inside one; they take no block")
     func inlineHeadsBeforePinnedBodies() throws {
-        let pool = try #require(OwnedBlockPool.current)
+        let pool = OwnedBlockPool.current
         let (small, full) = (pool.freeSmallCount, pool.freeCount)
         var queue = WriteQueue()
         let pinned = LoopPinnedFrame(SharedBytes(Array("\"body\":1}".utf8)))
