@@ -68,7 +68,8 @@ final class MessageLoad {
 
     /// Runs the load for `duration` seconds, drains for at most `drain`, and returns the result fields.
     func run(duration: Double, drain: Double, sampler: inout ServerSampler, progress: Bool) -> [String: Any] {
-        fleet.onFrame = { [unowned self] connection, scan, now in self.handle(connection, scan, now) }
+        fleet.listen(self)
+        defer { fleet.listen(nil) }
         let start = MonotonicClock.nanoseconds()
         var stopAt = start + UInt64(duration * 1e9)
         var nextReport = start + 1_000_000_000
@@ -183,7 +184,8 @@ final class MessageLoad {
         return true
     }
 
-    private func handle(_ connection: BenchConnection, _ scan: SyncFrameScan, _ now: UInt64) {
+    /// One frame of the measured phase, from the fleet.
+    func handle(_ connection: BenchConnection, _ scan: SyncFrameScan, _ now: UInt64) {
         switch scan.kind {
         case .response:
             guard let id = scan.requestId, let key = keyOfRequest[connection.tag].removeValue(forKey: id) else { return }

@@ -34,6 +34,10 @@ extension EndToEnd {
             #expect(run.result["deliveries"] as? Int == (run.result["acked"] as? Int).map { $0 * 12 })
             #expect(run.result["lost"] as? Int == 0)
             #expect(run.result["duplicated"] as? Int == 0)
+            // The generator's own CPU and each CPU's busy and steal time, so a noisy run can be recognised.
+            #expect((run.result["gen_cpu_pct"] as? Double).map { $0 >= 0 } == true, "\(run.result)")
+            let steal = run.result["steal_pct"] as? [Double] ?? []
+            #expect(steal.count == (run.result["cpu_busy_pct"] as? [Double])?.count && steal.count >= 1, "\(run.result)")
         }
 
         @Test("R1: chat in DMs with tokens from `herald-server token` (users created by the token command)")
