@@ -1,5 +1,6 @@
 import Foundation
 import HeraldBytes
+import HeraldDeflate
 import HeraldNet
 import HeraldProtocol
 import HeraldTestSupport
@@ -86,6 +87,69 @@ struct FanOutSequencedEventTests {
         }
     }
 
+    @Test("R1a: a sync batch (events to the same sessions, answers and small frames between them) reaches each session whole and in batch order, plain or deflated; a run of them ends where the sessions change")
+    func batchKeepsOrderPerSession() throws {
+        let harness = try Harness(sessions: 5, deflated: [3])
+        defer { harness.stop() }
+        let all = harness.handles
+        var seq: [Int64] = [1, 1, 5, 7, 9]  // sessions 0 and 1 share seqs (two devices of one user)
+        var batch: [(message: FanOutMessage, sessions: [SessionHandle])] = []
+        var expected = [[[UInt8]]](repeating: [], count: all.count)
+        func event(_ number: Int, to members: [Int]) {
+            let body = Self.eventBody(textBytes: 300 + number)
+            let shared = body.withUnsafeBytes { SharedBytes(copying: UnsafeRawBufferPointer(rebasing: $0.dropFirst())) }
+            batch.append((.sequencedEvent(body: shared, seqs: members.map { seq[$0] }), members.map { all[$0] }))
+            for member in members {
+                expected[member].append(EventFrame.withSequence(body, seq: seq[member]))
+                seq[member] += 1
+            }
+        }
+        func frame(_ text: String, to members: [Int], answer: Bool = false) {
+            let payload = Array(text.utf8)
+            batch.append((answer ? .answer(OutgoingFrame.text(payload)) : .frame(OutgoingFrame.text(payload)), members.map { all[$0] }))
+            for member in members { expected[member].append(payload) }
+        }
+        let everyone = Array(all.indices)
+        event(1, to: everyone)
+        frame(#"{"type":"response","id":1}"#, to: [0], answer: true)
+        event(2, to: everyone)
+        frame(#"{"type":"event","event":"typing"}"#, to: [1, 2])
+        event(3, to: everyone)
+        frame(#"{"type":"response","id":2}"#, to: [3], answer: true)
+        event(4, to: [0, 1, 2])  // other sessions: a new run
+        event(5, to: everyone)
+        frame(#"{"type":"event","event":"presence"}"#, to: everyone)  // too many sessions to join a run
+        event(6, to: everyone)
+        var runs: [Range<Int>] = []
+        var start = 0
+        while start < batch.count {
+            let end = FanOutBatch.endOfRun(in: batch, from: start)
+            runs.append(start..<end)
+            start = end
+        }
+        #expect(runs == [0..<6, 6..<7, 7..<8, 8..<9, 9..<10])
+
+        harness.server.send(messages: batch)
+        var compressed = [Int](repeating: 0, count: all.count)
+        for (index, messages) in expected.enumerated() {
+            let inflater = try PerMessageDeflate(parameters: PerMessageDeflateParameters(), role: .client)
+            for (position, payload) in messages.enumerated() {
+                let message = try harness.clients[index].readMessage()
+                var text: [UInt8] = []
+                if message.rsv & 0b100 != 0 {
+                    compressed[index] += 1
+                    #expect(message.payload.withUnsafeBytes { inflater.decompress($0, appendingTo: &text, limit: 1 << 20) } == nil)
+                    #expect(inflater.finishMessage(appendingTo: &text, limit: 1 << 20) == nil)
+                } else {
+                    text = message.payload
+                }
+                #expect(text == payload, "session \(index), message \(position)")
+            }
+        }
+        // The deflated session took its five events compressed (short frames go as they are); the others were plain.
+        #expect(compressed[3] == 5 && compressed.enumerated().allSatisfy { $0.offset == 3 || $0.element == 0 }, "\(compressed)")
+    }
+
     /// An in-process HeraldHTTPServer (two loops) with `sessions` raw clients connected to a silent route.
     final class Harness: @unchecked Sendable {
         let server: HeraldHTTPServer
@@ -93,7 +157,8 @@ struct FanOutSequencedEventTests {
         let handles: [SessionHandle]
         private let stopped = DispatchSemaphore(value: 0)
 
-        init(sessions count: Int) throws {
+        /// Clients whose index is in `deflated` offer permessage-deflate (RFC 7692), the others nothing.
+        init(sessions count: Int, deflated: Set<Int> = []) throws {
             var options = HeraldServerOptions()
             options.port = 0
             options.threads = 2
@@ -116,7 +181,8 @@ struct FanOutSequencedEventTests {
             // One at a time, so client i is handle i.
             var clients: [RawWebSocketClient] = []
             for index in 0..<count {
-                clients.append(try RawWebSocketClient.connect(port: server.boundPort, path: "/t"))
+                let offer = deflated.contains(index) ? [("Sec-WebSocket-Extensions", "permessage-deflate; client_no_context_takeover")] : []
+                clients.append(try RawWebSocketClient.connect(port: server.boundPort, path: "/t", extraHeaders: offer))
                 let deadline = Date().addingTimeInterval(5)
                 while accepted.count <= index, Date() < deadline { usleep(1_000) }
             }

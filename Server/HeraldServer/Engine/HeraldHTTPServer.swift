@@ -174,9 +174,7 @@ public final class HeraldHTTPServer: Sendable {
         guard let loops = state.withLock({ $0.tcpServer?.group.loops }), !batch.isEmpty else { return }
         if loops.count == 1 {
             let loop = loops[0]
-            loop.execute {
-                for (message, sessions) in batch { Self.deliver(message, to: sessions, on: loop) }
-            }
+            loop.execute { FanOutBatch.deliver(batch, on: loop) }
             return
         }
         var perLoop = [[(message: FanOutMessage, sessions: [SessionHandle])]](repeating: [], count: loops.count)
@@ -187,9 +185,7 @@ public final class HeraldHTTPServer: Sendable {
         }
         for (index, work) in perLoop.enumerated() where !work.isEmpty {
             let loop = loops[index]
-            loop.execute {
-                for (message, sessions) in work { Self.deliver(message, to: sessions, on: loop) }
-            }
+            loop.execute { FanOutBatch.deliver(work, on: loop) }
         }
     }
 
