@@ -33,8 +33,11 @@ struct SecurityRateLimitTests {
         defer { attacker.close() }
         try attacker.request(#"{"type":"sync"}"#)
         var limited = 0
+        let start = Date()
         for _ in 0..<2_000 where try attacker.request(#"{"type":"follow","user":"victim"}"#).error?.code == .rateLimited { limited += 1 }
-        #expect(limited >= 2_000 - 121 && limited <= 2_000 - 105, "at most the 120 s burst got through: \(2_000 - limited)")
+        // One a second refills while the flood runs: a loaded machine that takes longer lets that many more through.
+        let refilled = Int(Date().timeIntervalSince(start).rounded(.up))
+        #expect(limited >= 2_000 - 121 - refilled && limited <= 2_000 - 105, "at most the 120 s burst and \(refilled) s of refill got through: \(2_000 - limited)")
         #expect(try attacker.request(#"{"type":"conversations"}"#).ok, "the connection stays open and reads still work")
     }
 
