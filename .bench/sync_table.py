@@ -19,24 +19,30 @@ def lat(r, key="latency_ms"):
 
 rows = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
 
-print("| scenario | round | throughput | latency p50 / p99 / p99.9 / max ms | lost | dup | other | srv CPU% | srv RSS MiB |")
-print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+def machine(r):
+    """The generator's CPU % and each CPU's steal % over the run (herald-bench reports them; older results lack them)."""
+    steal = r.get("steal_pct")
+    return f"{r.get('gen_cpu_pct', '-')} | {'/'.join(f'{s:g}' for s in steal) if steal else '-'}"
+
+
+print("| scenario | round | throughput | latency p50 / p99 / p99.9 / max ms | lost | dup | other | srv CPU% | srv RSS MiB | gen CPU% | steal % by CPU |")
+print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
 for row in rows:
     r = row.get("r") or {}
     rnd = row.get("round", 1)
     if "error" in r or not r:
-        print(f"| {row['name']} | {rnd} | error: {r.get('error', 'no result')} | | | | | | |")
+        print(f"| {row['name']} | {rnd} | error: {r.get('error', 'no result')} | | | | | | | | |")
         continue
     rss = r.get("server_rss_kib")
     rss = f"{rss / 1024:.0f}" if rss else "-"
     if r.get("scenario") == "connect":
         print(f"| {row['name']} | {rnd} | {r['connects_per_s']:,.0f} connects/s | {lat(r, 'connect_latency_ms')} | - | - | "
-              f"failed {r['failed']} | {r.get('server_cpu_pct', '-')} | {rss} |")
+              f"failed {r['failed']} | {r.get('server_cpu_pct', '-')} | {rss} | {machine(r)} |")
     else:
         thr = f"{r['deliveries_per_s']:,.0f} deliveries/s, {r['acks_per_s']:,.0f} acked sends/s"
         other = f"unacked {r['unacked']}, refused {r['refused']}, dropped {r['dropped_connections']}; ack {lat(r, 'ack_latency_ms')}"
         print(f"| {row['name']} | {rnd} | {thr} | {lat(r)} | {r['lost']} | {r['duplicated']} | {other} | "
-              f"{r.get('server_cpu_pct', '-')} | {rss} |")
+              f"{r.get('server_cpu_pct', '-')} | {rss} | {machine(r)} |")
 
 # Medians per scenario over its rounds.
 by_name = {}

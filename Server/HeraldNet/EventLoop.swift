@@ -41,7 +41,7 @@ public final class EventLoop: @unchecked Sendable {
     let wakeFD: Int32
     let epollFD: Int32
     let timerFD: Int32
-    private let cachedNow: Atomic<Int64>
+    @usableFromInline let cachedNow: Atomic<Int64>
     /// Running totals (bytes, accepts, slow-consumer closes) for metrics; safe to read from any thread.
     public let counters = LoopCounters()
     private let threadID = Atomic<UInt>(0)
@@ -142,7 +142,8 @@ public final class EventLoop: @unchecked Sendable {
     // MARK: - API
 
     /// The loop's cached monotonic clock, refreshed each time the loop wakes. Safe from any thread.
-    public var now: Tick { Tick(milliseconds: cachedNow.load(ordering: .relaxed)) }
+    /// Inlinable: a session reads it for every message it receives, and as a call the loop was counted around it.
+    @inlinable public var now: Tick { Tick(milliseconds: cachedNow.load(ordering: .relaxed)) }
 
     /// True when called on this loop's thread.
     public var inEventLoop: Bool { threadID.load(ordering: .acquiring) == pthread_self() }
@@ -275,7 +276,8 @@ public final class EventLoop: @unchecked Sendable {
         case .listener(let binding):
             acceptConnections(for: binding)
         case .connection(let connection):
-            handle(connection.takeUnretainedValue(), events: events)
+            // Lent uncounted: a connection closed meanwhile stays in `live` until the pass's closes run.
+            connection._withUnsafeGuaranteedRef { handle($0, events: events) }
         }
     }
 

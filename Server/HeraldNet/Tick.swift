@@ -9,7 +9,7 @@ public struct Tick: Sendable, Hashable, Comparable, CustomStringConvertible {
     public var milliseconds: Int64
 
     /// Creates a tick at `milliseconds` on the monotonic clock.
-    public init(milliseconds: Int64) {
+    @inlinable public init(milliseconds: Int64) {
         self.milliseconds = milliseconds
     }
 
