@@ -16,7 +16,8 @@
 #    echo route fixed; outside this repository): then the ratios are to uWebSockets, the fastest of them.
 #    Every server's /echo is probed first (.bench/echo_probe.py); one that does not echo has its echo rows dropped.
 # 3. bench-peers.sh: for each round, each server, each test: a fresh server pinned to CPU 0, wsbench on CPU 1;
-#    rounds interleave servers so machine noise hits all alike. summarize.py: medians and ratios to Node ws.
+#    rounds interleave servers so machine noise hits all alike, in an order rotated by one server every round.
+#    summarize.py: medians and ratios to Node ws.
 # 4. herald-bench fanout / fanout --rate 20 / chat / insert / connect / group of 1,000 against a fresh herald-server
 #    each (server on CPU 0 with --secret and --max-unanswered-requests 256, so a sender's 32 requests in flight are
 #    read as sent; herald-bench on CPU 1), ROUNDS interleaved rounds. One JSON line per run in
@@ -124,7 +125,17 @@ if [ "$SKIP_PEERS" = 0 ]; then
       rm -f "$OUT/peers-round.jsonl"
     done
   else
-    TESTS="$TESTS" "$KIT/bench-peers.sh" -r "$ROUNDS" -t "$TESTS" -o "$OUT/peers.jsonl" "${SPECS[@]}" >>"$OUT/peers.out" 2>&1
+    # One round at a time, the servers' order rotated by one every round, so no server always runs first: in three
+    # runs on this machine the hypervisor's steal time came in the first server's slot of a round far more often
+    # than in the last one's. Run numbers are rewritten to the round.
+    for ROUND in $(seq 1 "$ROUNDS"); do
+      SHIFT=$(( (ROUND - 1) % ${#SPECS[@]} ))
+      ORDER=("${SPECS[@]:$SHIFT}" "${SPECS[@]:0:$SHIFT}")
+      log "round $ROUND: ${ORDER[*]%%|*}"
+      "$KIT/bench-peers.sh" -r 1 -t "$TESTS" -o "$OUT/peers-round.jsonl" "${ORDER[@]}" >>"$OUT/peers.out" 2>&1
+      sed "s/\"run\": *1\b/\"run\": $ROUND/" "$OUT/peers-round.jsonl" >>"$OUT/peers.jsonl"
+      rm -f "$OUT/peers-round.jsonl"
+    done
   fi
   if [ ${#NO_ECHO[@]} -gt 0 ]; then
     python3 - "$OUT/peers.jsonl" "${NO_ECHO[@]}" <<'PY'
