@@ -78,6 +78,31 @@ public enum Masking {
         }
     }
 
+    /// Copies `count` bytes from `source` to `destination` (not overlapping) and masks or unmasks them on the way,
+    /// as ``apply(_:to:phase:)`` with phase 0 does in place: one pass over the bytes where a copy and then an
+    /// in-place pass made two (an echoed or whole message is unmasked this way, out of the read buffer).
+    public static func copy(_ key: MaskKey, from source: UnsafeRawPointer, to destination: UnsafeMutableRawPointer, count: Int) {
+        let k0 = key.bytes.0, k1 = key.bytes.1, k2 = key.bytes.2, k3 = key.bytes.3
+        let quad = UInt64(k0) | UInt64(k1) << 8 | UInt64(k2) << 16 | UInt64(k3) << 24
+        let wide = UInt64(littleEndian: quad | quad << 32)
+        var index = 0
+        while index + 16 <= count {
+            let first = source.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            let second = source.loadUnaligned(fromByteOffset: index + 8, as: UInt64.self)
+            destination.storeBytes(of: first ^ wide, toByteOffset: index, as: UInt64.self)
+            destination.storeBytes(of: second ^ wide, toByteOffset: index + 8, as: UInt64.self)
+            index += 16
+        }
+        if index + 8 <= count {
+            destination.storeBytes(of: source.loadUnaligned(fromByteOffset: index, as: UInt64.self) ^ wide, toByteOffset: index, as: UInt64.self)
+            index += 8
+        }
+        while index < count {
+            destination.storeBytes(of: source.load(fromByteOffset: index, as: UInt8.self) ^ key.byte(at: index), toByteOffset: index, as: UInt8.self)
+            index += 1
+        }
+    }
+
     /// Masks or unmasks `buffer[range]` in place; see ``apply(_:to:phase:)``.
     public static func apply(_ key: MaskKey, to buffer: inout [UInt8], range: Range<Int>, phase: Int = 0) {
         guard range.lowerBound >= 0, range.upperBound <= buffer.count, !range.isEmpty else { return }

@@ -16,8 +16,8 @@ public struct WholeMessageFrame: Sendable, Equatable {
     /// Copies the payload out of `input` unmasked into `destination`, which holds exactly `payload.count` bytes.
     public func unmask(from input: UnsafeRawBufferPointer, into destination: UnsafeMutableRawBufferPointer) {
         guard !payload.isEmpty, let target = destination.baseAddress, let source = input.baseAddress else { return }
-        target.copyMemory(from: source + payload.lowerBound, byteCount: payload.count)
-        if let maskKey { Masking.apply(maskKey, to: destination) }
+        guard let maskKey else { return target.copyMemory(from: source + payload.lowerBound, byteCount: payload.count) }
+        Masking.copy(maskKey, from: source + payload.lowerBound, to: target, count: payload.count)
     }
 }
 
@@ -28,10 +28,12 @@ extension WebSocketStateMachine {
     /// Nil otherwise: the caller then feeds `bytes[offset...]` to ``receive(_:now:)``, which takes that frame and
     /// everything else (partial frames, fragments, control frames, extensions, errors) with all the checks.
     ///
-    /// Nothing changes here. The caller unmasks the payload (``WholeMessageFrame/unmask(from:into:)``), checks a text
+    /// Nothing changes here; `mutating` only so that a machine kept in a class (a session's) is read in place: as a
+    /// plain method, every call copied the whole machine (its buffers' references counted) to call it on the copy.
+    /// The caller unmasks the payload (``WholeMessageFrame/unmask(from:into:)``), checks a text
     /// payload is UTF-8 (if it is not, it feeds the frame to ``receive(_:now:)`` instead, which fails the connection
     /// with 1007 as §8.1 asks) and calls ``noteRead(at:)`` for the read: a whole message changes no other state.
-    public func wholeMessage(in bytes: UnsafeRawBufferPointer, at offset: Int, maxPayload: Int) -> WholeMessageFrame? {
+    public mutating func wholeMessage(in bytes: UnsafeRawBufferPointer, at offset: Int, maxPayload: Int) -> WholeMessageFrame? {
         guard state == .open, isBetweenMessages, offset >= 0, bytes.count - offset >= 2 else { return nil }
         let first = bytes[offset]
         let second = bytes[offset + 1]

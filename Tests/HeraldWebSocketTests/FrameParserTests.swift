@@ -174,6 +174,27 @@ struct FrameParserTests {
         }
     }
 
+    @Test("RFC 6455 §5.3: unmasking while copying gives byte i XOR key[i % 4], for every length around the word sizes and from any source alignment")
+    func maskingWhileCopying() {
+        let key = MaskKey((0x9C, 0x01, 0xFF, 0x5A))
+        let source = (0..<80).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
+        for start in 0..<3 {
+            for count in 0...(source.count - start) {
+                let input = Array(source[start..<(start + count)])
+                let expected = input.enumerated().map { $0.element ^ key.byte(at: $0.offset) }
+                // One spare byte either side: nothing outside the destination is written.
+                var output = [UInt8](repeating: 0xEE, count: count + 2)
+                input.withUnsafeBytes { input in
+                    output.withUnsafeMutableBytes { output in
+                        Masking.copy(key, from: input.baseAddress ?? UnsafeRawPointer(output.baseAddress!), to: output.baseAddress! + 1, count: count)
+                    }
+                }
+                #expect(Array(output[1..<(count + 1)]) == expected, "start \(start), count \(count)")
+                #expect(output.first == 0xEE && output.last == 0xEE)
+            }
+        }
+    }
+
     @Test("RFC 6455 §5.3: client frames from a connection are masked with a fresh key each time")
     func clientMasksEveryFrame() {
         var client = WebSocketStateMachine(role: .client)

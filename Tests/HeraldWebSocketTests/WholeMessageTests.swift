@@ -8,7 +8,8 @@ import Testing
 struct WholeMessageTests {
     static func frame(in bytes: [UInt8], at offset: Int = 0, machine: WebSocketStateMachine = WebSocketStateMachine(role: .server),
                       maxPayload: Int = 1024) -> WholeMessageFrame? {
-        bytes.withUnsafeBytes { machine.wholeMessage(in: $0, at: offset, maxPayload: maxPayload) }
+        var machine = machine
+        return bytes.withUnsafeBytes { machine.wholeMessage(in: $0, at: offset, maxPayload: maxPayload) }
     }
 
     static func unmasked(_ frame: WholeMessageFrame, in bytes: [UInt8]) -> [UInt8] {
