@@ -17,9 +17,9 @@ final class Fleet: BenchLoopDelegate {
     /// Setup requests awaiting a response, by device and request id.
     private var pending: [Int: [Int: ([String: Any]) -> Void]] = [:]
     private var pendingCount = 0
-    /// Measured phase: the load that hears every frame of every device (``listen(_:)``). Not counted: a reference
-    /// counted per frame (the closure this used to be, and its unowned capture) was ~10% of the generator's CPU in a
-    /// /sync fan-out, where the generator's CPU per delivery limits the measurement.
+    /// Measured phase: the load that hears every frame of every device (``listen(_:)``). Not counted: references
+    /// counted per frame (a closure's context, an unowned capture) were ~10% of the generator's CPU in a /sync
+    /// fan-out, where the generator's CPU per delivery limits the measurement.
     private var listener: Unmanaged<MessageLoad>?
     /// Set once a measured phase begins: a connection that ends from then on is a drop, not a setup failure.
     private var measuredPhaseBegan = false

@@ -5,8 +5,8 @@ import Glibc
 ///
 /// A per-connection spare block made every idle connection hold 16 KiB after its first write (the 101 response):
 /// most of the RSS of 10,000 idle WebSocket connections. With one pool per loop, block memory grows with the output
-/// in flight on that loop, not with the number of connections. Thread-confined by construction (a thread-local pointer); the
-/// pool and its blocks are freed when the thread exits.
+/// in flight on that loop, not with the number of connections. Thread-confined by construction (a thread-local
+/// pointer); the pool and its blocks are freed when the thread exits.
 final class OwnedBlockPool {
     /// At most this many free blocks of ``WriteQueue/blockSize`` are kept per thread (4 MiB); more are freed.
     static let maxFreeBlocks = 256
