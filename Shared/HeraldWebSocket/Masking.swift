@@ -55,10 +55,7 @@ public enum Masking {
         let k0 = key.byte(at: phase), k1 = key.byte(at: phase + 1), k2 = key.byte(at: phase + 2), k3 = key.byte(at: phase + 3)
         var index = 0
         if count >= 8 {
-            // The key pattern k0 k1 k2 k3 k0 k1 k2 k3 as it lies in memory. Built with shifts: reading it back through
-            // withUnsafeBytes(of:) of a tuple was miscompiled under -O (the XOR left bytes unchanged in release builds).
-            let quad = UInt64(k0) | UInt64(k1) << 8 | UInt64(k2) << 16 | UInt64(k3) << 24
-            let wide = UInt64(littleEndian: quad | quad << 32)
+            let wide = wideKey(k0, k1, k2, k3)
             while index + 8 <= count {
                 let word = base.loadUnaligned(fromByteOffset: index, as: UInt64.self)
                 base.storeBytes(of: word ^ wide, toByteOffset: index, as: UInt64.self)
@@ -82,9 +79,7 @@ public enum Masking {
     /// as ``apply(_:to:phase:)`` with phase 0 does in place: one pass over the bytes where a copy and then an
     /// in-place pass made two (an echoed or whole message is unmasked this way, out of the read buffer).
     public static func copy(_ key: MaskKey, from source: UnsafeRawPointer, to destination: UnsafeMutableRawPointer, count: Int) {
-        let k0 = key.bytes.0, k1 = key.bytes.1, k2 = key.bytes.2, k3 = key.bytes.3
-        let quad = UInt64(k0) | UInt64(k1) << 8 | UInt64(k2) << 16 | UInt64(k3) << 24
-        let wide = UInt64(littleEndian: quad | quad << 32)
+        let wide = wideKey(key.bytes.0, key.bytes.1, key.bytes.2, key.bytes.3)
         var index = 0
         while index + 16 <= count {
             let first = source.loadUnaligned(fromByteOffset: index, as: UInt64.self)
@@ -101,6 +96,14 @@ public enum Masking {
             destination.storeBytes(of: source.load(fromByteOffset: index, as: UInt8.self) ^ key.byte(at: index), toByteOffset: index, as: UInt8.self)
             index += 1
         }
+    }
+
+    /// The key pattern k0 k1 k2 k3 k0 k1 k2 k3 as it lies in memory, to XOR eight bytes at a time. Built with shifts:
+    /// reading it back through withUnsafeBytes(of:) of a tuple was miscompiled under -O (the XOR left bytes unchanged
+    /// in release builds).
+    private static func wideKey(_ k0: UInt8, _ k1: UInt8, _ k2: UInt8, _ k3: UInt8) -> UInt64 {
+        let quad = UInt64(k0) | UInt64(k1) << 8 | UInt64(k2) << 16 | UInt64(k3) << 24
+        return UInt64(littleEndian: quad | quad << 32)
     }
 
     /// Masks or unmasks `buffer[range]` in place; see ``apply(_:to:phase:)``.

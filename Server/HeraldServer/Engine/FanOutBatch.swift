@@ -58,12 +58,9 @@ enum FanOutBatch {
         /// An event: its body's length and its pin; nil for another message.
         var bodyCount = 0
         var pin: Unmanaged<LoopPinnedFrame>?
-        /// The event's last head, for the next receiver with the same seq (a group's members usually have the same
-        /// seq for an event, having received the same events before): its seq, its length in the column's place in
-        /// the run's head buffer, and the same bytes to be kept in a chunk.
-        var headSeq: Int64?
-        var headCount = 0
-        var inlineHead: InlineBytes?
+        /// The event's last head, kept for the next receiver with the same seq (its place is given once the run's
+        /// head buffer exists).
+        var head = SequencedHead(place: UnsafeMutableRawBufferPointer(start: nil, count: 0))
         /// Another message: its position in the run, and its sessions' range in the run's flat list of them.
         var entry = 0
         var sessions = 0..<0
@@ -105,6 +102,9 @@ enum FanOutBatch {
                 otherSessions.withUnsafeBufferPointer { otherSessions in
                     let headSize = SequencedEvent.maxHeadSize
                     withUnsafeTemporaryAllocation(byteCount: headSize * columns.count, alignment: 1) { heads in
+                        for index in columns.indices {
+                            columns[index].head = SequencedHead(place: UnsafeMutableRawBufferPointer(rebasing: heads[(index * headSize)..<((index + 1) * headSize)]))
+                        }
                         for (position, handle) in sessions.enumerated() {
                             guard let connection = loop.unownedConnection(for: handle.connection) else { continue }
                             // A plain session keeps `takesSharedFrames` true until it writes its close.
@@ -120,19 +120,11 @@ enum FanOutBatch {
                                     }
                                     continue
                                 }
-                                let seq = seqs[event]
+                                _ = columns[index].head.make(seq: seqs[event], bodyCount: columns[index].bodyCount)
                                 event += 1
-                                let place = UnsafeMutableRawBufferPointer(rebasing: heads[(index * headSize)..<((index + 1) * headSize)])
-                                if seq != columns[index].headSeq {
-                                    let count = SequencedEvent.writeHead(seq: seq, bodyCount: columns[index].bodyCount, into: place).count
-                                    columns[index].headSeq = seq
-                                    columns[index].headCount = count
-                                    columns[index].inlineHead = InlineBytes(UnsafeRawBufferPointer(rebasing: place[..<count]))
-                                }
-                                let headBytes = UnsafeRawBufferPointer(rebasing: place[..<columns[index].headCount])
-                                let inlineHead = columns[index].inlineHead
+                                let head = columns[index].head
                                 connection._withUnsafeGuaranteedRef { connection in
-                                    pin._withUnsafeGuaranteedRef { connection.write(head: headBytes, inline: inlineHead, pinned: $0) }
+                                    pin._withUnsafeGuaranteedRef { head.write(to: connection, pinned: $0) }
                                 }
                             }
                         }

@@ -47,33 +47,58 @@ enum SequencedEvent {
         // One pin of the body for this loop: its receivers' queues count it without atomic operations.
         let pinned = LoopPinnedFrame(body)
         withUnsafeTemporaryAllocation(byteCount: maxHeadSize, alignment: 1) { buffer in
-            var headSeq: Int64?
-            var head = (count: 0, headerSize: 0)
-            var inlineHead: InlineBytes?
+            var head = SequencedHead(place: buffer)
             var fanOut: FanOutFrame?
             for (handle, seq) in zip(sessions, seqs) {
                 guard let connection = loop.unownedConnection(for: handle.connection) else { continue }
-                if seq != headSeq {
-                    head = writeHead(seq: seq, bodyCount: body.count, into: buffer)
-                    inlineHead = InlineBytes(UnsafeRawBufferPointer(rebasing: buffer[..<head.count]))
-                    headSeq = seq
-                    fanOut = nil
-                }
-                let headBytes = UnsafeRawBufferPointer(rebasing: buffer[..<head.count])
+                if head.make(seq: seq, bodyCount: body.count) { fanOut = nil }
                 // A plain session (most): straight into its connection's queue, no reference counted on the way. The
                 // session keeps `takesSharedFrames` true while it is plain and has not written its close.
                 let queued = connection._withUnsafeGuaranteedRef { connection in
                     guard connection.takesSharedFrames else { return false }
-                    connection.write(head: headBytes, inline: inlineHead, pinned: pinned)
+                    head.write(to: connection, pinned: pinned)
                     return true
                 }
                 if queued { continue }
                 // Left: sessions with permessage-deflate. A plain one that takes no shared frames has written its close.
                 guard let session = HeraldHTTPServer.session(handle, on: loop), !session.sendsPlainFrames else { continue }
-                var whole = fanOut ?? FanOutFrame(OutgoingFrame(textHead: headBytes, headerSize: head.headerSize, body: body))
+                var whole = fanOut ?? FanOutFrame(OutgoingFrame(textHead: head.bytes, headerSize: head.headerSize, body: body))
                 session.send(&whole)
                 fanOut = whole
             }
         }
+    }
+}
+
+/// A receiver's head for one event (``SequencedEvent/writeHead(seq:bodyCount:into:)``), kept in its own place and made
+/// again only when the seq changes: the devices of one user, and group members who received the same events before,
+/// share it, and with it the same bytes made once to be kept in each queue's chunk.
+struct SequencedHead {
+    private let place: UnsafeMutableRawBufferPointer
+    private var seq: Int64?
+    /// The head's bytes: the WebSocket header, then `{"seq":N,`.
+    private(set) var bytes = UnsafeRawBufferPointer(start: nil, count: 0)
+    /// The WebSocket header's share of ``bytes``.
+    private(set) var headerSize = 0
+    /// ``bytes`` as a queue keeps them in a chunk (nil when they do not fit).
+    private var inline: InlineBytes?
+
+    /// `place`: at least ``SequencedEvent/maxHeadSize`` bytes, for as long as this head is used.
+    init(place: UnsafeMutableRawBufferPointer) { self.place = place }
+
+    /// Makes the head for `seq` unless it is the one already made; true when it was made anew.
+    mutating func make(seq: Int64, bodyCount: Int) -> Bool {
+        guard seq != self.seq else { return false }
+        let head = SequencedEvent.writeHead(seq: seq, bodyCount: bodyCount, into: place)
+        self.seq = seq
+        bytes = UnsafeRawBufferPointer(rebasing: place[..<head.count])
+        headerSize = head.headerSize
+        inline = InlineBytes(bytes)
+        return true
+    }
+
+    /// Queues the head and then the event's body, `pinned` by this loop, on a plain connection.
+    func write(to connection: Connection, pinned: LoopPinnedFrame) {
+        connection.write(head: bytes, inline: inline, pinned: pinned)
     }
 }
