@@ -127,6 +127,8 @@ enum FanOutBatch {
                                     pin._withUnsafeGuaranteedRef { head.write(to: connection, pinned: $0) }
                                 }
                             }
+                            // The receiver has all of the run: it can read while the loop serves the others.
+                            connection._withUnsafeGuaranteedRef { loop.flushEarly($0) }
                         }
                     }
                 }
