@@ -197,6 +197,19 @@ final class BenchConnection {
         if socketProtocol.state == .closed { phase = .closed }
     }
 
+    /// Hands `body` each whole text frame at the start of `bytes` where it lies, while the connection is open (the
+    /// frames ``receive(_:into:)`` would list as ``Input/textInRead(_:)``); returns how many bytes were taken. For the
+    /// loop's per-delivery path: listing every frame as an `Input` and walking the list again copied each case, a
+    /// retain and release per delivery.
+    func takeWholeTextFrames(_ bytes: UnsafeRawBufferPointer, _ body: (UnsafeBufferPointer<UInt8>) -> Void) -> Int {
+        var offset = 0
+        while phase == .open, let frame = socketProtocol.wholeMessage(in: bytes, at: offset, maxPayload: .max), frame.opcode == .text {
+            body(UnsafeRawBufferPointer(rebasing: bytes[frame.payload]).assumingMemoryBound(to: UInt8.self))
+            offset = frame.end
+        }
+        return offset
+    }
+
     /// The text frames at the start of `bytes` that are whole messages
     /// (``WebSocketStateMachine/wholeMessage(in:at:maxPayload:)``: nearly every frame of a load), handed out where they lie in the read buffer, without the state machine's copies
     /// into its message buffers; what follows the last of them goes to the state machine. A server's frames are not

@@ -106,8 +106,15 @@ final class BenchLoop {
         }
         if count == 0 { return end(connection, "server closed TCP") }
         let now = MonotonicClock.nanoseconds()
+        let bytes = UnsafeRawBufferPointer(rebasing: readBuffer[0..<count])
+        var taken = 0
+        if let delegate {
+            taken = connection.takeWholeTextFrames(bytes) { delegate.connection(connection, received: $0, at: now) }
+        }
+        if connection.hasPendingOutput { markDirty(connection) }
+        guard taken < count else { return }
         events.removeAll(keepingCapacity: true)
-        connection.receive(UnsafeRawBufferPointer(rebasing: readBuffer[0..<count]), into: &events)
+        connection.receive(UnsafeRawBufferPointer(rebasing: bytes[taken...]), into: &events)
         if connection.hasPendingOutput { markDirty(connection) }
         let batch = events
         for event in batch {
