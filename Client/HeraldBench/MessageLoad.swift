@@ -210,10 +210,11 @@ final class MessageLoad {
         case .messageEvent:
             guard let key = scan.key else { return }
             if ledger.record(receiver: connection.tag, key: key, sentKeys: sentAt.count) {
-                if let sent = scan.sentAt {
-                    deliveryLatency.record(micros: (now &- sent) / 1000)
-                    if !deliveryLatencyByNode.isEmpty { deliveryLatencyByNode[connection.tag % deliveryLatencyByNode.count].record(micros: (now &- sent) / 1000) }
-                }
+                // The send time in the text is `sentAt[key]` (the key is this load's: the ledger took it), read from
+                // here rather than parsed again for every receiver.
+                let micros = (now &- sentAt[key]) / 1000
+                deliveryLatency.record(micros: micros)
+                if !deliveryLatencyByNode.isEmpty { deliveryLatencyByNode[connection.tag % deliveryLatencyByNode.count].record(micros: micros) }
                 finishIfDone(key)
             }
         case .conversationEvent, .otherEvent, .unknown:

@@ -17,9 +17,8 @@ struct SyncFrameScan {
     /// A response's request id.
     var requestId: Int?
     var ok = false
-    /// A message event's bench key and send time (ns, MonotonicClock), when the text is ours.
+    /// A message event's bench key, when the text is ours (its send time is the sender's record of that key).
     var key: Int?
-    var sentAt: UInt64?
 
     init(_ bytes: UnsafeBufferPointer<UInt8>) {
         var noHint = 0
@@ -62,7 +61,7 @@ struct SyncFrameScan {
         }
     }
 
-    /// A bench text's key and send time, from the `"text":"hb ` at or after `start` (a message event has one text):
+    /// A bench text's key, from the `"text":"hb ` at or after `start` (a message event has one text):
     /// first at `start + hint`, else the first found, whose offset from `start` becomes the hint.
     private mutating func readBenchText(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, hint: inout Int) {
         let at: Int
@@ -75,9 +74,7 @@ struct SyncFrameScan {
         }
         var cursor = at + Self.textMark.count
         if let key = Self.integer(bytes, &cursor), cursor < bytes.count, bytes[cursor] == 32 {
-            cursor += 1
             self.key = Int(key)
-            sentAt = Self.integer(bytes, &cursor)
         }
     }
 
