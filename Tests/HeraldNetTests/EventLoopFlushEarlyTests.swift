@@ -14,7 +14,9 @@ extension ServerTests {
     func flushEarlySendsBeforeThePassEnds() throws {
         let (server, events, port) = try startEchoServer(threads: 1)
         defer { #expect(stop(server)) }
+        // One at a time, so the first handle is the first client's.
         let early = try TestClient(port: port)
+        #expect(events.waitUntil { $0.opened.count == 1 })
         let late = try TestClient(port: port)
         #expect(events.waitUntil { $0.opened.count == 2 })
         let handles = events.read { $0.opened }
