@@ -4,7 +4,7 @@
     sync_table.py sync.jsonl [peers.jsonl]
 
 sync.jsonl lines: {"name":..., "round": N, "r": <herald-bench JSON>}. Prints every run, then the median of each
-scenario over its rounds. With the wsbench peers.jsonl of the same run, also the /sync group fan-out against
+scenario over its rounds (for the idle crowd: the server's memory per device). With the wsbench peers.jsonl of the same run, also the /sync group fan-out against
 each wsbench server's raw /broadcast fan-out (Herald's own, Node ws, uWebSockets), round by round.
 """
 import json
@@ -38,6 +38,12 @@ for row in rows:
     if r.get("scenario") == "connect":
         print(f"| {row['name']} | {rnd} | {r['connects_per_s']:,.0f} connects/s | {lat(r, 'connect_latency_ms')} | - | - | "
               f"failed {r['failed']} | {r.get('server_cpu_pct', '-')} | {rss} | {machine(r)} |")
+    elif r.get("scenario") == "crowd":
+        # Throughput is the connect rate; the figure that matters is the server's memory per idle device.
+        other = (f"{r['devices']:,} devices idle {r['idle_s']} s: {r['server_rss_per_device_kib']} KiB each; "
+                 f"dropped {r['dropped_connections']}")
+        print(f"| {row['name']} | {rnd} | {r['connects_per_s']:,.0f} connects/s | {lat(r, 'connect_latency_ms')} | "
+              f"{r['lost']} | {r['duplicated']} | {other} | {r.get('server_cpu_pct', '-')} | {rss} | {machine(r)} |")
     else:
         thr = f"{r['deliveries_per_s']:,.0f} deliveries/s, {r['acks_per_s']:,.0f} acked sends/s"
         other = f"unacked {r['unacked']}, refused {r['refused']}, dropped {r['dropped_connections']}; ack {lat(r, 'ack_latency_ms')}"
@@ -57,7 +63,11 @@ print("| scenario | rounds | throughput (median) | p50 / p99 ms (median) | ack p
 print("| --- | --- | --- | --- | --- | --- |")
 for name, runs in by_name.items():
     med = lambda f: statistics.median(f(r) for r in runs)
-    if runs[0].get("scenario") == "connect":
+    if runs[0].get("scenario") == "crowd":
+        print(f"| {name} | {len(runs)} | {med(lambda r: r['server_rss_per_device_kib'])} KiB of server memory per idle device, "
+              f"{med(lambda r: r['connects_per_s']):,.0f} connects/s | {med(lambda r: r['latency_ms']['p50'])} / "
+              f"{med(lambda r: r['latency_ms']['p99'])} | - | {sum(r['lost'] for r in runs)} / {sum(r['duplicated'] for r in runs)} |")
+    elif runs[0].get("scenario") == "connect":
         print(f"| {name} | {len(runs)} | {med(lambda r: r['connects_per_s']):,.0f} connects/s | "
               f"{med(lambda r: r['connect_latency_ms']['p50'])} / {med(lambda r: r['connect_latency_ms']['p99'])} | - | "
               f"failed {sum(r['failed'] for r in runs)} |")
