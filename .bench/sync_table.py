@@ -4,8 +4,9 @@
     sync_table.py sync.jsonl [peers.jsonl]
 
 sync.jsonl lines: {"name":..., "round": N, "r": <herald-bench JSON>}. Prints every run, then the median of each
-scenario over its rounds (for the idle crowd: the server's memory per device). With the wsbench peers.jsonl of the same run, also the /sync group fan-out against
-each wsbench server's raw /broadcast fan-out (Herald's own, Node ws, uWebSockets), round by round.
+scenario over its rounds (for the idle crowd: the server's memory per device). With the wsbench peers.jsonl of the
+same run, also the /sync group fan-out against each wsbench server's raw /broadcast fan-out (Herald's own, Node ws,
+uWebSockets), round by round.
 """
 import json
 import statistics
