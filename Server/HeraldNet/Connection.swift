@@ -40,6 +40,9 @@ public final class Connection {
     /// Lifecycle: open → (closingAfterFlush) → closing (queued for close) → closed.
     enum State { case open, closingAfterFlush, closing, closed }
 
+    /// Open, or sending what it owes before it closes: the loop still writes it, ticks it and may close it.
+    var isOpenOrDraining: Bool { state == .open || state == .closingAfterFlush }
+
     let binding: ServerBinding
     /// The TLS filter between socket and handler on a TLS listener; nil for plain TCP (style E8).
     let tls: TLSTransport?

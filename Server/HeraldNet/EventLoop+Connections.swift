@@ -96,7 +96,7 @@ extension EventLoop {
     // MARK: - Connection events
 
     func handle(_ connection: Connection, events: UInt32) {
-        guard connection.state == .open || connection.state == .closingAfterFlush else { return }
+        guard connection.isOpenOrDraining else { return }
         let hangUp = events & (CLINUX_EPOLLHUP | CLINUX_EPOLLERR) != 0
         if connection.wantsRead, events & CLINUX_EPOLLIN != 0 || hangUp {
             // On hang-up or error the read itself returns 0 or the error, after any bytes still buffered.
@@ -155,7 +155,7 @@ extension EventLoop {
 
     /// Marks `connection` for closing after the current batch; queued output is dropped.
     func scheduleClose(_ connection: Connection) {
-        guard connection.state == .open || connection.state == .closingAfterFlush else { return }
+        guard connection.isOpenOrDraining else { return }
         connection.state = .closing
         pendingCloses.append(connection)
     }

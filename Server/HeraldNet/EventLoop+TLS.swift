@@ -59,7 +59,7 @@ extension EventLoop {
 
     private func queueCiphertext(for connection: Connection) {
         guard !tlsCiphertext.isEmpty else { return }
-        if connection.state == .open || connection.state == .closingAfterFlush {
+        if connection.isOpenOrDraining {
             tlsCiphertext.withUnsafeBytes { connection.output.append($0) }
             scheduleWrite(connection)
         }

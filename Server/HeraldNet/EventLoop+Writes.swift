@@ -20,7 +20,7 @@ extension EventLoop {
         for position in pendingWrites.indices {
             let connection = pendingWrites[position]
             connection.isPendingWrite = false
-            guard connection.state == .open || connection.state == .closingAfterFlush else { continue }
+            guard connection.isOpenOrDraining else { continue }
             if flush(connection) {
                 connection.isPendingWrite = true
                 pendingWrites[kept] = connection
@@ -37,7 +37,7 @@ extension EventLoop {
     /// idled a quarter of the time waiting for it to finish). It stays on the pending list, so whatever the kernel
     /// did not take still goes out as usual.
     public func flushEarly(_ connection: Connection) {
-        guard connection.isPendingWrite, connection.state == .open || connection.state == .closingAfterFlush else { return }
+        guard connection.isPendingWrite, connection.isOpenOrDraining else { return }
         _ = flush(connection)
     }
 

@@ -21,7 +21,7 @@ extension EventLoop {
             // A queue that drained since the last tick gives its chunk list back: an idle connection keeps none, and a
             // busy one pays one small allocation a tick, not one a write.
             connection.output.releaseStorageIfEmpty()
-            guard connection.state == .open || connection.state == .closingAfterFlush,
+            guard connection.isOpenOrDraining,
                 let deadline = connection.nextDeadline, deadline <= now
             else { continue }
             connection.handler?.connectionTimerTick(connection, now: now)
