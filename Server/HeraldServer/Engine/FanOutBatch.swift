@@ -106,29 +106,25 @@ enum FanOutBatch {
                             columns[index].head = SequencedHead(place: UnsafeMutableRawBufferPointer(rebasing: heads[(index * headSize)..<((index + 1) * headSize)]))
                         }
                         for (position, handle) in sessions.enumerated() {
-                            guard let connection = loop.unownedConnection(for: handle.connection) else { continue }
-                            // A plain session keeps `takesSharedFrames` true until it writes its close.
-                            guard connection._withUnsafeGuaranteedRef({ $0.takesSharedFrames }) else {
-                                compressed.append(position)
-                                continue
-                            }
-                            var event = position * eventCount
-                            for index in columns.indices {
-                                guard let pin = columns[index].pin else {
-                                    if otherSessions[columns[index].sessions].contains(handle) {
-                                        HeraldHTTPServer.deliver(run[columns[index].entry].message, to: [handle], on: loop)
+                            // Lent uncounted for the whole receiver: connections close only after the batch.
+                            loop.unownedConnection(for: handle.connection)?._withUnsafeGuaranteedRef { connection in
+                                // A plain session keeps `takesSharedFrames` true until it writes its close.
+                                guard connection.takesSharedFrames else { return compressed.append(position) }
+                                var event = position * eventCount
+                                for index in columns.indices {
+                                    guard let pin = columns[index].pin else {
+                                        if otherSessions[columns[index].sessions].contains(handle) {
+                                            HeraldHTTPServer.deliver(run[columns[index].entry].message, to: [handle], on: loop)
+                                        }
+                                        continue
                                     }
-                                    continue
+                                    _ = columns[index].head.make(seq: seqs[event], bodyCount: columns[index].bodyCount)
+                                    event += 1
+                                    pin._withUnsafeGuaranteedRef { columns[index].head.write(to: connection, pinned: $0) }
                                 }
-                                _ = columns[index].head.make(seq: seqs[event], bodyCount: columns[index].bodyCount)
-                                event += 1
-                                let head = columns[index].head
-                                connection._withUnsafeGuaranteedRef { connection in
-                                    pin._withUnsafeGuaranteedRef { head.write(to: connection, pinned: $0) }
-                                }
+                                // The receiver has all of the run: it can read while the loop serves the others.
+                                loop.flushEarly(connection)
                             }
-                            // The receiver has all of the run: it can read while the loop serves the others.
-                            connection._withUnsafeGuaranteedRef { loop.flushEarly($0) }
                         }
                     }
                 }
