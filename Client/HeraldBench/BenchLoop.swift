@@ -109,9 +109,9 @@ final class BenchLoop {
         let bytes = UnsafeRawBufferPointer(rebasing: readBuffer[0..<count])
         var taken = 0
         if let delegate {
+            // What the delegate sends it queues through the fleet, which marks the connection for the flush.
             taken = connection.takeWholeTextFrames(bytes) { delegate.connection(connection, received: $0, at: now) }
         }
-        if connection.hasPendingOutput { markDirty(connection) }
         guard taken < count else { return }
         events.removeAll(keepingCapacity: true)
         connection.receive(UnsafeRawBufferPointer(rebasing: bytes[taken...]), into: &events)

@@ -123,7 +123,8 @@ struct SyncFrameScan {
 }
 
 /// The text of a benchmark message: `hb <key> <sent-at-ns> ` padded with `x` to the requested size, so every
-/// receiver can tell which message it got (loss and duplicate counting) and when it was sent (latency).
+/// receiver can tell which message it got (loss and duplicate counting; the sender keeps each key's send time for
+/// latency), and a reader of a captured frame when it was sent.
 enum BenchText {
     static func make(key: Int, sentAt: UInt64, size: Int) -> String {
         var text = "hb \(key) \(sentAt) "
