@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Herald against its peers, side by side, in ONE run on this machine; then herald-bench's /sync scenarios.
 #
-#   .bench/compare.sh [-r ROUNDS] [-o OUTDIR] [-s] [-b BASE_BIN_DIR]   (run from anywhere; -s skips the peers)
+#   .bench/compare.sh [-r ROUNDS] [-o OUTDIR] [-s] [-c] [-b BASE_BIN_DIR]   (run from anywhere; -s skips the peers)
+#
+# -c: also step 5, the 100,000 live /sync devices of .bench/crowd.sh (about 6 minutes more), so that one run shows
+# every row of the comparison.
 #
 # -b: old against new instead of Herald against its peers. BASE_BIN_DIR holds the herald-server and herald-bench of
 # an earlier commit (e.g. `swift build -c release` in a `git worktree` of it); it is the only peer in step 3, and in
@@ -23,6 +26,9 @@
 #    each (server on CPU 0 with --secret and --max-unanswered-requests 256, so a sender's 32 requests in flight are
 #    read as sent; herald-bench on CPU 1), ROUNDS interleaved rounds. One JSON line per run in
 #    OUTDIR/sync.jsonl; sync_table.py prints every run, the medians, and the group fan-out against each raw broadcast.
+# 5. With -c: .bench/crowd.sh with the same binaries, output in OUTDIR/crowd (its env knobs pass through: DEVICES,
+#    NODES, ...); its one line goes into the summary. A crowd that fails is named in the summary and in the exit
+#    status (crowd.sh's), the rest of the run is kept.
 # Everything is on 127.0.0.1 and bounded in time. Results: OUTDIR (default .bench/results/<timestamp>).
 # HERALD_BIN_DIR=/path/to/release skips step 1's swift build and uses herald-server/herald-bench from there.
 # Herald's abuse limits are off for every run (HERALD_BENCH_FLAGS): one load generator on 127.0.0.1 would otherwise
@@ -34,11 +40,12 @@ KIT=${KIT:-$(cd "$ROOT/../shared/bench" && pwd)}
 ROUNDS=3
 OUT="$HERE/results/$(date +%Y%m%d-%H%M%S)"
 SKIP_PEERS=0
+CROWD=0
 BASE=
 TESTS=${TESTS:-"fanout-max32 fanout-rate20 conns10k echo100"}
 HERALD_BENCH_FLAGS=${HERALD_BENCH_FLAGS:-"--sync-send-rate 0 --handshake-rate-per-ip 0 --max-connections-per-ip 0"}
-while getopts "r:o:sb:" o; do
-  case $o in r) ROUNDS=$OPTARG ;; o) OUT=$OPTARG ;; s) SKIP_PEERS=1 ;; b) BASE=$(cd "$OPTARG" && pwd) ;; *) sed -n 2,20p "$0"; exit 2 ;; esac
+while getopts "r:o:scb:" o; do
+  case $o in r) ROUNDS=$OPTARG ;; o) OUT=$OPTARG ;; s) SKIP_PEERS=1 ;; c) CROWD=1 ;; b) BASE=$(cd "$OPTARG" && pwd) ;; *) sed -n 2,24p "$0"; exit 2 ;; esac
 done
 mkdir -p "$OUT"
 SUMMARY="$OUT/summary.md"
@@ -226,5 +233,24 @@ done
   echo
   echo "- load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
 } >>"$SUMMARY" 2>&1
+
+# --- 5. the 100,000-device crowd ---------------------------------------------------------------------------------
+STATUS=0
+if [ "$CROWD" = 1 ]; then
+  log "crowd: .bench/crowd.sh -o $OUT/crowd (100,000 live /sync devices unless DEVICES says otherwise)"
+  HERALD_BIN_DIR=$BIN "$HERE/crowd.sh" -o "$OUT/crowd" >"$OUT/crowd.out" 2>>"$OUT/compare.log"
+  STATUS=$?
+  {
+    echo
+    echo "## herald-bench crowd: live /sync devices (.bench/crowd.sh, same binaries, after the rounds above)"
+    echo
+    echo "Conditions (nodes, limits, commands): crowd/conditions.txt. crowd.sh exited $STATUS."
+    echo
+    line=$(grep '^crowd:' "$OUT/crowd.out" | tail -1)
+    echo "    ${line:-no result line: see crowd/crowd.log}"
+    echo
+  } >>"$SUMMARY"
+fi
 log "summary: $SUMMARY"
 cat "$SUMMARY"
+exit "$STATUS"
