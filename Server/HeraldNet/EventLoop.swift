@@ -12,11 +12,11 @@ import Synchronization
 /// Each pass of the loop:
 /// 1. runs tasks posted from other threads (`execute`): a `Mutex`-protected inbox plus an eventfd;
 /// 2. decrypts what TLS engines still hold from earlier reads (E8), then writes every connection with queued
-///    output, one `sendmsg` each (E7);
+///    output, one `sendmsg` each (E7), handling what epoll has ready every 64 connections of a long flush;
 /// 3. closes connections marked for close, then calls `connectionDidClose`;
 /// 4. waits in `epoll_wait` (without timeout unless writes are still pending) and handles the ready batch;
-/// 5. closes connections marked during the batch. Descriptors are never closed inside a batch, so no
-///    descriptor number is reused while stale events for it may still be in the array.
+/// 5. closes connections marked during the batch. Descriptors are never closed inside a batch (nor inside a flush),
+///    so no descriptor number is reused while stale events for it may still be in the array.
 ///
 /// A timerfd ticks every `tickMilliseconds` and runs the deadline sweep (E9).
 ///
@@ -201,26 +201,32 @@ public final class EventLoop: @unchecked Sendable {
             flushPendingWrites()
             closePendingConnections()
             runAfterEvents()
-            let timeout: Int32 = pendingWrites.isEmpty && pendingReads.isEmpty ? -1 : 0
-            let ready: Int32
-            do {
-                switch try syscall("epoll_wait", { clinux_epoll_wait(epollFD, events, Int32(eventCapacity), timeout) }) {
-                case .processed(let count): ready = count
-                case .wouldBlock: ready = 0
-                }
-            } catch {
-                // Only EINVAL/ENOMEM-class failures reach here; retrying is the only sensible move.
-                ready = 0
-            }
-            refreshClock()
-            for position in 0..<Int(ready) {
-                let event = events[position]
-                dispatch(userData: event.data.u64, events: event.events)
-            }
+            handleReadyEvents(waiting: pendingWrites.isEmpty && pendingReads.isEmpty)
             closePendingConnections()
             runAfterEvents()
         }
         finishStopping()
+    }
+
+    /// Waits in `epoll_wait` (only when `waiting`; otherwise it takes what is ready now) and handles the ready batch.
+    /// Called from the pass and, `withinFlush`, from inside a long flush (``flushPendingWrites()``); never from within
+    /// a batch: the events array is the loop's one.
+    func handleReadyEvents(waiting: Bool, withinFlush: Bool = false) {
+        let ready: Int32
+        do {
+            switch try syscall("epoll_wait", { clinux_epoll_wait(epollFD, events, Int32(eventCapacity), waiting ? -1 : 0) }) {
+            case .processed(let count): ready = count
+            case .wouldBlock: ready = 0
+            }
+        } catch {
+            // Only EINVAL/ENOMEM-class failures reach here; retrying is the only sensible move.
+            ready = 0
+        }
+        refreshClock()
+        for position in 0..<Int(ready) {
+            let event = events[position]
+            dispatch(userData: event.data.u64, events: event.events, withinFlush: withinFlush)
+        }
     }
 
     /// Runs `work` on this loop once the events it is handling now (reads, tasks, closes) are all handled, before it
@@ -260,7 +266,7 @@ public final class EventLoop: @unchecked Sendable {
         swap(&batch, &spareTasks)
     }
 
-    private func dispatch(userData: UInt64, events: UInt32) {
+    private func dispatch(userData: UInt64, events: UInt32, withinFlush: Bool) {
         let fd = Int(Int32(truncatingIfNeeded: userData))
         let generation = UInt32(truncatingIfNeeded: userData >> 32)
         // Stale: the descriptor was closed (and maybe reused) since this registration.
@@ -269,6 +275,9 @@ public final class EventLoop: @unchecked Sendable {
         case .free:
             return
         case .wakeup:
+            // Within a flush the posted tasks cannot run yet (they run at the top of the pass); draining the eventfd
+            // now would let the pass's own wait sleep on them. Left alone, level-triggered epoll reports it again.
+            guard !withinFlush else { return }
             drainCounter(wakeFD)
         case .timer:
             drainCounter(timerFD)

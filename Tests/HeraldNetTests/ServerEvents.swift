@@ -44,6 +44,8 @@ struct HandlerOptions: Sendable {
     var timerDelayMilliseconds: Int64?
     /// On shutdown request: write "BYE" and close after flush (otherwise ignore it).
     var sayGoodbyeOnShutdown = true
+    /// Called on the loop thread after each read is recorded (and echoed).
+    var onRead: (@Sendable (Connection) -> Void)?
 }
 
 /// The test's protocol layer: an echo server that records every callback in `ServerEvents`.
@@ -64,6 +66,7 @@ final class EchoHandler: ConnectionHandler {
     func connectionDidRead(_ connection: Connection, _ bytes: UnsafeRawBufferPointer) {
         events.update { $0.bytesRead += bytes.count }
         if options.echo { connection.write(bytes) }
+        options.onRead?(connection)
     }
 
     func connectionTimerTick(_ connection: Connection, now: Tick) {
