@@ -196,10 +196,9 @@ struct WriteQueue {
 
     /// Queues `pinned`'s frame, counted by the loop instead of by reference; no bytes are copied.
     mutating func append(_ pinned: LoopPinnedFrame) {
-        let frame = pinned.frame
-        guard frame.count > 0 else { return }
-        count += frame.count
-        chunks.append(.pinned(pinned.pin(), base: frame.base, count: frame.count))
+        guard pinned.count > 0 else { return }
+        count += pinned.count
+        chunks.append(.pinned(pinned.pin(), base: pinned.base, count: pinned.count))
     }
 
     /// Bytes ``fill(_:capacity:maxBytes:inlineScratch:)`` needs at `inlineScratch` for `capacity` iovecs.

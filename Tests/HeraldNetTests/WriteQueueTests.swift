@@ -164,6 +164,31 @@ struct WriteQueueTests {
         queues[0].append(again)
         #expect(gathered(queues[0]) == Array("X".utf8))
     }
+
+    @Test("E7: a held pin is counted once across queues that drain one after another (a fan-out sending each receiver before queueing the next), and goes with the last of the hold and the queues")
+    func heldPinSurvivesDrainedQueues() {
+        weak var weakPin: LoopPinnedFrame?
+        var queue = WriteQueue()
+        var references: [UInt] = []
+        do {
+            let pinned = LoopPinnedFrame(SharedBytes(Array("BODY".utf8)))
+            weakPin = pinned
+            pinned.beginHold()
+            for _ in 0..<3 {
+                queue.append(pinned)
+                references.append(_getRetainCount(pinned))
+                queue.consume(4)  // sent whole: the queue names it no more
+                references.append(_getRetainCount(pinned))
+            }
+            queue.append(pinned)
+        }
+        #expect(Set(references).count == 1, "no reference taken or given back per receiver: \(references)")
+        #expect(weakPin != nil, "the hold and the queue keep it")
+        weakPin?.endHold()
+        #expect(weakPin != nil, "the queue still names it")
+        queue.consume(4)
+        #expect(weakPin == nil, "the last of them let it go")
+    }
 }
 
 /// `fill`'s scratch for queues that hold no bytes in chunks (``InlineBytes``): never written, and any write would fault.

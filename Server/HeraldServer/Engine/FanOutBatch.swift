@@ -97,6 +97,9 @@ enum FanOutBatch {
             }
         }
         var compressed: [Int] = []
+        // Held for the whole run: each receiver's queue is sent (and emptied) before the next one is queued.
+        for pin in pins { pin.beginHold() }
+        defer { for pin in pins { pin.endHold() } }
         withExtendedLifetime(pins) {
             seqs.withUnsafeBufferPointer { seqs in
                 otherSessions.withUnsafeBufferPointer { otherSessions in
