@@ -18,7 +18,7 @@ extension ServerTests {
     /// queues "x" for every receiver and sends the sender's bytes, so they arrive while the loop flushes.
     private static func flushWhileTheSenderWrites(
         onRead: @escaping @Sendable (Connection, [Int32]) -> Void
-    ) throws -> (server: TCPServer, receivers: [TestClient]) {
+    ) throws -> (server: TCPServer, receivers: [TestClient], sender: TestClient) {
         let receiverFDs = Mutex<[Int32]>([])
         var options = HandlerOptions()
         options.echo = false
@@ -36,17 +36,17 @@ extension ServerTests {
             for handle in handles { loop.connection(for: handle)?.write(Array("x".utf8)) }
             _ = Glibc.send(sender.fd, "hi", 2, 0)
         }
-        return (server, receivers)
+        return (server, receivers, sender)
     }
 
     @Test("E7: a long flush handles what arrived meanwhile: the sender's bytes are read after some receivers are written and before the rest")
     func longFlushReadsBetweenWrites() throws {
         let writtenWhenRead = Mutex<Int?>(nil)
-        let (server, receivers) = try Self.flushWhileTheSenderWrites { _, receiverFDs in
+        let (server, receivers, sender) = try Self.flushWhileTheSenderWrites { _, receiverFDs in
             let written = receiverFDs.filter { Self.waiting(on: $0) > 0 }.count
             writtenWhenRead.withLock { $0 = $0 ?? written }
         }
-        defer { #expect(stop(server)) }
+        defer { withExtendedLifetime(sender) { #expect(stop(server)) } }
         #expect(waitFor { writtenWhenRead.withLock { $0 } != nil })
         let written = writtenWhenRead.withLock { $0 } ?? -1
         #expect((1..<Self.receiverCount).contains(written), "read after \(written) of \(Self.receiverCount) receivers were written")
@@ -56,10 +56,10 @@ extension ServerTests {
     @Test("E7: a task posted by a read within a flush still runs (its wakeup is not consumed where the task cannot run)")
     func taskPostedWithinAFlushRuns() throws {
         let ran = Atomic(false)
-        let (server, receivers) = try Self.flushWhileTheSenderWrites { connection, _ in
+        let (server, receivers, sender) = try Self.flushWhileTheSenderWrites { connection, _ in
             connection.loop.execute { ran.store(true, ordering: .relaxed) }
         }
-        defer { #expect(stop(server)) }
+        defer { withExtendedLifetime(sender) { #expect(stop(server)) } }
         #expect(waitFor(timeoutMilliseconds: 5_000) { ran.load(ordering: .relaxed) }, "the loop slept on a posted task")
         for receiver in receivers { #expect(try receiver.receive(exactly: 1) == Array("x".utf8)) }
     }
