@@ -60,6 +60,33 @@ extension EventLoop {
         _ = flush(connection)
     }
 
+    /// Sends `bytes` on `connection` at once when nothing is queued ahead of them on a plain, open connection, and
+    /// queues a copy of whatever the kernel does not take; otherwise queues a copy of them all (behind what is queued,
+    /// encrypted on TLS, or not at all once the connection is closing). For a fan-out that builds each receiver's
+    /// whole run in one buffer and reuses it for the next receiver: the bytes are not named after this returns.
+    public func writeNow(_ bytes: UnsafeRawBufferPointer, on connection: Connection) {
+        guard connection.state == .open, connection.tls == nil, connection.output.isEmpty, !connection.wantsWritable,
+              let base = bytes.baseAddress, !bytes.isEmpty
+        else {
+            connection.write(bytes)
+            return
+        }
+        let result: IOResult<Int>
+        do {
+            // MSG_NOSIGNAL: a vanished peer is EPIPE here, never a process-killing SIGPIPE.
+            result = try syscall("send") { clinux_send(connection.fd, base, bytes.count, Int32(MSG_NOSIGNAL)) }
+        } catch {
+            scheduleClose(connection)  // EPIPE, ECONNRESET: the peer is gone
+            return
+        }
+        guard case .processed(let sent) = result else {
+            connection.write(bytes)  // the socket is full: queued, and the flush arms EPOLLOUT
+            return
+        }
+        counters.didWrite(sent)
+        if sent < bytes.count { connection.write(UnsafeRawBufferPointer(rebasing: bytes[sent...])) }
+    }
+
     /// Sends as much of the queue as the kernel takes, up to the per-pass cap.
     /// - Returns: true when the cap stopped us while the socket could take more.
     private func flush(_ connection: Connection) -> Bool {

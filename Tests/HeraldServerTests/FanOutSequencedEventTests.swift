@@ -150,7 +150,37 @@ struct FanOutSequencedEventTests {
         #expect(compressed[3] == 5 && compressed.enumerated().allSatisfy { $0.offset == 3 || $0.element == 0 }, "\(compressed)")
     }
 
-    /// An in-process HeraldHTTPServer (two loops) with `sessions` raw clients connected to a silent route.
+    @Test("R1a: a receiver served the slow way (it has an answer in the run) between two served from the run's kept bytes does not leave its heads behind: the next receiver with its seqs gets its own")
+    func keptRunBytesAfterASlowReceiver() throws {
+        let harness = try Harness(sessions: 3, threads: 1)  // one loop: the three are one run, in this order
+        defer { harness.stop() }
+        let all = harness.handles
+        // Session 0 first (its run's bytes are kept), session 1 has an answer (the slow way), session 2 is the same
+        // user as session 1 on another device: the same seqs, so its heads are "not new" after session 1's.
+        let seqs: [[Int64]] = [[5, 6], [7, 8], [7, 8]]
+        var batch: [(message: FanOutMessage, sessions: [SessionHandle])] = []
+        var expected = [[[UInt8]]](repeating: [], count: all.count)
+        for event in 0..<2 {
+            let body = Self.eventBody(textBytes: 40 + event)
+            let shared = body.withUnsafeBytes { SharedBytes(copying: UnsafeRawBufferPointer(rebasing: $0.dropFirst())) }
+            batch.append((.sequencedEvent(body: shared, seqs: seqs.map { $0[event] }), all))
+            for member in all.indices { expected[member].append(EventFrame.withSequence(body, seq: seqs[member][event])) }
+            if event == 0 {
+                let answer = Array(#"{"type":"response","id":1}"#.utf8)
+                batch.append((.answer(OutgoingFrame.text(answer)), [all[1]]))
+                expected[1].append(answer)
+            }
+        }
+        #expect(FanOutBatch.endOfRun(in: batch, from: 0) == batch.count, "one run")
+        harness.server.send(messages: batch)
+        for (index, messages) in expected.enumerated() {
+            for (position, payload) in messages.enumerated() {
+                #expect(try harness.clients[index].readMessage().payload == payload, "session \(index), message \(position)")
+            }
+        }
+    }
+
+    /// An in-process HeraldHTTPServer (two loops unless told) with `sessions` raw clients connected to a silent route.
     final class Harness: @unchecked Sendable {
         let server: HeraldHTTPServer
         let clients: [RawWebSocketClient]
@@ -158,10 +188,10 @@ struct FanOutSequencedEventTests {
         private let stopped = DispatchSemaphore(value: 0)
 
         /// Clients whose index is in `deflated` offer permessage-deflate (RFC 7692), the others nothing.
-        init(sessions count: Int, deflated: Set<Int> = []) throws {
+        init(sessions count: Int, deflated: Set<Int> = [], threads: Int = 2) throws {
             var options = HeraldServerOptions()
             options.port = 0
-            options.threads = 2
+            options.threads = threads
             var logger = Logger(label: "fanout-test")
             logger.logLevel = .warning
             server = HeraldHTTPServer(options: options, logger: logger)

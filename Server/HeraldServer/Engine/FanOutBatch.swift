@@ -58,6 +58,8 @@ enum FanOutBatch {
         /// An event: its body's length and its pin; nil for another message.
         var bodyCount = 0
         var pin: Unmanaged<LoopPinnedFrame>?
+        /// The event's body (kept alive by its pin for the whole run).
+        var body = UnsafeRawBufferPointer(start: nil, count: 0)
         /// The event's last head, kept for the next receiver with the same seq (its place is given once the run's
         /// head buffer exists).
         var head = SequencedHead(place: UnsafeMutableRawBufferPointer(start: nil, count: 0))
@@ -87,7 +89,8 @@ enum FanOutBatch {
             case .sequencedEvent(let body, let eventSeqs):
                 let pin = LoopPinnedFrame(body)
                 pins.append(pin)
-                columns.append(Column(bodyCount: body.count, pin: Unmanaged.passUnretained(pin)))
+                columns.append(Column(
+                    bodyCount: body.count, pin: Unmanaged.passUnretained(pin), body: UnsafeRawBufferPointer(start: body.base, count: body.count)))
                 for (position, seq) in eventSeqs.enumerated() { seqs[position * eventCount + event] = seq }
                 event += 1
             case .frame, .answer:
@@ -100,6 +103,10 @@ enum FanOutBatch {
         // Held for the whole run: each receiver's queue is sent (and emptied) before the next one is queued.
         for pin in pins { pin.beginHold() }
         defer { for pin in pins { pin.endHold() } }
+        let runBuffer = UnsafeMutableRawBufferPointer.allocate(
+            byteCount: FanOutRunBytes.capacity(bodyCounts: columns.lazy.filter { $0.pin != nil }.map(\.bodyCount)), alignment: 8)
+        defer { runBuffer.deallocate() }
+        var runBytes = FanOutRunBytes(buffer: runBuffer, events: eventCount)
         withExtendedLifetime(pins) {
             seqs.withUnsafeBufferPointer { seqs in
                 otherSessions.withUnsafeBufferPointer { otherSessions in
@@ -114,6 +121,23 @@ enum FanOutBatch {
                                 // A plain session keeps `takesSharedFrames` true until it writes its close.
                                 guard connection.takesSharedFrames else { return compressed.append(position) }
                                 var event = position * eventCount
+                                if !columns.indices.contains(where: { index in
+                                    columns[index].pin == nil && otherSessions[columns[index].sessions].contains(handle)
+                                }) {
+                                    // Only events for this receiver (all but the senders): its run in one buffer, one send.
+                                    runBytes.begin()
+                                    var ordinal = 0
+                                    for index in columns.indices where columns[index].pin != nil {
+                                        let isNew = columns[index].head.make(seq: seqs[event], bodyCount: columns[index].bodyCount)
+                                        event += 1
+                                        runBytes.place(event: ordinal, head: columns[index].head.bytes, isNew: isNew, body: columns[index].body)
+                                        ordinal += 1
+                                    }
+                                    loop.writeNow(runBytes.finish(), on: connection)
+                                    return
+                                }
+                                // The heads below are made without the run's buffer, which then no longer matches them.
+                                runBytes.forget()
                                 for index in columns.indices {
                                     guard let pin = columns[index].pin else {
                                         if otherSessions[columns[index].sessions].contains(handle) {
