@@ -1,4 +1,5 @@
 import HeraldProtocol
+import HeraldTestSupport
 import Testing
 
 @testable import HeraldServer
@@ -22,7 +23,7 @@ struct FanOutRunBytesTests {
     @Test("R1a: 2,000 receivers with seqs that repeat, step over a digit or jump, some forgotten between: each gets exactly its own frames",
           arguments: [1, 2, 3])
     func eachReceiverGetsItsFrames(seed: UInt64) {
-        var random = SeededRandom(seed: seed)
+        var random = SeededGenerator(seed: seed)
         let bodies: [[UInt8]] = (0..<12).map { event in
             (0..<[0, 5, 90, 130, 300, 70_000][Int(random.next() % 6)]).map { UInt8(truncatingIfNeeded: $0 &+ event) }
         }
@@ -52,18 +53,5 @@ struct FanOutRunBytesTests {
             if Array(run.finish()) != Self.frames(seqs: seqs, bodies: bodies) { mismatches += 1 }
         }
         #expect(mismatches == 0)
-    }
-}
-
-/// splitmix64: the same sequence for a seed on every machine.
-private struct SeededRandom {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
