@@ -55,10 +55,8 @@ enum FanOutBatch {
     /// One message of a run as the receiver loop reads it: plain values only, so walking the run for each receiver
     /// counts no references (a copy of the batch entry per receiver and message counted four).
     private struct Column {
-        /// An event: its body's length and its pin; nil for another message.
-        var bodyCount = 0
+        /// An event: its pin, and its body's bytes (kept alive by the pin for the whole run); nil for another message.
         var pin: Unmanaged<LoopPinnedFrame>?
-        /// The event's body (kept alive by its pin for the whole run).
         var body = UnsafeRawBufferPointer(start: nil, count: 0)
         /// The event's last head, kept for the next receiver with the same seq (its place is given once the run's
         /// head buffer exists).
@@ -89,8 +87,7 @@ enum FanOutBatch {
             case .sequencedEvent(let body, let eventSeqs):
                 let pin = LoopPinnedFrame(body)
                 pins.append(pin)
-                columns.append(Column(
-                    bodyCount: body.count, pin: Unmanaged.passUnretained(pin), body: UnsafeRawBufferPointer(start: body.base, count: body.count)))
+                columns.append(Column(pin: Unmanaged.passUnretained(pin), body: UnsafeRawBufferPointer(start: body.base, count: body.count)))
                 for (position, seq) in eventSeqs.enumerated() { seqs[position * eventCount + event] = seq }
                 event += 1
             case .frame, .answer:
@@ -104,7 +101,7 @@ enum FanOutBatch {
         for pin in pins { pin.beginHold() }
         defer { for pin in pins { pin.endHold() } }
         let runBuffer = UnsafeMutableRawBufferPointer.allocate(
-            byteCount: FanOutRunBytes.capacity(bodyCounts: columns.lazy.filter { $0.pin != nil }.map(\.bodyCount)), alignment: 8)
+            byteCount: FanOutRunBytes.capacity(bodyCounts: columns.lazy.filter { $0.pin != nil }.map(\.body.count)), alignment: 8)
         defer { runBuffer.deallocate() }
         var runBytes = FanOutRunBytes(buffer: runBuffer, events: eventCount)
         withExtendedLifetime(pins) {
@@ -128,7 +125,7 @@ enum FanOutBatch {
                                     runBytes.begin()
                                     var ordinal = 0
                                     for index in columns.indices where columns[index].pin != nil {
-                                        let isNew = columns[index].head.make(seq: seqs[event], bodyCount: columns[index].bodyCount)
+                                        let isNew = columns[index].head.make(seq: seqs[event], bodyCount: columns[index].body.count)
                                         event += 1
                                         runBytes.place(event: ordinal, head: columns[index].head.bytes, isNew: isNew, body: columns[index].body)
                                         ordinal += 1
@@ -145,7 +142,7 @@ enum FanOutBatch {
                                         }
                                         continue
                                     }
-                                    _ = columns[index].head.make(seq: seqs[event], bodyCount: columns[index].bodyCount)
+                                    _ = columns[index].head.make(seq: seqs[event], bodyCount: columns[index].body.count)
                                     event += 1
                                     pin._withUnsafeGuaranteedRef { columns[index].head.write(to: connection, pinned: $0) }
                                 }
