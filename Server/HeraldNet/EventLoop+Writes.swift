@@ -73,8 +73,7 @@ extension EventLoop {
         }
         let result: IOResult<Int>
         do {
-            // MSG_NOSIGNAL: a vanished peer is EPIPE here, never a process-killing SIGPIPE.
-            result = try syscall("send") { clinux_send(connection.fd, base, bytes.count, Int32(MSG_NOSIGNAL)) }
+            result = try send(base, bytes.count, on: connection)
         } catch {
             scheduleClose(connection)  // EPIPE, ECONNRESET: the peer is gone
             return
@@ -102,15 +101,12 @@ extension EventLoop {
                 if iovecCount == 1 {
                     // One contiguous piece (a request/response connection's usual case): `send` skips the kernel's
                     // msghdr and iovec import.
-                    let piece = iovecs[0]
-                    result = try syscall("send") { clinux_send(connection.fd, piece.iov_base, piece.iov_len, Int32(MSG_NOSIGNAL)) }
+                    result = try send(iovecs[0].iov_base, iovecs[0].iov_len, on: connection)
                 } else if requested <= gatherBufferSize {
                     // Several small pieces (a fan-out receiver's frames, each a reference to a shared body): copied
                     // into one hot buffer and sent as one. perf of a fan-out to 1,000: the kernel's copy of many small
                     // iovecs (`_copy_from_iter`, a setup per piece) was 11% of the loop's CPU, the copy here 1.5%.
-                    let length = gather(iovecCount)
-                    let buffer = gatherBuffer
-                    result = try syscall("send") { clinux_send(connection.fd, buffer, length, Int32(MSG_NOSIGNAL)) }
+                    result = try send(gatherBuffer, gather(iovecCount), on: connection)
                 } else {
                     var message = msghdr()
                     message.msg_iov = iovecs
@@ -143,6 +139,11 @@ extension EventLoop {
             scheduleClose(connection)
         }
         return false
+    }
+
+    /// One `send` of contiguous bytes. MSG_NOSIGNAL: a vanished peer is EPIPE here, never a process-killing SIGPIPE.
+    private func send(_ base: UnsafeRawPointer?, _ count: Int, on connection: Connection) throws(NetError) -> IOResult<Int> {
+        try syscall("send") { clinux_send(connection.fd, base, count, Int32(MSG_NOSIGNAL)) }
     }
 
     /// Copies the first `count` iovecs, one after another, into the gather buffer; returns the bytes copied.
