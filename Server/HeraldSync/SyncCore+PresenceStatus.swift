@@ -87,9 +87,19 @@ extension SyncCore {
             }
         case .presence(_, let user, let lastSeen):
             if let lastSeen { ephemeral.lastSeen[user] = max(ephemeral.lastSeen[user] ?? .min, lastSeen) }
+            // Who here could hear of it comes first: reading the user's presence is a query per node and the last-seen
+            // time another, and when every device here had gone, a node read both (and the contacts) for each of the
+            // 100,000 devices leaving the other nodes, for half a minute after its own devices had left.
+            let listeners = liveContactDevices(of: user)
+            guard !listeners.isEmpty else {
+                // Told to nobody here: whoever hears of the user next is told at once (R5 contacts learn the state
+                // they missed when they sync). A change of the user's own devices here still waits for its turn.
+                if !ephemeral.changedHere.contains(user) { ephemeral.coalescer.forget(user) }
+                return
+            }
             guard let state = currentPresence(of: [user])[user],
                   let announced = ephemeral.coalescer.note(user, state, now: Instant(milliseconds: now)) else { return }
-            announcePresence(user, announced)
+            announcePresence(user, announced, to: listeners)
         }
     }
 
@@ -116,17 +126,24 @@ extension SyncCore {
         return states
     }
 
-    /// Tells the live devices here of everyone who shares a conversation with `user` (R5), and, when the change began
-    /// here, the other nodes.
-    private func announcePresence(_ user: String, _ state: PresenceState) {
-        let event = Self.presenceEvent(user, state)
+    /// Tells `listeners` (by default the live devices here of everyone who shares a conversation with `user`, R5) and,
+    /// when the change began here, the other nodes.
+    private func announcePresence(_ user: String, _ state: PresenceState, to listeners: [Device]? = nil) {
+        let targets = listeners ?? liveContactDevices(of: user)
+        if !targets.isEmpty { ephemeral.outbox.append(SyncDelivery(payload: Self.presenceEvent(user, state), devices: targets)) }
+        guard ephemeral.changedHere.remove(user) != nil, let cluster, store is any EphemeralSignalStore else { return }
+        ephemeral.signals.append(.presence(node: cluster.node, user: user, lastSeen: state.lastSeen))
+    }
+
+    /// The live devices here of everyone who shares a conversation with `user` (R5); none, without reading the
+    /// contacts, while no device is connected here.
+    private func liveContactDevices(of user: String) -> [Device] {
+        guard !devicesByUser.isEmpty else { return [] }
         var targets: [Device] = []
         for contact in contacts(of: user) {
             for live in devicesByUser[contact] ?? [] where live.state.cursor != nil { targets.append(live.device) }
         }
-        if !targets.isEmpty { ephemeral.outbox.append(SyncDelivery(payload: event, devices: targets)) }
-        guard ephemeral.changedHere.remove(user) != nil, let cluster, store is any EphemeralSignalStore else { return }
-        ephemeral.signals.append(.presence(node: cluster.node, user: user, lastSeen: state.lastSeen))
+        return targets
     }
 
     /// A new conversation's participants may have shared none before: their devices here (and on the other nodes) learn
