@@ -52,106 +52,20 @@ enum FanOutBatch {
         return end
     }
 
-    /// One message of a run as the receiver loop reads it: plain values only, so walking the run for each receiver
-    /// counts no references (a copy of the batch entry per receiver and message counted four).
-    private struct Column {
-        /// An event: its pin, and its body's bytes (kept alive by the pin for the whole run); nil for another message.
-        var pin: Unmanaged<LoopPinnedFrame>?
-        var body = UnsafeRawBufferPointer(start: nil, count: 0)
-        /// The event's last head, kept for the next receiver with the same seq (its place is given once the run's
-        /// head buffer exists).
-        var head = SequencedHead(place: UnsafeMutableRawBufferPointer(start: nil, count: 0))
-        /// Another message: its position in the run, and its sessions' range in the run's flat list of them.
-        var entry = 0
-        var sessions = 0..<0
-    }
-
     /// A run (``endOfRun(in:from:)``), receiver by receiver: each plain receiver gets its head and the pinned body of
-    /// every event, and the run's other messages addressed to it, in the run's order. Receivers with
-    /// permessage-deflate get the run message by message afterwards, so their compressed forms are still made once
+    /// every event, and the run's other messages addressed to it, in the run's order (``FanOutReceiverRun``). Receivers
+    /// with permessage-deflate get the run message by message afterwards, so their compressed forms are still made once
     /// per message and configuration.
     private static func deliverByReceiver(_ run: ArraySlice<Entry>, on loop: EventLoop) {
         let sessions = run[run.startIndex].sessions
-        // One pin per event body for this loop: the receivers' queues count it without atomic operations.
-        var pins: [LoopPinnedFrame] = []
-        var columns: [Column] = []
-        var otherSessions: [SessionHandle] = []
-        // Receiver-major seqs: receiver `p`'s seq for event column `c` at `p * eventCount + c`, read in order.
-        let eventCount = run.reduce(0) { count, entry in
-            if case .sequencedEvent = entry.message { count + 1 } else { count }
-        }
-        var seqs = [Int64](repeating: 0, count: eventCount * sessions.count)
-        var event = 0
-        for (offset, entry) in run.enumerated() {
-            switch entry.message {
-            case .sequencedEvent(let body, let eventSeqs):
-                let pin = LoopPinnedFrame(body)
-                pins.append(pin)
-                columns.append(Column(pin: Unmanaged.passUnretained(pin), body: UnsafeRawBufferPointer(start: body.base, count: body.count)))
-                for (position, seq) in eventSeqs.enumerated() { seqs[position * eventCount + event] = seq }
-                event += 1
-            case .frame, .answer:
-                let first = otherSessions.count
-                otherSessions += entry.sessions
-                columns.append(Column(entry: run.startIndex + offset, sessions: first..<otherSessions.count))
-            }
-        }
+        var receiverRun = FanOutReceiverRun(run)
         var compressed: [Int] = []
-        // Held for the whole run: each receiver's queue is sent (and emptied) before the next one is queued.
-        for pin in pins { pin.beginHold() }
-        defer { for pin in pins { pin.endHold() } }
-        let runBuffer = UnsafeMutableRawBufferPointer.allocate(
-            byteCount: FanOutRunBytes.capacity(bodyCounts: columns.lazy.filter { $0.pin != nil }.map(\.body.count)), alignment: 8)
-        defer { runBuffer.deallocate() }
-        var runBytes = FanOutRunBytes(buffer: runBuffer, events: eventCount)
-        withExtendedLifetime(pins) {
-            seqs.withUnsafeBufferPointer { seqs in
-                otherSessions.withUnsafeBufferPointer { otherSessions in
-                    let headSize = SequencedEvent.maxHeadSize
-                    withUnsafeTemporaryAllocation(byteCount: headSize * columns.count, alignment: 1) { heads in
-                        for index in columns.indices {
-                            columns[index].head = SequencedHead(place: UnsafeMutableRawBufferPointer(rebasing: heads[(index * headSize)..<((index + 1) * headSize)]))
-                        }
-                        for (position, handle) in sessions.enumerated() {
-                            // Lent uncounted for the whole receiver: connections close only after the batch.
-                            loop.unownedConnection(for: handle.connection)?._withUnsafeGuaranteedRef { connection in
-                                // A plain session keeps `takesSharedFrames` true until it writes its close.
-                                guard connection.takesSharedFrames else { return compressed.append(position) }
-                                var event = position * eventCount
-                                if !columns.indices.contains(where: { index in
-                                    columns[index].pin == nil && otherSessions[columns[index].sessions].contains(handle)
-                                }) {
-                                    // Only events for this receiver (all but the senders): its run in one buffer, one send.
-                                    runBytes.begin()
-                                    var ordinal = 0
-                                    for index in columns.indices where columns[index].pin != nil {
-                                        let isNew = columns[index].head.make(seq: seqs[event], bodyCount: columns[index].body.count)
-                                        event += 1
-                                        runBytes.place(event: ordinal, head: columns[index].head.bytes, isNew: isNew, body: columns[index].body)
-                                        ordinal += 1
-                                    }
-                                    loop.writeNow(runBytes.finish(), on: connection)
-                                    return
-                                }
-                                // The heads below are made without the run's buffer, which then no longer matches them.
-                                runBytes.forget()
-                                for index in columns.indices {
-                                    guard let pin = columns[index].pin else {
-                                        if otherSessions[columns[index].sessions].contains(handle) {
-                                            HeraldHTTPServer.deliver(run[columns[index].entry].message, to: [handle], on: loop)
-                                        }
-                                        continue
-                                    }
-                                    _ = columns[index].head.make(seq: seqs[event], bodyCount: columns[index].body.count)
-                                    event += 1
-                                    pin._withUnsafeGuaranteedRef { columns[index].head.write(to: connection, pinned: $0) }
-                                }
-                                // The receiver has all of the run: it can read while the loop serves the others.
-                                loop.flushEarly(connection)
-                            }
-                        }
-                    }
-                }
+        for (position, handle) in sessions.enumerated() {
+            // Lent uncounted for the whole receiver: connections close only after the batch.
+            loop.unownedConnection(for: handle.connection)?._withUnsafeGuaranteedRef { connection in
+                // A plain session keeps `takesSharedFrames` true until it writes its close.
+                guard connection.takesSharedFrames else { return compressed.append(position) }
+                receiverRun.deliver(toReceiver: position, handle, on: connection, loop: loop)
             }
         }
         guard !compressed.isEmpty else { return }
