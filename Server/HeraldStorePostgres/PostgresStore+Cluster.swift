@@ -54,8 +54,9 @@ extension PostgresStore: ClusterPresenceStore {
             .optionalText(presence.viewing))
     }
 
-    public func removePresence(node: String, deviceKey: Int64) throws {
-        try connection.execute("DELETE FROM device_presence WHERE node_id = $1 AND device_key = $2", .text(node), .int(deviceKey))
+    public func removePresence(node: String, deviceKeys: [Int64]) throws {
+        guard !deviceKeys.isEmpty else { return }
+        try connection.execute("DELETE FROM device_presence WHERE node_id = $1 AND device_key = ANY ($2)", .text(node), .intArray(deviceKeys))
     }
 
     /// How late a heartbeat may be while the node's LISTEN session is gone before the node counts as dead: a node that

@@ -127,6 +127,29 @@ extension PostgresStore {
         ) { row in row.text(0) }
     }
 
+    /// One statement for all of `users`: after a node's devices left together, one contacts query per departing user
+    /// was a round trip each, and the node took seconds to work them off. Each conversation's size is counted once,
+    /// and only up to one past the limit (a group of thousands is not counted whole for each of its members).
+    public func contacts(ofEach users: [String], inConversationsOfAtMost maxParticipants: Int) throws -> [String: [String]] {
+        guard !users.isEmpty else { return [:] }
+        var contacts: [String: [String]] = [:]
+        for row in try connection.query(
+            """
+            WITH mine AS (SELECT user_id, conversation_id FROM participants WHERE user_id = ANY ($1)),
+            small AS (
+                SELECT c.conversation_id FROM (SELECT DISTINCT conversation_id FROM mine) c
+                WHERE (SELECT count(*) FROM (SELECT 1 FROM participants p WHERE p.conversation_id = c.conversation_id LIMIT $2 + 1) n) <= $2)
+            SELECT DISTINCT m.user_id, o.user_id FROM mine m JOIN small s ON s.conversation_id = m.conversation_id
+            JOIN participants o ON o.conversation_id = m.conversation_id AND o.user_id <> m.user_id
+            ORDER BY 1, 2
+            """, .textArray(Array(Set(users))), .int(Int64(maxParticipants)),
+            row: { row in (row.text(0), row.text(1)) })
+        {
+            contacts[row.0, default: []].append(row.1)
+        }
+        return contacts
+    }
+
     // MARK: - Internals
 
     /// The conversation with its participants, in one statement. Kept for the rest of the transaction: a batch of

@@ -43,8 +43,9 @@ public protocol ClusterPresenceStore: AnyObject {
     func heartbeat(node: String, pruneSilentMilliseconds: Int64) throws
     /// Creates or replaces one device's presence row.
     func setPresence(_ presence: DevicePresence) throws
-    /// Deletes one device's presence row (it disconnected).
-    func removePresence(node: String, deviceKey: Int64) throws
+    /// Deletes these devices' presence rows (they disconnected), at once: a node whose devices leave together (a
+    /// restart, a network change) writes one statement, not one round trip per device.
+    func removePresence(node: String, deviceKeys: [Int64]) throws
     /// The live devices of `users` on every node but `excluding` that is alive: heard from within `aliveMilliseconds`
     /// and not known to have died (a store may tell sooner, e.g. by the node's connections).
     func presence(users: [String], aliveMilliseconds: Int64, excluding node: String) throws -> [DevicePresence]

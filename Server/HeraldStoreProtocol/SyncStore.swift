@@ -77,6 +77,9 @@ public protocol SyncStore: AnyObject, AlertSettingsStore, LastSeenStore {
     /// The people `user` shares a conversation of at most `maxParticipants` participants with, each once, sorted, never
     /// `user` (who sees whose presence, E2/R5). One read: it runs for every device that comes or goes.
     func contacts(of user: String, inConversationsOfAtMost maxParticipants: Int) throws -> [String]
+    /// ``contacts(of:inConversationsOfAtMost:)`` of each of `users`, read together (a batch's presence changes); a
+    /// user without contacts may be left out.
+    func contacts(ofEach users: [String], inConversationsOfAtMost maxParticipants: Int) throws -> [String: [String]]
 
     // MARK: Messages
 
@@ -213,6 +216,13 @@ extension SyncStore {
     /// A store that never presumes what another writer did runs `body` once.
     public func repeatableTransaction<T>(_ body: () throws -> T) throws -> T {
         try transaction(body)
+    }
+
+    /// One read per user: an embedded store answers each without a round trip.
+    public func contacts(ofEach users: [String], inConversationsOfAtMost maxParticipants: Int) throws -> [String: [String]] {
+        var contacts: [String: [String]] = [:]
+        for user in Set(users) { contacts[user] = try self.contacts(of: user, inConversationsOfAtMost: maxParticipants) }
+        return contacts
     }
 
     /// B4's number, the same for every store.

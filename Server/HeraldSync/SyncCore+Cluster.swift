@@ -104,7 +104,7 @@ extension SyncCore {
         guard let cluster, !cluster.changed.isEmpty || !cluster.departed.isEmpty else { return }
         do {
             try store.transaction {
-                for key in cluster.departed { try cluster.store.removePresence(node: cluster.node, deviceKey: key) }
+                try cluster.store.removePresence(node: cluster.node, deviceKeys: cluster.departed)
                 for device in cluster.changed {
                     guard let state = devices[device], state.cursor != nil else { continue }
                     let scene = state.scene

@@ -26,21 +26,25 @@ extension SyncCore {
     /// typing and presence queued, in order.
     func ephemeralDeliveries(now: Int64) -> [SyncDelivery<Device>] {
         expireTyping(now: now)
+        var due: [(user: String, state: PresenceState)] = []
         if !ephemeral.changedUsers.isEmpty {
             let users = Array(ephemeral.changedUsers)
             ephemeral.changedUsers.removeAll(keepingCapacity: true)
             let states = currentPresence(of: users)
             for user in users {
                 guard let state = states[user], let announced = ephemeral.coalescer.note(user, state, now: Instant(milliseconds: now)) else { continue }
-                announcePresence(user, announced)
+                due.append((user, announced))
             }
         }
-        for (user, state) in ephemeral.coalescer.tick(now: Instant(milliseconds: now)) { announcePresence(user, state) }
+        due += ephemeral.coalescer.tick(now: Instant(milliseconds: now))
+        announcePresence(due)
         if !ephemeral.introductions.isEmpty || !ephemeral.syncedDevices.isEmpty {
             // Who learns whose presence: devices here of new conversations' participants, then devices that just synced.
             var lessons: [(device: Device, contacts: [String])] = []
             for participants in ephemeral.introductions { lessons += introductionsHere(participants) }
-            for (device, user) in ephemeral.syncedDevices where devices[device] != nil { lessons.append((device, contacts(of: user))) }
+            let synced = ephemeral.syncedDevices.filter { devices[$0.device] != nil }
+            let contactsOfSynced = contacts(ofEach: synced.map(\.user))
+            for (device, user) in synced { lessons.append((device, contactsOfSynced[user] ?? [])) }
             ephemeral.introductions.removeAll()
             ephemeral.syncedDevices.removeAll()
             // One read of everyone's presence for the whole batch: with several nodes each read is a query, and a
@@ -87,19 +91,10 @@ extension SyncCore {
             }
         case .presence(_, let user, let lastSeen):
             if let lastSeen { ephemeral.lastSeen[user] = max(ephemeral.lastSeen[user] ?? .min, lastSeen) }
-            // Who here could hear of it comes first: reading the user's presence is a query per node and the last-seen
-            // time another, and when every device here had gone, a node read both (and the contacts) for each of the
-            // 100,000 devices leaving the other nodes, for half a minute after its own devices had left.
-            let listeners = liveContactDevices(of: user)
-            guard !listeners.isEmpty else {
-                // Told to nobody here: whoever hears of the user next is told at once (R5 contacts learn the state
-                // they missed when they sync). A change of the user's own devices here still waits for its turn.
-                if !ephemeral.changedHere.contains(user) { ephemeral.coalescer.forget(user) }
-                return
-            }
-            guard let state = currentPresence(of: [user])[user],
-                  let announced = ephemeral.coalescer.note(user, state, now: Instant(milliseconds: now)) else { return }
-            announcePresence(user, announced, to: listeners)
+            // Worked out with the batch's other changes (``ephemeralDeliveries(now:)``): one read of their presence and
+            // one of their contacts for all of them. One by one it was three round trips per signal, and after 100,000
+            // devices left 6 nodes together, a node took half a minute to work off the other nodes' departures.
+            ephemeral.changedUsers.insert(user)
         }
     }
 
@@ -126,24 +121,21 @@ extension SyncCore {
         return states
     }
 
-    /// Tells `listeners` (by default the live devices here of everyone who shares a conversation with `user`, R5) and,
-    /// when the change began here, the other nodes.
-    private func announcePresence(_ user: String, _ state: PresenceState, to listeners: [Device]? = nil) {
-        let targets = listeners ?? liveContactDevices(of: user)
-        if !targets.isEmpty { ephemeral.outbox.append(SyncDelivery(payload: Self.presenceEvent(user, state), devices: targets)) }
-        guard ephemeral.changedHere.remove(user) != nil, let cluster, store is any EphemeralSignalStore else { return }
-        ephemeral.signals.append(.presence(node: cluster.node, user: user, lastSeen: state.lastSeen))
-    }
-
-    /// The live devices here of everyone who shares a conversation with `user` (R5); none, without reading the
-    /// contacts, while no device is connected here.
-    private func liveContactDevices(of user: String) -> [Device] {
-        guard !devicesByUser.isEmpty else { return [] }
-        var targets: [Device] = []
-        for contact in contacts(of: user) {
-            for live in devicesByUser[contact] ?? [] where live.state.cursor != nil { targets.append(live.device) }
+    /// Tells the live devices here of everyone who shares a conversation with each user (R5) their new state and, for
+    /// changes that began here, the other nodes. The contacts of all of them are read at once, and not at all while no
+    /// device is connected here (nobody to tell).
+    private func announcePresence(_ due: [(user: String, state: PresenceState)]) {
+        guard !due.isEmpty else { return }
+        let contacts = devicesByUser.isEmpty ? [:] : contacts(ofEach: due.map(\.user))
+        for (user, state) in due {
+            var targets: [Device] = []
+            for contact in contacts[user] ?? [] {
+                for live in devicesByUser[contact] ?? [] where live.state.cursor != nil { targets.append(live.device) }
+            }
+            if !targets.isEmpty { ephemeral.outbox.append(SyncDelivery(payload: Self.presenceEvent(user, state), devices: targets)) }
+            guard ephemeral.changedHere.remove(user) != nil, let cluster, store is any EphemeralSignalStore else { continue }
+            ephemeral.signals.append(.presence(node: cluster.node, user: user, lastSeen: state.lastSeen))
         }
-        return targets
     }
 
     /// A new conversation's participants may have shared none before: their devices here (and on the other nodes) learn
@@ -175,15 +167,16 @@ extension SyncCore {
         }
     }
 
-    /// The people `user` shares a conversation with, each once (R5: only they see `user`'s presence). Only 1:1
+    /// The people each of `users` shares a conversation with, each once (R5: only they see the user's presence). Only 1:1
     /// conversations and groups of up to ``SyncConfiguration/listedParticipants`` count: in a group of thousands every
     /// device coming and going would be news for thousands of others, for an indicator nobody looks at there.
-    func contacts(of user: String) -> [String] {
+    func contacts(ofEach users: [String]) -> [String: [String]] {
+        guard !users.isEmpty else { return [:] }
         do {
-            return try store.contacts(of: user, inConversationsOfAtMost: configuration.listedParticipants)
+            return try store.contacts(ofEach: users, inConversationsOfAtMost: configuration.listedParticipants)
         } catch {
-            logger.debug("contacts not read", metadata: ["error": "\(error)"])
-            return []
+            logger.debug("contacts not read", metadata: ["count": "\(users.count)", "error": "\(error)"])
+            return [:]
         }
     }
 

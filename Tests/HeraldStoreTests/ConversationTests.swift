@@ -53,10 +53,25 @@ struct ConversationTests {
         #expect(try store.contacts(of: "alice", inConversationsOfAtMost: 3) == ["bob", "carol"])
         #expect(try store.contacts(of: "alice", inConversationsOfAtMost: 4) == ["bob", "carol", "dave", "erin", "frank"])
         #expect(try store.contacts(of: "frank", inConversationsOfAtMost: 2) == ["erin"])
+        try expectEachAsAlone(store)
         try store.removeParticipant(user: "carol", conversation: small.id)
         #expect(try store.contacts(of: "alice", inConversationsOfAtMost: 3) == ["bob"])
         #expect(try store.contacts(of: "carol", inConversationsOfAtMost: 64).isEmpty)
         #expect(try store.contacts(of: "nobody", inConversationsOfAtMost: 64).isEmpty)
+        try expectEachAsAlone(store)
+    }
+
+    /// Everyone's contacts read together are what each reads alone, at every size limit (a user with none may be left out).
+    private func expectEachAsAlone(_ store: any StoreUnderTest) throws {
+        let users = ["alice", "bob", "carol", "dave", "erin", "frank", "nobody", "alice"]
+        for limit in 1...5 {
+            let each = try store.contacts(ofEach: users, inConversationsOfAtMost: limit)
+            for user in users {
+                #expect(each[user] ?? [] == (try store.contacts(of: user, inConversationsOfAtMost: limit)), "\(user) in conversations of at most \(limit)")
+            }
+            #expect(Set(each.keys).isSubset(of: Set(users)))
+        }
+        #expect(try store.contacts(ofEach: [], inConversationsOfAtMost: 64).isEmpty)
     }
 
     @Test("Groups carry title, creator plus members, and appear in lists without messages", arguments: StoreBackend.allCases)

@@ -17,7 +17,7 @@ struct PostgresClusterPresenceTests {
         return (url, n1, n2, conversation)
     }
 
-    @Test("P1 across nodes: a node sees the other nodes' live devices of a user (not its own), updated and removed; a silent node's devices are ignored, then pruned")
+    @Test("P1 across nodes: a node sees the other nodes' live devices of a user (not its own), updated and removed (several in one call); a silent node's devices are ignored, then pruned")
     func presence() throws {
         let (_, n1, n2, c) = try twoNodes()
         defer { [n1, n2].forEach { $0.close() } }
@@ -34,8 +34,12 @@ struct PostgresClusterPresenceTests {
         moved.foreground = false
         try n2.setPresence(moved)
         #expect(try n1.presence(user: "bob", aliveMilliseconds: 5_000, excluding: "n1") == [moved])
-        try n2.removePresence(node: "n2", deviceKey: 1)
+        // Several at once (devices that left together), by this node's keys only: n1's device 1 stays.
+        try n2.removePresence(node: "n2", deviceKeys: [1, 2, 99])
         #expect(try n1.presence(user: "bob", aliveMilliseconds: 5_000, excluding: "n1").isEmpty)
+        #expect(try n1.presence(user: "alice", aliveMilliseconds: 5_000, excluding: "n1").isEmpty)
+        #expect(try n2.presence(user: "bob", aliveMilliseconds: 5_000, excluding: "n2") == [phone])
+        try n2.removePresence(node: "n2", deviceKeys: [])
 
         // n1 falls silent for a minute: its rows no longer count; a heartbeat of n2 prunes them.
         try n1.setPresence(phone)
