@@ -133,7 +133,14 @@ extension SyncCore {
                 for live in devicesByUser[contact] ?? [] where live.state.cursor != nil { targets.append(live.device) }
             }
             if !targets.isEmpty { ephemeral.outbox.append(SyncDelivery(payload: Self.presenceEvent(user, state), devices: targets)) }
-            guard ephemeral.changedHere.remove(user) != nil, let cluster, store is any EphemeralSignalStore else { continue }
+            guard ephemeral.changedHere.remove(user) != nil else {
+                // Another node's user whom nobody here heard of: what was told of them is kept for no one (with 100,000
+                // devices on 6 nodes, every node kept all 100,000 users, a sixth of its memory per device). A contact
+                // who comes later learns their state when it syncs, and hears their next change at once.
+                if targets.isEmpty { ephemeral.coalescer.forget(user) }
+                continue
+            }
+            guard let cluster, store is any EphemeralSignalStore else { continue }
             ephemeral.signals.append(.presence(node: cluster.node, user: user, lastSeen: state.lastSeen))
         }
     }

@@ -70,6 +70,12 @@ public struct PresenceCoalescer<User: Hashable & Sendable>: Sendable {
         return state
     }
 
+    /// Drops what is known of `user`: their next state is announced at once, as if they had never been announced.
+    public mutating func forget(_ user: User) {
+        announced[user] = nil
+        held[user] = nil
+    }
+
     /// The held states whose spacing has passed, to announce now.
     public mutating func tick(now: Instant) -> [(user: User, state: PresenceState)] {
         guard let deadline = nextDeadline, deadline <= now else { return [] }

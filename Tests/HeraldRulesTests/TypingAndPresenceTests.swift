@@ -98,6 +98,21 @@ struct TypingAndPresenceTests {
         #expect(bobAway == away, "users are independent")
     }
 
+    @Test("E2: a forgotten user's next state goes out at once, even the one last announced, and nothing held for them is left to go out")
+    func forgetting() {
+        var coalescer = PresenceCoalescer<String>()
+        let online = PresenceState(status: .online), away = PresenceState(status: .away)
+        _ = coalescer.note("alice", online, now: at(0))
+        #expect(coalescer.note("alice", away, now: at(500)) == nil, "held")
+        _ = coalescer.note("bob", online, now: at(600))
+        coalescer.forget("alice")
+        #expect(coalescer.lastAnnounced("alice") == nil)
+        #expect(coalescer.tick(now: at(2_000)).isEmpty, "alice's held away is gone with her")
+        #expect(coalescer.note("alice", online, now: at(2_100)) == online, "as if never announced")
+        #expect(coalescer.note("bob", online, now: at(2_100)) == nil, "bob is not forgotten")
+    }
+
+
     @Test("E2: the thread title shows online, away, or last seen at a local HH:MM")
     func presenceTitle() {
         #expect(PresenceText.title(PresenceState(status: .online), utcOffsetSeconds: 0) == "online")

@@ -78,6 +78,21 @@ struct SyncCoreRemotePresenceTests {
         #expect(Self.presence(f, 2) == ["alice=online"], "R5: told once, of alice only")
     }
 
+    @Test("E2: what was told of another node's user is kept only while someone here hears of them; a change of a user's own devices here is kept to space what goes to the other nodes")
+    func keptOnlyForListeners() throws {
+        let (f, rows) = try Self.fixture()
+        rows.onlineElsewhere = ["alice", "carol"]
+        f.process([Self.signal("alice"), Self.signal("carol")])
+        #expect(f.core.ephemeral.coalescer.lastAnnounced("alice") == nil, "nobody is connected here")
+        f.online(2, "bob")
+        f.advance(milliseconds: 2_000)
+        rows.onlineElsewhere = ["carol"]
+        f.process([Self.signal("alice"), Self.signal("carol")])
+        #expect(f.core.ephemeral.coalescer.lastAnnounced("alice")?.status == .offline, "bob heard it")
+        #expect(f.core.ephemeral.coalescer.lastAnnounced("carol") == nil, "R5: bob shares nothing with carol")
+        #expect(f.core.ephemeral.coalescer.lastAnnounced("bob")?.status == .online, "bob's own change, told to the other nodes")
+    }
+
     @Test("E2: a change told to nobody here does not silence the next: bob, back after missing alice's offline, hears her come online again")
     func missedChangeDoesNotSilenceTheNext() throws {
         let (f, rows) = try Self.fixture()
