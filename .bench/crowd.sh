@@ -151,13 +151,26 @@ WORK=$(mktemp -d /tmp/herald-crowd-XXXXXX)
 SPIDS=() PORTS_OF_NODES=() PGDIR="" AS=()
 cleanup() {
   trap '' INT TERM
-  local p n
+  local p n left start exits=""
+  local -A exited=()
   for p in "${SPIDS[@]}"; do kill "$p" 2>/dev/null; done
+  # Each node's exit is timed, all of them at once: a node slow to stop after its devices left is worth knowing of.
+  start=$(date +%s%N)
+  for ((n = 0; n < STOP_TIMEOUT * 10; n++)); do
+    left=0
+    for p in "${SPIDS[@]}"; do
+      [ -n "${exited[$p]:-}" ] && continue
+      if kill -0 "$p" 2>/dev/null; then left=1; else exited[$p]=$((($(date +%s%N) - start) / 1000000)); fi
+    done
+    [ "$left" = 0 ] && break
+    sleep 0.1
+  done
   for p in "${SPIDS[@]}"; do
-    for ((n = 0; n < STOP_TIMEOUT * 10; n++)); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
     kill -9 "$p" 2>/dev/null && log "node pid $p did not exit ${STOP_TIMEOUT} s after SIGTERM; killed"
     wait "$p" 2>/dev/null
+    exits+=" ${exited[$p]:-killed}"
   done
+  [ ${#SPIDS[@]} -gt 0 ] && log "nodes' exit after SIGTERM, ms:$exits"
   [ -n "$PGDIR" ] && (cd "$PGDIR" && "${AS[@]}" "$PGBIN/pg_ctl" -D "$PGDIR/data" -m immediate -w stop >/dev/null 2>&1)
   rm -rf "$WORK" ${PGDIR:+"$PGDIR"}
 }
