@@ -75,10 +75,10 @@ public protocol SyncStore: AnyObject, AlertSettingsStore, LastSeenStore {
     /// Conversations without messages are included.
     func conversations(for user: String) throws -> [ConversationSummary]
     /// The people `user` shares a conversation of at most `maxParticipants` participants with, each once, sorted, never
-    /// `user` (who sees whose presence, E2/R5). One read: it runs for every device that comes or goes.
+    /// `user` (who sees whose presence, E2/R5). One read.
     func contacts(of user: String, inConversationsOfAtMost maxParticipants: Int) throws -> [String]
-    /// ``contacts(of:inConversationsOfAtMost:)`` of each of `users`, read together (a batch's presence changes); a
-    /// user without contacts may be left out.
+    /// ``contacts(of:inConversationsOfAtMost:)`` of each of `users`, read together: the sync core asks once per batch,
+    /// for every device that came, went or changed scene in it. A user without contacts may be left out.
     func contacts(ofEach users: [String], inConversationsOfAtMost maxParticipants: Int) throws -> [String: [String]]
 
     // MARK: Messages
