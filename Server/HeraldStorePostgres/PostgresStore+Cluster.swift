@@ -43,20 +43,24 @@ extension PostgresStore: ClusterPresenceStore {
         }
     }
 
-    public func setPresence(_ presence: DevicePresence) throws {
-        try connection.execute(
-            """
-            INSERT INTO device_presence (node_id, device_key, user_id, device, foreground, viewing) VALUES ($1, $2, $3, $4, $5 <> 0, $6)
-            ON CONFLICT (node_id, device_key) DO UPDATE
-            SET user_id = excluded.user_id, device = excluded.device, foreground = excluded.foreground, viewing = excluded.viewing
-            """,
-            .text(presence.node), .int(presence.deviceKey), .text(presence.user), .text(presence.device), .int(presence.foreground ? 1 : 0),
-            .optionalText(presence.viewing))
-    }
-
-    public func removePresence(node: String, deviceKeys: [Int64]) throws {
-        guard !deviceKeys.isEmpty else { return }
-        try connection.execute("DELETE FROM device_presence WHERE node_id = $1 AND device_key = ANY ($2)", .text(node), .intArray(deviceKeys))
+    public func writePresence(node: String, departed: [Int64], present: [DevicePresence]) throws {
+        guard !departed.isEmpty || !present.isEmpty else { return }
+        try transactionWithoutWriteLock {
+            if !departed.isEmpty {
+                try connection.execute("DELETE FROM device_presence WHERE node_id = $1 AND device_key = ANY ($2)", .text(node), .intArray(departed))
+            }
+            guard !present.isEmpty else { return }
+            try connection.execute(
+                """
+                INSERT INTO device_presence (node_id, device_key, user_id, device, foreground, viewing)
+                SELECT $1, p.device_key, p.user_id, p.device, p.foreground <> 0, p.viewing
+                FROM unnest($2::bigint[], $3::text[], $4::text[], $5::bigint[], $6::text[]) AS p (device_key, user_id, device, foreground, viewing)
+                ON CONFLICT (node_id, device_key) DO UPDATE
+                SET user_id = excluded.user_id, device = excluded.device, foreground = excluded.foreground, viewing = excluded.viewing
+                """,
+                .text(node), .intArray(present.map(\.deviceKey)), .textArray(present.map(\.user)), .textArray(present.map(\.device)),
+                .intArray(present.map { $0.foreground ? 1 : 0 }), .optionalTextArray(present.map(\.viewing)))
+        }
     }
 
     /// How late a heartbeat may be while the node's LISTEN session is gone before the node counts as dead: a node that

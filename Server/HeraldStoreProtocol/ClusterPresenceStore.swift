@@ -41,11 +41,11 @@ public protocol ClusterPresenceStore: AnyObject {
     /// Refreshes the node's heartbeat and deletes the nodes (and their presence rows) silent for more than
     /// `pruneSilentMilliseconds`.
     func heartbeat(node: String, pruneSilentMilliseconds: Int64) throws
-    /// Creates or replaces one device's presence row.
-    func setPresence(_ presence: DevicePresence) throws
-    /// Deletes these devices' presence rows (they disconnected), at once: a node whose devices leave together (a
-    /// restart, a network change) writes one statement, not one round trip per device.
-    func removePresence(node: String, deviceKeys: [Int64]) throws
+    /// Brings `node`'s own presence rows up to date: deletes those of the `departed` device keys and creates or
+    /// replaces the `present` rows (all of `node`, each key once). In one transaction outside the nodes' write lock,
+    /// like the heartbeat: the rows are this node's alone, so other nodes' writes neither wait for it nor see the write
+    /// clock move, and a batch of connects or departures is a statement or two, not a round trip per device.
+    func writePresence(node: String, departed: [Int64], present: [DevicePresence]) throws
     /// The live devices of `users` on every node but `excluding` that is alive: heard from within `aliveMilliseconds`
     /// and not known to have died (a store may tell sooner, e.g. by the node's connections).
     func presence(users: [String], aliveMilliseconds: Int64, excluding node: String) throws -> [DevicePresence]

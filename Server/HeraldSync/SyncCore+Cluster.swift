@@ -102,18 +102,17 @@ extension SyncCore {
     /// with the next batch or heartbeat.
     func publishPresence() {
         guard let cluster, !cluster.changed.isEmpty || !cluster.departed.isEmpty else { return }
+        var present: [DevicePresence] = []
+        for device in cluster.changed {
+            guard let state = devices[device], state.cursor != nil else { continue }
+            let scene = state.scene
+            present.append(
+                DevicePresence(
+                    node: cluster.node, deviceKey: cluster.key(for: device), user: state.user, device: state.name,
+                    foreground: scene.foreground, viewing: scene.viewing))
+        }
         do {
-            try store.transaction {
-                try cluster.store.removePresence(node: cluster.node, deviceKeys: cluster.departed)
-                for device in cluster.changed {
-                    guard let state = devices[device], state.cursor != nil else { continue }
-                    let scene = state.scene
-                    try cluster.store.setPresence(
-                        DevicePresence(
-                            node: cluster.node, deviceKey: cluster.key(for: device), user: state.user, device: state.name,
-                            foreground: scene.foreground, viewing: scene.viewing))
-                }
-            }
+            try cluster.store.writePresence(node: cluster.node, departed: cluster.departed, present: present)
             cluster.changed.removeAll(keepingCapacity: true)
             cluster.departed.removeAll(keepingCapacity: true)
         } catch {

@@ -15,8 +15,7 @@ private final class ClusterRowsStandIn: ClusterPresenceStore {
     func joinCluster(node: String) throws {}
     func leaveCluster(node: String) throws {}
     func heartbeat(node: String, pruneSilentMilliseconds: Int64) throws {}
-    func setPresence(_ presence: DevicePresence) throws {}
-    func removePresence(node: String, deviceKeys: [Int64]) throws {}
+    func writePresence(node: String, departed: [Int64], present: [DevicePresence]) throws {}
     func presence(users: [String], aliveMilliseconds: Int64, excluding node: String) throws -> [DevicePresence] {
         presenceReads += 1
         return users.filter(onlineElsewhere.contains).map {

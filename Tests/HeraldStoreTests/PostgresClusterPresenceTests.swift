@@ -23,26 +23,25 @@ struct PostgresClusterPresenceTests {
         defer { [n1, n2].forEach { $0.close() } }
         let phone = DevicePresence(node: "n1", deviceKey: 1, user: "bob", device: "phone", foreground: false, viewing: nil)
         let laptop = DevicePresence(node: "n2", deviceKey: 1, user: "bob", device: "laptop", foreground: true, viewing: c)
-        try n1.setPresence(phone)
-        try n2.setPresence(laptop)
-        try n2.setPresence(DevicePresence(node: "n2", deviceKey: 2, user: "alice", device: "a", foreground: true, viewing: nil))
+        try n1.writePresence(node: "n1", departed: [], present: [phone])
+        try n2.writePresence(node: "n2", departed: [], present: [laptop, DevicePresence(node: "n2", deviceKey: 2, user: "alice", device: "a", foreground: true, viewing: nil)])
         #expect(try n1.presence(user: "bob", aliveMilliseconds: 5_000, excluding: "n1") == [laptop])
         #expect(try n2.presence(user: "bob", aliveMilliseconds: 5_000, excluding: "n2") == [phone])
 
         var moved = laptop
         moved.viewing = nil
         moved.foreground = false
-        try n2.setPresence(moved)
+        try n2.writePresence(node: "n2", departed: [], present: [moved])
         #expect(try n1.presence(user: "bob", aliveMilliseconds: 5_000, excluding: "n1") == [moved])
         // Several at once (devices that left together), by this node's keys only: n1's device 1 stays.
-        try n2.removePresence(node: "n2", deviceKeys: [1, 2, 99])
+        try n2.writePresence(node: "n2", departed: [1, 2, 99], present: [])
         #expect(try n1.presence(user: "bob", aliveMilliseconds: 5_000, excluding: "n1").isEmpty)
         #expect(try n1.presence(user: "alice", aliveMilliseconds: 5_000, excluding: "n1").isEmpty)
         #expect(try n2.presence(user: "bob", aliveMilliseconds: 5_000, excluding: "n2") == [phone])
-        try n2.removePresence(node: "n2", deviceKeys: [])
+        try n2.writePresence(node: "n2", departed: [], present: [])
 
         // n1 falls silent for a minute: its rows no longer count; a heartbeat of n2 prunes them.
-        try n1.setPresence(phone)
+        try n1.writePresence(node: "n1", departed: [], present: [phone])
         try n2.connection.execute("UPDATE cluster_nodes SET heartbeat_at = heartbeat_at - 60000 WHERE node_id = $1", .text("n1"))
         #expect(try n2.presence(user: "bob", aliveMilliseconds: 5_000, excluding: "n2").isEmpty)
         #expect(try n2.presence(user: "bob", aliveMilliseconds: 120_000, excluding: "n2") == [phone])
@@ -52,6 +51,21 @@ struct PostgresClusterPresenceTests {
 
         try n2.leaveCluster(node: "n2")
         #expect(try n1.connection.scalar("SELECT count(*) FROM device_presence") == 0)
+    }
+
+    @Test("P1 across nodes: a node writes its presence rows outside the nodes' write lock: while another node holds it, the write goes through, and the write clock does not move")
+    func presenceOutsideWriteLock() throws {
+        let (_, n1, n2, _) = try twoNodes()
+        defer { [n1, n2].forEach { $0.close() } }
+        let clock = try n2.connection.scalar("SELECT generation FROM write_clock")
+        try n1.connection.executeScript("BEGIN; SELECT pg_advisory_xact_lock(\(PostgresSchema.writeLock))")
+        // Were the lock taken, this would wait for n1 (and give up after 2 s) instead of writing.
+        try n2.connection.executeScript("SET lock_timeout = '2s'")
+        let phone = DevicePresence(node: "n2", deviceKey: 7, user: "bob", device: "phone", foreground: true, viewing: nil)
+        try n2.writePresence(node: "n2", departed: [], present: [phone])
+        try n1.connection.executeScript("ROLLBACK")
+        #expect(try n1.presence(user: "bob", aliveMilliseconds: 5_000, excluding: "n1") == [phone])
+        #expect(try n2.connection.scalar("SELECT generation FROM write_clock") == clock)
     }
 
     @Test("Push requests reach the listening nodes only on commit; a withdrawal (P5) notifies the node that delivered the push, never the withdrawing node itself")
