@@ -43,7 +43,10 @@
 # Env: DEVICES (100000) MEMBERS (1000) RATE (20) DURATION (10) IDLE (5) DRAIN (10) PARALLEL (200) PER_ADDRESS (20000)
 # SOURCES (DEVICES / PER_ADDRESS, rounded up) SETUP_TIMEOUT (600) STOP_TIMEOUT (30) MEM_PER_DEVICE_KIB (48)
 # NODES, PROCESSES (1, or as many as the open-file limit needs) PIN (1 with one node, 0 with several) HERALD_PG_BIN
-# (/usr/lib/postgresql/15/bin) HERALD_BIN_DIR.
+# (/usr/lib/postgresql/15/bin) HERALD_BIN_DIR. PG_STATS=SECONDS (several nodes only): PostgreSQL runs with
+# pg_stat_statements, and the 30 statements with the most time go to OUTDIR/pg-statements-setup.txt SECONDS after
+# PostgreSQL starts (while the devices connect) and to OUTDIR/pg-statements.txt at the end (how the nodes' write lock
+# was found to be what the connects wait for).
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/.." && pwd)
@@ -171,6 +174,8 @@ cleanup() {
     exits+=" ${exited[$p]:-killed}"
   done
   [ ${#SPIDS[@]} -gt 0 ] && log "nodes' exit after SIGTERM, ms:$exits"
+  [ -n "${STATS_PID:-}" ] && kill "$STATS_PID" 2>/dev/null
+  [ -n "$PGDIR" ] && [ -n "${PG_STATS:-}" ] && pg_statements "$OUT/pg-statements.txt"
   [ -n "$PGDIR" ] && (cd "$PGDIR" && "${AS[@]}" "$PGBIN/pg_ctl" -D "$PGDIR/data" -m immediate -w stop >/dev/null 2>&1)
   rm -rf "$WORK" ${PGDIR:+"$PGDIR"}
 }
@@ -204,10 +209,23 @@ if [ "$NODES" -gt 1 ]; then
   PGPORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
   (cd "$PGDIR" && LC_ALL=C "${AS[@]}" "$PGBIN/initdb" -D "$PGDIR/data" -U herald --auth=trust -E UTF8 --locale=C --no-sync) \
     >>"$OUT/pg.log" 2>&1 || die "initdb failed, see $OUT/pg.log"
+  PG_OPTIONS="-p $PGPORT -k $PGDIR -c listen_addresses=127.0.0.1 -c max_connections=$((NODES * 8 + 20))"
+  [ -n "${PG_STATS:-}" ] && PG_OPTIONS+=" -c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track=all"
   (cd "$PGDIR" && "${SERVER_CPU[@]}" "${AS[@]}" "$PGBIN/pg_ctl" -D "$PGDIR/data" -l "$PGDIR/server.log" -w -t 30 start \
-    -o "-p $PGPORT -k $PGDIR -c listen_addresses=127.0.0.1 -c max_connections=$((NODES * 8 + 20))") >>"$OUT/pg.log" 2>&1 \
+    -o "$PG_OPTIONS") >>"$OUT/pg.log" 2>&1 \
     || { cat "$PGDIR/server.log" >>"$OUT/pg.log"; die "postgres did not start, see $OUT/pg.log"; }
   "$PGBIN/createdb" -h 127.0.0.1 -p "$PGPORT" -U herald crowd >>"$OUT/pg.log" 2>&1 || die "createdb failed, see $OUT/pg.log"
+  if [ -n "${PG_STATS:-}" ]; then
+    "$PGBIN/psql" -h 127.0.0.1 -p "$PGPORT" -U herald -d crowd -c "CREATE EXTENSION pg_stat_statements" >>"$OUT/pg.log" 2>&1 \
+      || die "PG_STATS: pg_stat_statements is not available, see $OUT/pg.log"
+    pg_statements() { # file: the statements with the most time so far
+      "$PGBIN/psql" -h 127.0.0.1 -p "$PGPORT" -U herald -d crowd -c "SELECT calls, round(total_exec_time) AS total_ms,
+        round((total_exec_time / calls)::numeric, 3) AS ms_each, rows, left(regexp_replace(query, '\s+', ' ', 'g'), 160) AS statement
+        FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 30" >"$1" 2>&1
+    }
+    (sleep "$PG_STATS" && pg_statements "$OUT/pg-statements-setup.txt") &
+    STATS_PID=$!
+  fi
   STORE=(--store "postgres://herald@127.0.0.1:$PGPORT/crowd")
   log "postgres 15 on 127.0.0.1:$PGPORT ($PGDIR)"
 fi
