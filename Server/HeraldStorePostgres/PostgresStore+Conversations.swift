@@ -114,22 +114,16 @@ extension PostgresStore {
         }
     }
 
+    /// The batch query for one user: one statement says who counts as a contact.
     public func contacts(of user: String, inConversationsOfAtMost maxParticipants: Int) throws -> [String] {
-        // Participants change only in a transaction that commits them at once (creation, a member leaving), so what
-        // this transaction holds back (messages, runs) does not matter here.
-        try connection.query(
-            """
-            SELECT DISTINCT o.user_id FROM participants p JOIN participants o ON o.conversation_id = p.conversation_id
-            WHERE p.user_id = $1 AND o.user_id <> $1
-              AND (SELECT count(*) FROM participants c WHERE c.conversation_id = p.conversation_id) <= $2
-            ORDER BY o.user_id
-            """, .text(user), .int(Int64(maxParticipants))
-        ) { row in row.text(0) }
+        try contacts(ofEach: [user], inConversationsOfAtMost: maxParticipants)[user] ?? []
     }
 
     /// One statement for all of `users`: after a node's devices left together, one contacts query per departing user
     /// was a round trip each, and the node took seconds to work them off. Each conversation's size is counted once,
     /// and only up to one past the limit (a group of thousands is not counted whole for each of its members).
+    /// Participants change only in a transaction that commits them at once (creation, a member leaving), so what this
+    /// transaction holds back (messages, runs) does not matter here.
     public func contacts(ofEach users: [String], inConversationsOfAtMost maxParticipants: Int) throws -> [String: [String]] {
         guard !users.isEmpty else { return [:] }
         var contacts: [String: [String]] = [:]
