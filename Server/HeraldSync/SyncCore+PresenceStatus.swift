@@ -128,10 +128,7 @@ extension SyncCore {
         guard !due.isEmpty else { return }
         let contacts = devicesByUser.isEmpty ? [:] : contacts(ofEach: due.map(\.user))
         for (user, state) in due {
-            var targets: [Device] = []
-            for contact in contacts[user] ?? [] {
-                for live in devicesByUser[contact] ?? [] where live.state.cursor != nil { targets.append(live.device) }
-            }
+            let targets = liveDevices(of: contacts[user] ?? [])
             if !targets.isEmpty { ephemeral.outbox.append(SyncDelivery(payload: Self.presenceEvent(user, state), devices: targets)) }
             guard ephemeral.changedHere.remove(user) != nil else {
                 // Another node's user whom nobody here heard of: what was told of them is kept for no one (with 100,000
@@ -160,7 +157,7 @@ extension SyncCore {
         var lessons: [(device: Device, contacts: [String])] = []
         for participant in participants {
             let others = participants.filter { $0 != participant }
-            for live in devicesByUser[participant] ?? [] where live.state.cursor != nil { lessons.append((live.device, others)) }
+            for device in liveDevices(of: [participant]) { lessons.append((device, others)) }
         }
         return lessons
     }

@@ -93,10 +93,7 @@ extension SyncCore {
 
     /// Queues the typing event for the live devices of `users` on this node.
     func deliverTyping(conversation: String, user: String, typing: Bool, to users: [String]) {
-        var targets: [Device] = []
-        for recipient in users where recipient != user {
-            for live in devicesByUser[recipient] ?? [] where live.state.cursor != nil { targets.append(live.device) }
-        }
+        let targets = liveDevices(of: users.lazy.filter { $0 != user })
         guard !targets.isEmpty else { return }
         var event = EventFrame(event: .typing)
         event.conversationId = conversation

@@ -168,6 +168,15 @@ public final class SyncCore<Device: Hashable> {
     /// Whether the device has synced and gets the live stream.
     public func isLive(_ device: Device) -> Bool { devices[device]?.cursor != nil }
 
+    /// The live (synced) devices of each of `users` here, in order: whom typing and presence events go to.
+    func liveDevices(of users: some Sequence<String>) -> [Device] {
+        var live: [Device] = []
+        for user in users {
+            for entry in devicesByUser[user] ?? [] where entry.state.cursor != nil { live.append(entry.device) }
+        }
+        return live
+    }
+
     // MARK: - Inputs
 
     private func handle(_ input: SyncInput<Device>, now: Int64, standalone: Bool, step: inout SyncStep<Device>) {
