@@ -230,6 +230,8 @@ public final class PostgresStore: SyncStore, APIKeyStore, @unchecked Sendable {
             connection.transactionDepth = 0
             // A read transaction has nothing to lose; ending it cannot fail in a way that matters.
             _ = try? connection.executeScript("COMMIT")
+            // What it read is as of its snapshot, not under the write lock: no later transaction may take it from memory.
+            endTransaction()
         }
         return try body()
     }
@@ -456,6 +458,17 @@ public final class PostgresStore: SyncStore, APIKeyStore, @unchecked Sendable {
     public func upsertUser(id: String, name: String) throws {
         try connection.execute(
             "INSERT INTO users (id, name) VALUES ($1, $2) ON CONFLICT (id) DO UPDATE SET name = excluded.name", .text(id), .text(name))
+    }
+
+    /// One statement, without the nodes' write lock: a user row is in no node's memory kept by write clock, and two
+    /// nodes creating the same user meet on its primary key (the later one keeps the row the first wrote).
+    public func createMissingUsers(_ users: [UserRecord]) throws {
+        guard !users.isEmpty else { return }
+        try transactionWithoutWriteLock {
+            try connection.execute(
+                "INSERT INTO users (id, name) SELECT * FROM unnest($1::text[], $2::text[]) ON CONFLICT (id) DO NOTHING",
+                .textArray(users.map(\.id)), .textArray(users.map(\.name)))
+        }
     }
 
     public func user(id: String) throws -> UserRecord? {

@@ -47,6 +47,10 @@ public protocol SyncStore: AnyObject, AlertSettingsStore, LastSeenStore {
     func upsertUser(id: String, name: String) throws
     /// The user, or nil.
     func user(id: String) throws -> UserRecord?
+    /// Creates each of `users` that does not exist yet, with its name; an existing user keeps the name it has. Outside
+    /// any transaction: a store shared by several nodes writes these rows without the nodes' write lock (no node keeps
+    /// users in memory by write clock), so a batch that only connects new users and reads can run as a read snapshot.
+    func createMissingUsers(_ users: [UserRecord]) throws
     /// Up to `limit` users other than `caller`, ordered by id (byte order), only ids after `after` when given (the
     /// last id of the previous page); with `prefix`, only those whose id or name starts with it, ASCII letters
     /// compared case-insensitively (other characters exactly, so every store answers alike). One query.
@@ -223,6 +227,14 @@ extension SyncStore {
         var contacts: [String: [String]] = [:]
         for user in Set(users) { contacts[user] = try self.contacts(of: user, inConversationsOfAtMost: maxParticipants) }
         return contacts
+    }
+
+    /// A store with one writer creates them in one transaction of its own.
+    public func createMissingUsers(_ users: [UserRecord]) throws {
+        guard !users.isEmpty else { return }
+        try transaction {
+            for user in users where try self.user(id: user.id) == nil { try upsertUser(id: user.id, name: user.name) }
+        }
     }
 
     /// B4's number, the same for every store.

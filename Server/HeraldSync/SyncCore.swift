@@ -85,16 +85,28 @@ public final class SyncCore<Device: Hashable> {
             step = SyncStep<Device>()
             (counters, rateLimits) = (savedCounters, savedBuckets)
         }
+        // Each request decoded once, however many times the batch runs.
+        let requests = inputs.map { input -> Result<RequestFrame, RequestDecodeFailure>? in
+            guard case .text(_, let bytes) = input else { return nil }
+            return RequestFrame.decode(bytes, limits: configuration.limits)
+        }
+        func handleAll(standalone: Bool) {
+            for (input, request) in zip(inputs, requests) { handle(input, request: request, now: now, standalone: standalone, step: &step) }
+        }
         do {
             let lastSeen: [String: Int64]
-            if inputs.allSatisfy(\.isDeliveryOnly) {
-                for input in inputs { handle(input, now: now, standalone: false, step: &step) }
+            switch prepareTransaction(for: inputs, requests: requests) {
+            case .none:
+                handleAll(standalone: false)
                 lastSeen = [:]  // nobody left: a disconnect is never delivery-only
-            } else {
+            case .snapshot:
+                try store.snapshot { handleAll(standalone: false) }
+                lastSeen = [:]  // nobody left: a disconnect writes
+            case .writing:
                 // The store may run this twice (another writer came first and nothing was stored).
                 lastSeen = try store.repeatableTransaction {
                     startOver()
-                    for input in inputs { handle(input, now: now, standalone: false, step: &step) }
+                    handleAll(standalone: false)
                     return storeLastSeen()  // E2: who went offline, in this same transaction
                 }
             }
@@ -104,7 +116,7 @@ public final class SyncCore<Device: Hashable> {
             // scene) are idempotent, and everything else waits in `step`, so redoing is safe.
             logger.debug("batch transaction failed, redoing requests one by one", metadata: ["error": "\(error)"])
             startOver()
-            for input in inputs { handle(input, now: now, standalone: true, step: &step) }
+            handleAll(standalone: true)
             if let lastSeen = try? store.transaction({ storeLastSeen() }) { lastSeenStored(lastSeen) }
         }
         var deliveries = apply(step, now: now)
@@ -179,7 +191,10 @@ public final class SyncCore<Device: Hashable> {
 
     // MARK: - Inputs
 
-    private func handle(_ input: SyncInput<Device>, now: Int64, standalone: Bool, step: inout SyncStep<Device>) {
+    /// `request`: a text input's request, decoded.
+    private func handle(
+        _ input: SyncInput<Device>, request: Result<RequestFrame, RequestDecodeFailure>?, now: Int64, standalone: Bool, step: inout SyncStep<Device>
+    ) {
         switch input {
         case .connect(let device, let user, let name, let deviceName, let issuedAt):
             // A token from before a sign-out may still verify (it has not expired): refuse it here, where the store is.
@@ -210,9 +225,9 @@ public final class SyncCore<Device: Hashable> {
             for user in devicesByUser.keys { step.effects.append(.catchUp(user: user, through: .max)) }
         case .cluster(let signal):
             receive(signal, now: now, step: &step)
-        case .text(let device, let bytes):
-            guard let state = devices[device] else { return }
-            switch RequestFrame.decode(bytes, limits: configuration.limits) {
+        case .text(let device, _):
+            guard let state = devices[device], let request else { return }
+            switch request {
             case .failure(let failure):
                 counters.recordError(failure.error.code)
                 step.effects.append(.answer(device, ResponseFrame.failure(id: failure.id, failure.error).encode()))
