@@ -460,14 +460,29 @@ public final class PostgresStore: SyncStore, APIKeyStore, @unchecked Sendable {
             "INSERT INTO users (id, name) VALUES ($1, $2) ON CONFLICT (id) DO UPDATE SET name = excluded.name", .text(id), .text(name))
     }
 
-    /// One statement, without the nodes' write lock: a user row is in no node's memory kept by write clock, and two
+    /// One round trip, without the nodes' write lock: a user row is in no node's memory kept by write clock, and two
     /// nodes creating the same user meet on its primary key (the later one keeps the row the first wrote).
-    public func createMissingUsers(_ users: [UserRecord]) throws {
-        guard !users.isEmpty else { return }
+    public func admit(_ arrivals: [Arrival]) throws -> [Admission] {
+        guard !arrivals.isEmpty else { return [] }
+        var admissions: [Admission?] = Array(repeating: nil, count: arrivals.count)
         try transactionWithoutWriteLock {
             try connection.execute(
                 "INSERT INTO users (id, name) SELECT * FROM unnest($1::text[], $2::text[]) ON CONFLICT (id) DO NOTHING",
-                .textArray(users.map(\.id)), .textArray(users.map(\.name)))
+                .textArray(arrivals.map(\.user.id)), .textArray(arrivals.map(\.user.name)))
+            // A token issued before a sign-out of all the user's devices ('') or of this one is refused; a device that
+            // came without a token (issued at Int64.max here) never is.
+            let rows = try connection.query(
+                """
+                SELECT a.i, u.id, u.name, EXISTS (SELECT 1 FROM sign_outs s WHERE s.user_id = a.u AND s.device IN ('', a.d) AND a.t < s.issued_before)
+                FROM unnest($1::text[], $2::text[], $3::bigint[]) WITH ORDINALITY AS a(u, d, t, i) JOIN users u ON u.id = a.u
+                """,
+                .textArray(arrivals.map(\.user.id)), .textArray(arrivals.map { $0.device ?? "" }), .intArray(arrivals.map { $0.issuedAt ?? .max })
+            ) { row in (index: Int(row.int(0)) - 1, admission: Admission(user: UserRecord(id: row.text(1), name: row.text(2)), signedOut: row.int(3) != 0)) }
+            for row in rows where admissions.indices.contains(row.index) { admissions[row.index] = row.admission }
+        }
+        return try admissions.map { admission in
+            guard let admission else { throw StoreError(kind: .other, message: "an arriving user was not stored") }
+            return admission
         }
     }
 

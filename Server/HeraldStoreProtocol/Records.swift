@@ -223,3 +223,32 @@ public struct PushRecord: Sendable, Equatable {
         self.withdrawnAt = withdrawnAt
     }
 }
+
+/// A device about to connect, as its token presents it.
+public struct Arrival: Sendable, Equatable {
+    /// The user and the name the token gives them (a user the store does not hold yet is created with it).
+    public var user: UserRecord
+    /// The device's name, when it gave one.
+    public var device: String?
+    /// When its token was issued (seconds since the epoch); nil for a device that came without a token (tests).
+    public var issuedAt: Int64?
+
+    public init(user: UserRecord, device: String?, issuedAt: Int64?) {
+        self.user = user
+        self.device = device
+        self.issuedAt = issuedAt
+    }
+}
+
+/// What the store says of an ``Arrival``.
+public struct Admission: Sendable, Equatable {
+    /// The user as stored (their stored name wins over the token's).
+    public var user: UserRecord
+    /// The token was issued before a sign-out of the user (or of this device): refused.
+    public var signedOut: Bool
+
+    public init(user: UserRecord, signedOut: Bool) {
+        self.user = user
+        self.signedOut = signedOut
+    }
+}

@@ -47,10 +47,11 @@ public protocol SyncStore: AnyObject, AlertSettingsStore, LastSeenStore {
     func upsertUser(id: String, name: String) throws
     /// The user, or nil.
     func user(id: String) throws -> UserRecord?
-    /// Creates each of `users` that does not exist yet, with its name; an existing user keeps the name it has. Outside
-    /// any transaction: a store shared by several nodes writes these rows without the nodes' write lock (no node keeps
-    /// users in memory by write clock), so a batch that only connects new users and reads can run as a read snapshot.
-    func createMissingUsers(_ users: [UserRecord]) throws
+    /// Admits devices about to connect, in order: creates each user the store does not hold yet (with the name their
+    /// token gives; an existing user keeps theirs) and answers each device's user as stored and whether its token was
+    /// signed out since it was issued. Outside any transaction: a store shared by several nodes writes these rows
+    /// without the nodes' write lock (no node keeps users in memory by write clock).
+    func admit(_ arrivals: [Arrival]) throws -> [Admission]
     /// Up to `limit` users other than `caller`, ordered by id (byte order), only ids after `after` when given (the
     /// last id of the previous page); with `prefix`, only those whose id or name starts with it, ASCII letters
     /// compared case-insensitively (other characters exactly, so every store answers alike). One query.
@@ -229,11 +230,21 @@ extension SyncStore {
         return contacts
     }
 
-    /// A store with one writer creates them in one transaction of its own.
-    public func createMissingUsers(_ users: [UserRecord]) throws {
-        guard !users.isEmpty else { return }
-        try transaction {
-            for user in users where try self.user(id: user.id) == nil { try upsertUser(id: user.id, name: user.name) }
+    /// A store with one writer admits them in one transaction of its own, a few reads each.
+    public func admit(_ arrivals: [Arrival]) throws -> [Admission] {
+        guard !arrivals.isEmpty else { return [] }
+        return try transaction {
+            try arrivals.map { arrival in
+                let stored: UserRecord
+                if let existing = try user(id: arrival.user.id) {
+                    stored = existing
+                } else {
+                    try upsertUser(id: arrival.user.id, name: arrival.user.name)
+                    stored = arrival.user
+                }
+                let signedOut = try arrival.issuedAt.map { try isSignedOut(user: arrival.user.id, device: arrival.device, issuedAt: $0) } ?? false
+                return Admission(user: stored, signedOut: signedOut)
+            }
         }
     }
 

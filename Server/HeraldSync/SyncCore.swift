@@ -85,17 +85,14 @@ public final class SyncCore<Device: Hashable> {
             step = SyncStep<Device>()
             (counters, rateLimits) = (savedCounters, savedBuckets)
         }
-        // Each request decoded once, however many times the batch runs.
-        let requests = inputs.map { input -> Result<RequestFrame, RequestDecodeFailure>? in
-            guard case .text(_, let bytes) = input else { return nil }
-            return RequestFrame.decode(bytes, limits: configuration.limits)
-        }
+        // Once, however many times the batch runs.
+        let prepared = prepare(inputs)
         func handleAll(standalone: Bool) {
-            for (input, request) in zip(inputs, requests) { handle(input, request: request, now: now, standalone: standalone, step: &step) }
+            for (input, prepared) in zip(inputs, prepared) { handle(input, prepared, now: now, standalone: standalone, step: &step) }
         }
         do {
             let lastSeen: [String: Int64]
-            switch prepareTransaction(for: inputs, requests: requests) {
+            switch transactionNeeded(for: inputs, prepared: prepared) {
             case .none:
                 handleAll(standalone: false)
                 lastSeen = [:]  // nobody left: a disconnect is never delivery-only
@@ -191,26 +188,20 @@ public final class SyncCore<Device: Hashable> {
 
     // MARK: - Inputs
 
-    /// `request`: a text input's request, decoded.
-    private func handle(
-        _ input: SyncInput<Device>, request: Result<RequestFrame, RequestDecodeFailure>?, now: Int64, standalone: Bool, step: inout SyncStep<Device>
-    ) {
+    private func handle(_ input: SyncInput<Device>, _ prepared: PreparedInput, now: Int64, standalone: Bool, step: inout SyncStep<Device>) {
         switch input {
-        case .connect(let device, let user, let name, let deviceName, let issuedAt):
-            // A token from before a sign-out may still verify (it has not expired): refuse it here, where the store is.
-            // When the store cannot say, the device is not let in unchecked: it is told to come back (1013).
-            if let issuedAt {
-                do {
-                    if try store.isSignedOut(user: user, device: deviceName, issuedAt: issuedAt) {
-                        step.effects.append(.close(device, code: HeraldCloseCode.credentialsEnded, reason: "signed out"))
-                        return
-                    }
-                } catch {
-                    step.effects.append(.close(device, code: HeraldCloseCode.tryAgainLater, reason: "cannot check sign-outs now"))
-                    return
-                }
+        case .connect(let device, let user, _, let deviceName, _):
+            // A token from before a sign-out may still verify (it has not expired): the store refused it when it admitted
+            // the device. When the store could not say, the device is not let in unchecked: it is told to come back (1013).
+            guard case .arrival(let admission?) = prepared else {
+                step.effects.append(.close(device, code: HeraldCloseCode.tryAgainLater, reason: "cannot check sign-outs now"))
+                return
             }
-            connect(device, user: user, name: name, deviceName: deviceName, standalone: standalone)
+            if admission.signedOut {
+                step.effects.append(.close(device, code: HeraldCloseCode.credentialsEnded, reason: "signed out"))
+                return
+            }
+            connect(device, user: user, name: admission.user.name, deviceName: deviceName)
         case .disconnect(let device):
             disconnect(device, now: now)
         case .binary(let device):
@@ -226,7 +217,7 @@ public final class SyncCore<Device: Hashable> {
         case .cluster(let signal):
             receive(signal, now: now, step: &step)
         case .text(let device, _):
-            guard let state = devices[device], let request else { return }
+            guard let state = devices[device], case .request(let request) = prepared else { return }
             switch request {
             case .failure(let failure):
                 counters.recordError(failure.error.code)
@@ -237,7 +228,8 @@ public final class SyncCore<Device: Hashable> {
         }
     }
 
-    private func connect(_ device: Device, user: String, name: String, deviceName: String?, standalone: Bool) {
+    /// `name`: the user's name as stored (the store created a user it did not hold when it admitted the device).
+    private func connect(_ device: Device, user: String, name: String, deviceName: String?) {
         if let previous = devices[device] {
             presence.change(from: previous.scene, to: nil)
             removeFromUser(device, previous.user)
@@ -249,22 +241,7 @@ public final class SyncCore<Device: Hashable> {
         devicesByUser[user, default: []].append(UserDevice(device: device, state: state))
         recipients.devicesChanged()
         presence.change(from: nil, to: state.scene)
-        // A token signed with `--secret` may name a user the database has never seen.
-        do {
-            if let record = try store.user(id: user) {
-                names[user] = record.name
-            } else {
-                if standalone {
-                    try store.transaction { try store.upsertUser(id: user, name: name) }
-                } else {
-                    try store.upsertUser(id: user, name: name)
-                }
-                names[user] = name
-            }
-        } catch {
-            names[user] = name
-            logger.debug("could not record user", metadata: ["user": "\(user)", "error": "\(error)"])
-        }
+        names[user] = name
     }
 
     private func disconnect(_ device: Device, now: Int64) {

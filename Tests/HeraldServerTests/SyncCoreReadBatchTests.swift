@@ -14,11 +14,7 @@ struct SyncCoreBatchTransactionTests {
     private static func text(_ device: Int, _ json: String) -> SyncInput<Int> { .text(device, Array(json.utf8)) }
 
     private static func kind(_ inputs: [SyncInput<Int>], core: SyncCore<Int>) -> BatchTransaction {
-        let requests = inputs.map { input -> Result<RequestFrame, RequestDecodeFailure>? in
-            guard case .text(_, let bytes) = input else { return nil }
-            return RequestFrame.decode(bytes)
-        }
-        return core.prepareTransaction(for: inputs, requests: requests)
+        core.transactionNeeded(for: inputs, prepared: core.prepare(inputs))
     }
 
     @Test("Connects, sync, scene, history and other nodes' typing and presence read only; a send, a disconnect (E2), a push from another node write; other nodes' commits alone need no transaction")
@@ -34,13 +30,22 @@ struct SyncCoreBatchTransactionTests {
         let runs = SyncInput<Int>.streamRuns(StreamRuns(runs: [], bodies: []))
 
         #expect(Self.kind([.connect(1, user: "zed", name: "Zed", deviceName: nil), sync, scene, history, presence, broken], core: core) == .snapshot)
-        #expect(try fixture.store.user(id: "zed") == UserRecord(id: "zed", name: "Zed"), "created ahead, so the connect reads it")
+        #expect(try fixture.store.user(id: "zed") == UserRecord(id: "zed", name: "Zed"), "admitted ahead: the connect writes nothing")
         #expect(Self.kind([runs, .streamReconnected], core: core) == .none)
         #expect(Self.kind([runs, sync], core: core) == .snapshot)
         #expect(Self.kind([sync, send], core: core) == .writing)
         #expect(Self.kind([sync, .disconnect(1)], core: core) == .writing)
         #expect(Self.kind([sync, .cluster(.push(deviceKey: 1, message: "m1"))], core: core) == .writing)
         #expect(Self.kind([.cluster(.pushCleared(deviceKey: 1, conversation: "c1", message: "m1")), .cluster(.signedOut(user: "bob", device: nil))], core: core) == .snapshot)
+    }
+
+    @Test("A device the store cannot admit (sign-outs unreadable) is not let in unchecked: it is told to come back (1013)")
+    func arrivalUnchecked() throws {
+        let fixture = try SyncCoreFixture()
+        fixture.store.close()
+        fixture.process([.connect(1, user: "alice", name: "Alice", deviceName: nil, issuedAt: 1)])
+        #expect(fixture.core.takeCloses().map(\.code) == [HeraldCloseCode.tryAgainLater])
+        #expect(fixture.core.connectedDeviceCount == 0)
     }
 
     @Test("E2: a last-seen time an earlier batch could not store makes the next batch a writing one, which stores it")

@@ -12,6 +12,27 @@ struct ConversationTests {
         #expect(try store.user(id: "nobody") == nil)
     }
 
+    @Test("Arriving devices: a user the store does not hold is created with the token's name (once, however often they arrive), a stored one keeps theirs; a token issued before a sign-out of all devices or of this one is refused, a device without a token never is", arguments: StoreBackend.allCases)
+    func admit(_ backend: StoreBackend) throws {
+        let (_, store) = try storeWithUsers(backend)
+        try store.signOut(user: "bob", device: nil, issuedBefore: 100)
+        try store.signOut(user: "carol", device: "tablet", issuedBefore: 100)
+        let admissions = try store.admit([
+            Arrival(user: UserRecord(id: "zed", name: "Zed"), device: nil, issuedAt: 50),
+            Arrival(user: UserRecord(id: "alice", name: "Someone Else"), device: "phone", issuedAt: 50),
+            Arrival(user: UserRecord(id: "zed", name: "Zed Again"), device: "laptop", issuedAt: 50),
+            Arrival(user: UserRecord(id: "bob", name: "Bob"), device: "phone", issuedAt: 99),
+            Arrival(user: UserRecord(id: "bob", name: "Bob"), device: "phone", issuedAt: 100),
+            Arrival(user: UserRecord(id: "carol", name: "Carol"), device: "tablet", issuedAt: 99),
+            Arrival(user: UserRecord(id: "carol", name: "Carol"), device: "phone", issuedAt: 99),
+            Arrival(user: UserRecord(id: "carol", name: "Carol"), device: "tablet", issuedAt: nil),
+        ])
+        #expect(admissions.map(\.user.name) == ["Zed", "Alice", "Zed", "Bob", "Bob", "Carol", "Carol", "Carol"])
+        #expect(admissions.map(\.signedOut) == [false, false, false, true, false, true, false, false])
+        #expect(try store.user(id: "zed") == UserRecord(id: "zed", name: "Zed"))
+        #expect(try store.admit([]) == [])
+    }
+
     @Test("A direct conversation is unique per unordered pair", arguments: StoreBackend.allCases)
     func directUnique(_ backend: StoreBackend) throws {
         let (_, store) = try storeWithUsers(backend)
