@@ -5,24 +5,25 @@ extension PostgresStore {
 
     public func alertSettings(users: [String]) throws -> [String: UserAlertSettings] {
         guard !users.isEmpty else { return [:] }
-        // Two statements for every user at once. A group the user left keeps their row but no longer counts (the join
-        // on participants).
+        // One statement for every user at once: their conversations' rows, then (without a conversation) those who are in
+        // quiet hours. A group the user left keeps their row but no longer counts (the join on participants).
         var settings: [String: UserAlertSettings] = [:]
         for (user, conversation, mutedUntil, marked) in try connection.query(
             """
             SELECT s.user_id, s.conversation_id, s.muted_until, s.marked_unread FROM conversation_settings s
             JOIN participants p ON p.conversation_id = s.conversation_id AND p.user_id = s.user_id WHERE s.user_id = ANY($1)
-            """, .textArray(users), row: { row in (row.text(0), row.int(1), row.optionalInt(2), row.int(3) != 0) })
+            UNION ALL
+            SELECT user_id, NULL, NULL, NULL FROM user_settings WHERE user_id = ANY($1) AND quiet
+            """, .textArray(users), row: { row in (row.text(0), row.optionalInt(1), row.optionalInt(2), row.int(3) != 0) })
         {
+            guard let conversation else {
+                settings[user, default: UserAlertSettings()].quiet = true
+                continue
+            }
             let id = RecordID.format(RecordID.conversation, conversation)
             if let mutedUntil { settings[user, default: UserAlertSettings()].mutedUntil[id] = mutedUntil }
             if marked { settings[user, default: UserAlertSettings()].markedUnread.insert(id) }
             if settings[user] == nil { settings[user] = UserAlertSettings() }
-        }
-        for user in try connection.query(
-            "SELECT user_id FROM user_settings WHERE user_id = ANY($1) AND quiet", .textArray(users), row: { row in row.text(0) })
-        {
-            settings[user, default: UserAlertSettings()].quiet = true
         }
         return settings
     }

@@ -26,11 +26,14 @@ extension PostgresStore {
         return try connection.query(
             "SELECT id, user_id, kind, actor, text, url, created_at, read FROM notifications WHERE user_id = $1 ORDER BY id DESC LIMIT $2",
             .text(user), .int(Int64(limit))
-        ) { row in
-            NotificationRecord(
-                id: RecordID.format(RecordID.notification, row.int(0)), user: row.text(1), kind: row.text(2), actor: row.optionalText(3),
-                text: row.text(4), url: row.optionalText(5), createdAt: row.int(6), read: row.int(7) != 0)
-        }
+        ) { row in Self.notificationRecord(row) }
+    }
+
+    /// A notification from the first eight columns of `row` (id, user_id, kind, actor, text, url, created_at, read).
+    private static func notificationRecord(_ row: PGRow) -> NotificationRecord {
+        NotificationRecord(
+            id: RecordID.format(RecordID.notification, row.int(0)), user: row.text(1), kind: row.text(2), actor: row.optionalText(3),
+            text: row.text(4), url: row.optionalText(5), createdAt: row.int(6), read: row.int(7) != 0)
     }
 
     public func markNotificationRead(user: String, id: String) throws -> Bool {
@@ -42,6 +45,24 @@ extension PostgresStore {
     @discardableResult
     public func markAllNotificationsRead(user: String) throws -> Int {
         try connection.execute("UPDATE notifications SET read = true WHERE user_id = $1 AND NOT read", .text(user))
+    }
+
+    /// One statement, so one round trip and one snapshot. A user with no notification listed has none at all, so
+    /// none unread.
+    public func bell(user: String, limit: Int) throws -> Bell {
+        guard limit > 0 else { return Bell(notifications: [], unread: try unreadNotificationCount(user: user)) }
+        var unread = 0
+        let notifications = try connection.query(
+            """
+            SELECT id, user_id, kind, actor, text, url, created_at, read, (SELECT count(*) FROM notifications WHERE user_id = $1 AND NOT read)
+            FROM notifications WHERE user_id = $1 ORDER BY id DESC LIMIT $2
+            """,
+            .text(user), .int(Int64(limit))
+        ) { row in
+            unread = Int(row.int(8))
+            return Self.notificationRecord(row)
+        }
+        return Bell(notifications: notifications, unread: unread)
     }
 
     public func unreadNotificationCount(user: String) throws -> Int {

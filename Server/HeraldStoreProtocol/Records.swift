@@ -252,3 +252,16 @@ public struct Admission: Sendable, Equatable {
         self.signedOut = signedOut
     }
 }
+
+/// A user's bell (B1-B4): their newest notifications and the unread count of all of them.
+public struct Bell: Sendable, Equatable {
+    /// Newest first.
+    public var notifications: [NotificationRecord]
+    /// Unread among all the user's notifications (B2's badge), not only those listed.
+    public var unread: Int
+
+    public init(notifications: [NotificationRecord], unread: Int) {
+        self.notifications = notifications
+        self.unread = unread
+    }
+}

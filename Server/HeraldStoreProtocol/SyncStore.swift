@@ -172,6 +172,9 @@ public protocol SyncStore: AnyObject, AlertSettingsStore, LastSeenStore {
     func markAllNotificationsRead(user: String) throws -> Int
     /// The bell badge count (B2).
     func unreadNotificationCount(user: String) throws -> Int
+    /// The bell as a device shows it: the user's newest `limit` notifications, newest first, and how many of all
+    /// theirs are unread (B2), as of one moment.
+    func bell(user: String, limit: Int) throws -> Bell
 
     // MARK: Push outbox (P)
 
@@ -246,6 +249,11 @@ extension SyncStore {
                 return Admission(user: stored, signedOut: signedOut)
             }
         }
+    }
+
+    /// Two reads; an embedded store makes no round trips.
+    public func bell(user: String, limit: Int) throws -> Bell {
+        Bell(notifications: try notifications(user: user, limit: limit), unread: try unreadNotificationCount(user: user))
     }
 
     /// B4's number, the same for every store.

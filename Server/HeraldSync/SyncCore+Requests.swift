@@ -74,8 +74,9 @@ extension SyncCore {
             if let state = devices[device] { setScene(report, of: state) }
 
         case .bell:
-            response.notifications = try store.notifications(user: user, limit: store.notificationsKept).map(\.info)
-            response.bellUnread = try store.unreadNotificationCount(user: user)
+            let bell = try store.bell(user: user, limit: store.notificationsKept)
+            response.notifications = bell.notifications.map(\.info)
+            response.bellUnread = bell.unread
 
         case .bellRead(let id):
             let changed = try store.markNotificationRead(user: user, id: id)
@@ -206,8 +207,9 @@ extension SyncCore {
             response.mode = after == nil ? .snapshot : .resync
             let summaries = try store.conversations(for: user)
             try fillConversationList(summaries, user: user, now: now, into: &response)
-            response.notifications = try store.notifications(user: user, limit: store.notificationsKept).map(\.info)
-            response.bellUnread = try store.unreadNotificationCount(user: user)
+            let bell = try store.bell(user: user, limit: store.notificationsKept)
+            response.notifications = bell.notifications.map(\.info)
+            response.bellUnread = bell.unread
         }
         step.effects.append(.live(device, cursor: latest))
         step.syncing.insert(device)

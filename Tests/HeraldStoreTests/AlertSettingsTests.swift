@@ -31,6 +31,9 @@ struct AlertSettingsTests {
         #expect(try store.setQuiet(user: "bob", on: true))
         #expect(try !store.setQuiet(user: "bob", on: true))
         #expect(try store.alertSettings(users: ["bob"])["bob"] == UserAlertSettings(quiet: true))
+        // One user with both, read with another who has neither.
+        try store.setQuiet(user: "alice", on: true)
+        #expect(try store.alertSettings(users: ["alice", "carol"]) == ["alice": UserAlertSettings(quiet: true, mutedUntil: [c.id: 9_000])])
         #expect(try store.setQuiet(user: "bob", on: false))
         #expect(try !store.setQuiet(user: "bob", on: false))
         #expect(try store.alertSettings(users: ["bob"]).isEmpty)

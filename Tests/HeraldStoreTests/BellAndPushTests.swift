@@ -24,6 +24,25 @@ struct BellAndPushTests {
         #expect(try store.notifications(user: "alice", limit: 10).allSatisfy(\.read))
     }
 
+    @Test("B1/B2: the bell as a device shows it is the newest notifications and the unread count of all of them, even those not listed; none for a user without any", arguments: StoreBackend.allCases)
+    func bellAsShown(_ backend: StoreBackend) throws {
+        let (_, store) = try storeWithUsers(backend)
+        #expect(try store.bell(user: "alice", limit: 2) == Bell(notifications: [], unread: 0))
+        var created: [NotificationRecord] = []
+        for index in 0..<4 {
+            created.append(try store.createNotification(user: "alice", kind: "follow", actor: "bob", text: "\(index)", url: nil, now: Int64(index)))
+        }
+        _ = try store.createNotification(user: "bob", kind: "system", actor: nil, text: "Welcome", url: nil, now: 1)
+        #expect(try store.markNotificationRead(user: "alice", id: created[3].id))
+        let bell = try store.bell(user: "alice", limit: 2)
+        #expect(bell.notifications.map(\.id) == [created[3].id, created[2].id])
+        #expect(bell.notifications.first?.read == true)
+        #expect(bell.unread == 3, "the two unread not listed count too")
+        #expect(try store.bell(user: "alice", limit: 0) == Bell(notifications: [], unread: 3))
+        #expect(try store.markAllNotificationsRead(user: "alice") == 3)
+        #expect(try store.bell(user: "alice", limit: 10).unread == 0)
+    }
+
     @Test("B4: the feed keeps the newest 100 per user", arguments: StoreBackend.allCases)
     func cap(_ backend: StoreBackend) throws {
         let (_, store) = try storeWithUsers(backend)
