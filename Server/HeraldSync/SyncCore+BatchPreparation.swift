@@ -46,7 +46,8 @@ extension SyncCore {
                 return .request(RequestFrame.decode(bytes, limits: configuration.limits))
             case .connect:
                 defer { next += 1 }
-                return .arrival(admissions?[next])
+                // One admission per arrival, in order; a store that answered fewer admits none of the rest.
+                return .arrival(admissions.flatMap { next < $0.count ? $0[next] : nil })
             default:
                 return .nothing
             }
