@@ -79,38 +79,28 @@ extension PostgresStore {
 
     public func conversations(for user: String) throws -> [ConversationSummary] {
         try writePending()
-        // Two statements (rows with counts and last messages, then every participant) in one snapshot,
-        // instead of a round trip per conversation.
-        return try snapshot {
-            var participants: [Int64: [String]] = [:]
-            for (key, member) in try connection.query(
-                """
-                SELECT o.conversation_id, o.user_id FROM participants p JOIN participants o ON o.conversation_id = p.conversation_id
-                WHERE p.user_id = $1 ORDER BY o.conversation_id, o.user_id
-                """, .text(user), row: { row in (row.int(0), row.text(1)) })
-            {
-                participants[key, default: []].append(member)
-            }
-            return try connection.query(
-                """
-                SELECT c.id, c.kind, c.title, c.created_at, c.last_activity,
-                       c.message_count - p.sent_count - p.read_count,
-                       m.id, m.conversation_id, m.sender_id, m.client_message_id, m.kind, m.text, m.image_url, m.created_at,
-                       m.edit_count, m.edited_at, m.unsent_at
-                FROM participants p JOIN conversations c ON c.id = p.conversation_id
-                LEFT JOIN LATERAL (
-                    SELECT * FROM messages x WHERE x.conversation_id = c.id AND x.unsent_at IS NULL ORDER BY x.id DESC LIMIT 1
-                ) m ON true
-                WHERE p.user_id = $1 ORDER BY c.last_activity DESC, c.id DESC
-                """, .text(user)
-            ) { row in
-                let key = row.int(0)
-                let record = ConversationRecord(
-                    id: RecordID.format(RecordID.conversation, key), kind: ConversationRecord.Kind(rawValue: row.int(1)) ?? .group,
-                    title: row.optionalText(2), participants: participants[key] ?? [], createdAt: row.int(3), lastActivity: row.int(4))
-                let last = row.isNull(6) ? nil : Self.messageRecord(row, from: 6)
-                return ConversationSummary(conversation: record, unreadCount: Int(row.int(5)), lastMessage: last)
-            }
+        // One statement (so one snapshot): each conversation's row with its counts, its last message and every
+        // participant (in byte order, as a group keeps them), instead of a round trip per conversation or per part.
+        return try connection.query(
+            """
+            SELECT c.id, c.kind, c.title, c.created_at, c.last_activity,
+                   c.message_count - p.sent_count - p.read_count,
+                   m.id, m.conversation_id, m.sender_id, m.client_message_id, m.kind, m.text, m.image_url, m.created_at,
+                   m.edit_count, m.edited_at, m.unsent_at,
+                   (SELECT array_agg(o.user_id ORDER BY o.user_id) FROM participants o WHERE o.conversation_id = c.id)
+            FROM participants p JOIN conversations c ON c.id = p.conversation_id
+            LEFT JOIN LATERAL (
+                SELECT * FROM messages x WHERE x.conversation_id = c.id AND x.unsent_at IS NULL ORDER BY x.id DESC LIMIT 1
+            ) m ON true
+            WHERE p.user_id = $1 ORDER BY c.last_activity DESC, c.id DESC
+            """, .text(user)
+        ) { row in
+            let key = row.int(0)
+            let record = ConversationRecord(
+                id: RecordID.format(RecordID.conversation, key), kind: ConversationRecord.Kind(rawValue: row.int(1)) ?? .group,
+                title: row.optionalText(2), participants: row.textArray(17) ?? [], createdAt: row.int(3), lastActivity: row.int(4))
+            let last = row.isNull(6) ? nil : Self.messageRecord(row, from: 6)
+            return ConversationSummary(conversation: record, unreadCount: Int(row.int(5)), lastMessage: last)
         }
     }
 

@@ -106,6 +106,7 @@ struct ConversationTests {
         #expect(try store.isParticipant(user: "bob", conversation: group.id))
         let list = try store.conversations(for: "alice")
         #expect(list.map(\.conversation.id) == [group.id])
+        #expect(list.first?.conversation == group, "the list carries the group as stored, its participants in byte order")
         #expect(list.first?.lastMessage == nil)
         #expect(list.first?.unreadCount == 0)
     }
