@@ -233,21 +233,25 @@ extension SyncStore {
         return contacts
     }
 
-    /// A store with one writer admits them in one transaction of its own, a few reads each.
+    /// A store with one writer reads each arrival's user and sign-outs, and opens a writing transaction only for users
+    /// it does not hold yet (most batches of connects are users coming back).
     public func admit(_ arrivals: [Arrival]) throws -> [Admission] {
-        guard !arrivals.isEmpty else { return [] }
-        return try transaction {
-            try arrivals.map { arrival in
-                let stored: UserRecord
-                if let existing = try user(id: arrival.user.id) {
-                    stored = existing
-                } else {
-                    try upsertUser(id: arrival.user.id, name: arrival.user.name)
-                    stored = arrival.user
+        var stored: [String: UserRecord] = [:]
+        for arrival in arrivals where stored[arrival.user.id] == nil {
+            if let existing = try user(id: arrival.user.id) { stored[existing.id] = existing }
+        }
+        let missing = arrivals.map(\.user).filter { stored[$0.id] == nil }
+        if !missing.isEmpty {
+            try transaction {
+                for user in missing where stored[user.id] == nil {
+                    try upsertUser(id: user.id, name: user.name)
+                    stored[user.id] = user
                 }
-                let signedOut = try arrival.issuedAt.map { try isSignedOut(user: arrival.user.id, device: arrival.device, issuedAt: $0) } ?? false
-                return Admission(user: stored, signedOut: signedOut)
             }
+        }
+        return try arrivals.map { arrival in
+            let signedOut = try arrival.issuedAt.map { try isSignedOut(user: arrival.user.id, device: arrival.device, issuedAt: $0) } ?? false
+            return Admission(user: stored[arrival.user.id] ?? arrival.user, signedOut: signedOut)
         }
     }
 

@@ -74,9 +74,7 @@ extension SyncCore {
             if let state = devices[device] { setScene(report, of: state) }
 
         case .bell:
-            let bell = try store.bell(user: user, limit: store.notificationsKept)
-            response.notifications = bell.notifications.map(\.info)
-            response.bellUnread = bell.unread
+            try fillBell(of: user, into: &response)
 
         case .bellRead(let id):
             let changed = try store.markNotificationRead(user: user, id: id)
@@ -207,12 +205,17 @@ extension SyncCore {
             response.mode = after == nil ? .snapshot : .resync
             let summaries = try store.conversations(for: user)
             try fillConversationList(summaries, user: user, now: now, into: &response)
-            let bell = try store.bell(user: user, limit: store.notificationsKept)
-            response.notifications = bell.notifications.map(\.info)
-            response.bellUnread = bell.unread
+            try fillBell(of: user, into: &response)
         }
         step.effects.append(.live(device, cursor: latest))
         step.syncing.insert(device)
+    }
+
+    /// The user's bell as a device shows it (B1-B4): their newest notifications and the unread count of all of them.
+    private func fillBell(of user: String, into response: inout ResponseFrame) throws {
+        let bell = try store.bell(user: user, limit: store.notificationsKept)
+        response.notifications = bell.notifications.map(\.info)
+        response.bellUnread = bell.unread
     }
 
     /// Replays the events after `after` up to `latest` for one resume page: at most
