@@ -102,6 +102,8 @@ extension SQLiteStore {
 
     public func removeParticipant(user: String, conversation: String) throws {
         guard let rowid = RecordID.parse(RecordID.conversation, conversation) else { return }
+        // The conversation's later bodies do not name the user: their stream's file row must not need them to be read.
+        try writeLaggingRun(of: user)
         try connection.execute("DELETE FROM participants WHERE conversation_id = ? AND user_id = ?", .int(rowid), .text(user))
         // Every fan-out reads the participants from the cache: it must stop naming the user now.
         participantsCache.forget(rowid)

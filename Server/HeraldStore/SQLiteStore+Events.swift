@@ -6,18 +6,29 @@ extension SQLiteStore {
         try appendEvent(users: [user], payload: payload, now: now).first ?? 0
     }
 
-    /// Stores `payload` once in `event_bodies` and hands each user the next seq of their stream from memory
-    /// (``StreamCache``). No stream row is written here: each user's newest run is written once per transaction,
-    /// before COMMIT, so per recipient an event costs a dictionary update, not a B-tree insert.
     public func appendEvent(users: [String], payload: [UInt8], now: Int64) throws -> [Int64] {
+        try appendEvent(users: users, payload: payload, now: now, toParticipantsOf: nil)
+    }
+
+    /// Stores `payload` once in `event_bodies`, with its audience when it has one (`conversation`'s participants, or a
+    /// single user), and hands each user the next seq of their stream from memory (``StreamCache``). No stream row is
+    /// written here: a user's newest run is written at most once per transaction, before COMMIT, and not at all when
+    /// it only grew by bodies with an audience (see ``StreamCache``), so per recipient an event costs an array update.
+    public func appendEvent(users: [String], payload: [UInt8], now: Int64, toParticipantsOf conversation: String?) throws -> [Int64] {
         guard !users.isEmpty else { return [] }
+        let audienceConversation = conversation.flatMap { RecordID.parse(RecordID.conversation, $0) }
+        let audienceUser = audienceConversation == nil && users.count == 1 ? users[0] : nil
+        let recorded = audienceConversation != nil || audienceUser != nil
         return try transaction {
-            try connection.execute("INSERT INTO event_bodies (created_at, payload) VALUES (?, ?)", .int(now), .blob(payload))
+            try connection.execute(
+                "INSERT INTO event_bodies (created_at, payload, audience_conversation, audience_user) VALUES (?, ?, ?, ?)",
+                .int(now), .blob(payload), audienceConversation.map { .int($0) } ?? .null, .optionalText(audienceUser))
             let body = connection.lastInsertRowID
             // Cached after a user's first event; loaded from the file once otherwise.
-            if let seqs = try streams.append(users, body: body) { return seqs }
-            for user in users { _ = try cachedStream(of: user) }
-            guard let seqs = try streams.append(users, body: body) else {
+            if let seqs = try streams.append(users, body: body, recorded: recorded) { return seqs }
+            // Loaded up to the body just stored: it is not theirs until appended below.
+            for user in users { _ = try cachedStream(of: user, before: body) }
+            guard let seqs = try streams.append(users, body: body, recorded: recorded) else {
                 throw StoreError(kind: .other, message: "the streams of \(users.count) users could not be cached")
             }
             return seqs
@@ -27,18 +38,21 @@ extension SQLiteStore {
     public func events(user: String, after seq: Int64, limit: Int) throws -> [StoredEvent] {
         guard limit > 0 else { return [] }
         try writePendingRuns(of: user)
+        // The newest run's row may lag (StreamCache): its count is taken from the stream as read or cached.
+        let newest = try cachedStream(of: user).run
         // The run holding `after` (the newest starting at or before it) and every later one; each run's bodies are a
         // rowid range of event_bodies, so this is one index range on stream_runs and one rowid range per run.
         return try connection.query(
             """
             SELECT r.first_seq + (b.id - r.first_body) AS seq, b.payload, b.created_at
-            FROM stream_runs r JOIN event_bodies b ON b.id BETWEEN r.first_body AND r.first_body + r.count - 1
+            FROM stream_runs r JOIN event_bodies b
+              ON b.id BETWEEN r.first_body AND r.first_body + (CASE WHEN r.first_seq = ?4 THEN ?5 ELSE r.count END) - 1
             WHERE r.user_id = ?1
               AND r.first_seq >= coalesce((SELECT max(first_seq) FROM stream_runs WHERE user_id = ?1 AND first_seq <= ?2), ?2)
               AND r.first_seq + (b.id - r.first_body) > ?2
             ORDER BY r.first_seq, b.id LIMIT ?3
             """,
-            .text(user), .int(seq), .int(Int64(limit))
+            .text(user), .int(seq), .int(Int64(limit)), newest.map { .int($0.firstSeq) } ?? .null, .int(newest?.count ?? 0)
         ) { row in StoredEvent(seq: row.int(0), payload: row.blob(1), createdAt: row.int(2)) }
     }
 
@@ -61,7 +75,8 @@ extension SQLiteStore {
     @discardableResult
     public func pruneEvents(olderThan cutoff: Int64, keepAtLeast: Int) throws -> Int {
         try transaction {
-            try writeDirtyStreams()
+            // Every row as it stands, lagging ones too: the runs below decide which bodies are still referenced.
+            try writeRuns(streams.rowsToWrite(flush: true))
             // Bodies are appended in time order; the first body that is not old ends the prefix that may go.
             let lastOld: Int64
             if let firstKept = try connection.scalar("SELECT id FROM event_bodies WHERE created_at >= ? ORDER BY id LIMIT 1", .int(cutoff)) {
@@ -116,28 +131,96 @@ extension SQLiteStore {
 
     /// The user's cached stream, loaded when missing. Read-only stores always ask the database, since another
     /// process may be appending.
-    func cachedStream(of user: String) throws -> StreamCache.UserStream {
+    func cachedStream(of user: String, before body: Int64 = .max) throws -> StreamCache.UserStream {
         if let stream = streams.stream(of: user) { return stream }
-        let stream = try readStream(of: user)
+        let stream = try readStream(of: user, before: body)
         if !connection.isReadOnly { streams.load(user, stream) }
         return stream
     }
 
-    /// The head is the later of `event_heads` (kept through pruning) and the end of the newest run.
-    private func readStream(of user: String) throws -> StreamCache.UserStream {
+    /// The head is the later of `event_heads` (kept through pruning) and the end of the newest run, which goes on past
+    /// its row through every following body that went to the user (a row that lags, see ``StreamCache``), up to `limit`
+    /// (a body being appended is not in the stream yet).
+    func readStream(of user: String, before limit: Int64 = .max) throws -> StreamCache.UserStream {
         let saved = try connection.scalar("SELECT last_seq FROM event_heads WHERE user_id = ?", .text(user)) ?? 0
         let newest = try connection.queryFirst(
             "SELECT first_seq, first_body, count FROM stream_runs WHERE user_id = ? ORDER BY first_seq DESC LIMIT 1", .text(user)
         ) { row in StreamRun(firstSeq: row.int(0), firstBody: row.int(1), count: row.int(2)) }
-        guard let run = newest else { return StreamCache.UserStream(head: saved, run: nil) }
-        guard let last = run.lastSeq else { throw StoreError(kind: .corrupt, message: "\(user)'s stream has a run of \(run.count) events") }
+        guard var run = newest else { return StreamCache.UserStream(head: saved, run: nil) }
+        guard let last = run.lastSeq, let lastBody = run.lastBody else {
+            throw StoreError(kind: .corrupt, message: "\(user)'s stream has a run of \(run.count) events")
+        }
         // A run that ends before the saved head cannot grow: the seqs after it were handed out and pruned.
-        return StreamCache.UserStream(head: max(saved, last), run: last >= saved ? run : nil)
+        guard last >= saved else { return StreamCache.UserStream(head: saved, run: nil) }
+        let stored = run.count
+        run.count += try bodiesFollowing(lastBody, to: user, before: limit)
+        guard let head = run.lastSeq else { throw StoreError(kind: .corrupt, message: "\(user)'s stream runs past the last sequence number") }
+        return StreamCache.UserStream(head: head, run: run, storedCount: stored)
     }
 
-    /// Writes every run that changed in the open transaction; called before COMMIT (and before pruning).
-    func writeDirtyStreams() throws {
-        try writeRuns(streams.pendingRows)
+    /// How many bodies right after `body` (consecutive ids) went to `user` by their recorded audience: the events a
+    /// lagging row of the user's newest run does not count yet. A body of another audience, or none, ends them.
+    private func bodiesFollowing(_ body: Int64, to user: String, before limit: Int64) throws -> Int64 {
+        var found: Int64 = 0
+        // Usually none (the row is current): the first look reads one body.
+        var page: Int64 = 1
+        while true {
+            let first = body + found + 1
+            let mine = try connection.query(
+                """
+                SELECT b.id, coalesce(b.audience_user = ?2, 0)
+                    OR EXISTS (SELECT 1 FROM participants p WHERE p.conversation_id = b.audience_conversation AND p.user_id = ?2)
+                FROM event_bodies b WHERE b.id >= ?1 AND b.id < ?4 ORDER BY b.id LIMIT ?3
+                """,
+                .int(first), .text(user), .int(page), .int(limit)
+            ) { row in (id: row.int(0), mine: row.int(1) != 0) }
+            for (offset, entry) in mine.enumerated() {
+                guard entry.id == first + Int64(offset), entry.mine else { return found }
+                found += 1
+            }
+            if Int64(mine.count) < page { return found }
+            page = 256
+        }
+    }
+
+    /// Writes the rows COMMIT needs (``StreamCache/rowsToWrite(flush:)``), every lagging one when a flush is due;
+    /// called before COMMIT. Returns whether it flushed.
+    func writeDirtyStreams() throws -> Bool {
+        let flush = streams.flushDue
+        try writeRuns(streams.rowsToWrite(flush: flush))
+        return flush
+    }
+
+    /// Writes every lagging row (``close()``): the file is then current without following bodies.
+    func writeLaggingRuns() throws {
+        try transaction { try writeRuns(streams.laggingRows) }
+        streams.markAllWritten()
+    }
+
+    /// At open: the rows a process left lagging when it stopped without ``close()`` (a crash, SIGKILL) are read to
+    /// their runs' ends and written, so pruning and every reader see each run as it is. One pass over the users' newest
+    /// runs finds them (the body right after such a row went to its user); a row that is current costs one lookup.
+    func repairLaggingRuns() throws(StoreError) {
+        guard !connection.isReadOnly else { return }
+        let behind = try connection.query(
+            """
+            SELECT r.user_id FROM stream_runs r JOIN event_bodies b ON b.id = r.first_body + r.count
+            WHERE r.first_seq = (SELECT max(first_seq) FROM stream_runs WHERE user_id = r.user_id)
+              AND (b.audience_user = r.user_id
+                   OR EXISTS (SELECT 1 FROM participants p WHERE p.conversation_id = b.audience_conversation AND p.user_id = r.user_id))
+            """
+        ) { row in row.text(0) }
+        guard !behind.isEmpty else { return }
+        do {
+            try transaction {
+                let rows = try behind.compactMap { user in try readStream(of: user).run.map { (user: user, run: $0) } }
+                try writeRuns(rows)
+            }
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError(kind: .other, message: "repairing stream runs: \(error)")
+        }
     }
 
     /// Makes the table current for one user before reading it inside a transaction (the rows are written again,
@@ -146,10 +229,17 @@ extension SQLiteStore {
         try writeRuns(streams.pendingRuns(of: user).map { (user: user, run: $0) })
     }
 
+    /// Writes the user's newest run now if its row lags: before the user stops being a participant of a conversation,
+    /// whose later bodies no longer name them (reading the file must not follow those).
+    func writeLaggingRun(of user: String) throws {
+        if let run = streams.laggingRun(of: user) { try writeRuns([(user, run)]) }
+        try writePendingRuns(of: user)
+    }
+
     /// Upserts runs, up to ``runsPerStatement`` rows a statement: a batch to a group of 1,000 writes 1,000 runs,
     /// and one statement each was a sixth of the sync thread (its lookup, binding, reset and VDBE start-up per row).
     /// Rows of one statement are applied in order, so a key written twice ends as its last row says.
-    private func writeRuns(_ rows: [(user: String, run: StreamRun)]) throws(StoreError) {
+    func writeRuns(_ rows: [(user: String, run: StreamRun)]) throws(StoreError) {
         var start = 0
         while start < rows.count {
             let end = min(start + Self.runsPerStatement, rows.count)

@@ -77,6 +77,7 @@ public final class SQLiteStore: SyncStore, @unchecked Sendable {
             try connection.executeScript(
                 "PRAGMA cache_size = -65536; PRAGMA mmap_size = 268435456; PRAGMA wal_autocheckpoint = \(autocheckpoint); PRAGMA temp_store = MEMORY")
             try migrate()
+            try repairLaggingRuns()
             if let backgroundCheckpoints, !connection.isReadOnly {
                 checkpointer = try SQLiteCheckpointer(path: path, settings: backgroundCheckpoints)
             }
@@ -159,8 +160,9 @@ public final class SQLiteStore: SyncStore, @unchecked Sendable {
             throw error
         }
         transactionDepth = depth
+        var flushed = false
         do {
-            if depth == 0 { try writeDirtyStreams() }
+            if depth == 0 { flushed = try writeDirtyStreams() }
             _ = try connection.execute(depth == 0 ? "COMMIT" : "RELEASE \(savepoint)")
         } catch {
             // A failed COMMIT (disk full, I/O) may leave the transaction open: end it so the
@@ -175,7 +177,7 @@ public final class SQLiteStore: SyncStore, @unchecked Sendable {
             throw error
         }
         if depth == 0 {
-            streams.endTransaction()
+            streams.endTransaction(committed: true, flushed: flushed)
             participantsCache.endTransaction()
         }
         return result
@@ -201,6 +203,8 @@ public final class SQLiteStore: SyncStore, @unchecked Sendable {
     }
 
     public func close() {
+        // Rows left behind by grown runs are written now, so the next open has nothing to repair.
+        if !streams.lagging.isEmpty, !connection.isReadOnly { try? writeLaggingRuns() }
         checkpointer?.stop()
         checkpointer = nil
         connection.close()

@@ -257,5 +257,13 @@ enum Schema {
         // 11: the index on last_activity is never used (a user's list is found through participants and sorted), and
         // every send rewrote its entry.
         "DROP INDEX conversations_activity;",
+        // 12: who each event body went to, so a stream's newest run can be read to its end even when its row is behind
+        // (StreamCache defers rewriting a run that only grew): every participant of `audience_conversation` as it
+        // stood, or `audience_user` alone; neither when the body went to another list of users (its runs are written
+        // at once). Existing bodies have neither: every run that covers them is already written.
+        """
+        ALTER TABLE event_bodies ADD COLUMN audience_conversation INTEGER;
+        ALTER TABLE event_bodies ADD COLUMN audience_user TEXT;
+        """,
     ]
 }

@@ -52,6 +52,12 @@ struct StreamRun: Equatable, Sendable {
 /// one pointer comparison when the store hands out the same participants list, instead of hashing every member's
 /// id per message (perf of a /sync fan-out to 1,000: the keyed append was a seventh of the sync thread).
 ///
+/// A run that only grew is not always rewritten at COMMIT: when the file already has its row and every event since went
+/// to an audience recorded with its body (a conversation's participants, or one user), the row may lag behind, because
+/// reading the file can still find the run's end (``SQLiteStore`` follows the bodies after the row while they went to
+/// the user). A group of 1,000 then costs no 1,000 row updates per transaction, only one per flush: every
+/// ``flushEveryCommits`` commits, before pruning, before the cache is dropped and when the store closes.
+///
 /// Rollbacks undo exactly what they covered: every change (including a load, which may have read rows written
 /// earlier in the transaction) logs the previous value, or for runs that only grew by one event, that they did; rolling
 /// back a savepoint replays the log back to the mark taken when it began. Runs closed in the transaction are kept until
@@ -64,6 +70,19 @@ struct StreamCache {
         var run: StreamRun?
         /// The transaction in which `run` last changed; equal to the current one means "write before COMMIT".
         var changedIn: UInt64 = 0
+        /// How many events of `run` its row in the file holds (committed); nil when the file has no row for it yet.
+        var storedCount: Int64?
+        /// Whether every event of `run` past `storedCount` went to an audience recorded with its body, so that the file
+        /// alone leads to the run's end and the row may wait.
+        var recoverable = true
+
+        /// Whether the row of `run` may stay behind at COMMIT.
+        var mayLag: Bool { storedCount != nil && recoverable }
+        /// Whether the file's row holds fewer events of `run` than this.
+        var lags: Bool {
+            guard let run, let storedCount else { return false }
+            return storedCount != run.count
+        }
     }
 
     /// A position in the undo log, with the cache generation it belongs to.
@@ -87,6 +106,13 @@ struct StreamCache {
     private var dirtySlots: [Int] = []
     /// Runs that stopped growing in the open transaction; they are written before COMMIT like the current ones.
     private var closedRuns: [(slot: Int, run: StreamRun)] = []
+    /// Slots whose run's row lags behind it in the committed file (see ``UserStream/lags``).
+    private(set) var lagging: Set<Int> = []
+    /// Commits that left a row lagging since the last one that left none.
+    private var commitsSinceFlush = 0
+    /// At most this many commits leave a grown run's row behind (and that many transactions' bodies to follow when a
+    /// stream is read from the file).
+    static let flushEveryCommits = 64
     /// One entry of the undo log.
     private enum Change {
         /// `slot` held `previous` before the change; nil: the slot was loaded by it.
@@ -119,15 +145,47 @@ struct StreamCache {
         return closedRuns.filter { $0.slot == slot }.map(\.run) + (slots[slot].run.map { [$0] } ?? [])
     }
 
-    /// Every run the open transaction changed and the table does not hold as it stands: the closed ones, then each
-    /// changed user's current one.
-    var pendingRows: [(user: String, run: StreamRun)] {
+    /// Whether the next COMMIT should write every lagging row too.
+    var flushDue: Bool {
+        !lagging.isEmpty && (commitsSinceFlush + 1 >= Self.flushEveryCommits || slots.count > Self.maxCachedUsers)
+    }
+
+    /// The rows to write before COMMIT: the runs the open transaction closed, then each changed user's current run
+    /// unless its row may lag (``UserStream/mayLag``); with `flush`, every current run whose row lags as well.
+    func rowsToWrite(flush: Bool) -> [(user: String, run: StreamRun)] {
         var rows = closedRuns.map { (user: slotUsers[$0.slot], run: $0.run) }
         rows.reserveCapacity(rows.count + dirtySlots.count)
         for slot in dirtySlots {
-            if let run = slots[slot].run { rows.append((slotUsers[slot], run)) }
+            if let run = slots[slot].run, flush || !slots[slot].mayLag { rows.append((slotUsers[slot], run)) }
+        }
+        if flush {
+            for slot in lagging where slots[slot].changedIn != transaction {
+                if let run = slots[slot].run { rows.append((slotUsers[slot], run)) }
+            }
         }
         return rows
+    }
+
+    /// Whether committing now, without a flush, leaves a row behind its run.
+    var mayLeaveRowsBehind: Bool {
+        !lagging.isEmpty || dirtySlots.contains { $0 < slots.count && slots[$0].mayLag && slots[$0].lags }
+    }
+
+    /// After ``laggingRows`` were written and committed: no row lags.
+    mutating func markAllWritten() {
+        for slot in lagging { slots[slot].storedCount = slots[slot].run?.count }
+        lagging.removeAll()
+    }
+
+    /// Every current run whose row lags, e.g. to write before the store closes.
+    var laggingRows: [(user: String, run: StreamRun)] {
+        lagging.compactMap { slot in slots[slot].run.map { (slotUsers[slot], $0) } }
+    }
+
+    /// The user's current run when its row lags in the committed file.
+    func laggingRun(of user: String) -> StreamRun? {
+        guard let slot = slotOf[user], slots[slot].lags else { return nil }
+        return slots[slot].run
     }
 
     /// Records a stream read from the database. Logged for rollbacks: inside a transaction the rows read may be
@@ -137,6 +195,7 @@ struct StreamCache {
         var loaded = stream
         loaded.changedIn = 0
         undo.append(.replaced(slot: slots.count, previous: nil))
+        if loaded.lags { lagging.insert(slots.count) }
         slotOf[user] = slots.count
         slots.append(loaded)
         slotUsers.append(user)
@@ -144,7 +203,8 @@ struct StreamCache {
 
     /// Hands each of `users` (distinct) the next seq of their stream for `body`, in order; nil, with nothing changed,
     /// when one of them is not cached. Throws when a head is at the last Int64 (from the file; `+ 1` would trap).
-    mutating func append(_ users: [String], body: Int64) throws(StoreError) -> [Int64]? {
+    /// `recorded`: the body's audience is stored with it (``UserStream/recoverable``).
+    mutating func append(_ users: [String], body: Int64, recorded: Bool = false) throws(StoreError) -> [Int64]? {
         let userSlots: [Int]
         if let last = lastFanOut, last.users == users {
             userSlots = last.slots
@@ -165,7 +225,7 @@ struct StreamCache {
         }
         var seqs: [Int64] = []
         seqs.reserveCapacity(userSlots.count)
-        if userSlots.allSatisfy({ extendsChangedRun(slots[$0], body: body) }) {
+        if recorded || userSlots.allSatisfy({ !slots[$0].mayLag }), userSlots.allSatisfy({ extendsChangedRun(slots[$0], body: body) }) {
             slots.withUnsafeMutableBufferPointer { streams in
                 for slot in userSlots {
                     streams[slot].head += 1
@@ -176,7 +236,7 @@ struct StreamCache {
             undo.append(.extended(slots: userSlots))
             return seqs
         }
-        for slot in userSlots { seqs.append(try append(slot: slot, body: body)) }
+        for slot in userSlots { seqs.append(try append(slot: slot, body: body, recorded: recorded)) }
         return seqs
     }
 
@@ -187,7 +247,7 @@ struct StreamCache {
         return run.continues(seq: stream.head + 1, body: body)
     }
 
-    private mutating func append(slot: Int, body: Int64) throws(StoreError) -> Int64 {
+    private mutating func append(slot: Int, body: Int64, recorded: Bool) throws(StoreError) -> Int64 {
         let previous = slots[slot]
         guard previous.head < .max else { throw StoreError(kind: .corrupt, message: "\(slotUsers[slot])'s stream is at the last sequence number") }
         let seq = previous.head + 1
@@ -196,10 +256,14 @@ struct StreamCache {
         next.head = seq
         if let run = previous.run, run.continues(seq: seq, body: body) {
             next.run?.count += 1
+            if !recorded { next.recoverable = false }
         } else {
-            // A run that changed in this transaction is not in the table yet as it stands: keep it for COMMIT.
-            if let run = previous.run, previous.changedIn == transaction { closedRuns.append((slot, run)) }
+            // A run that changed in this transaction, or whose row lags, is not in the table as it stands: keep it for
+            // COMMIT (a closed run's row never lags: only a user's newest run can be followed to its end).
+            if let run = previous.run, previous.changedIn == transaction || previous.lags { closedRuns.append((slot, run)) }
             next.run = StreamRun(firstSeq: seq, firstBody: body, count: 1)
+            next.storedCount = nil
+            next.recoverable = true
         }
         if previous.changedIn != transaction {
             next.changedIn = transaction
@@ -233,15 +297,29 @@ struct StreamCache {
         }
         if closedRuns.count > mark.closed { closedRuns.removeSubrange(mark.closed...) }
         dirtySlots.removeAll { $0 >= slots.count }
+        lagging = lagging.filter { $0 < slots.count }
     }
 
-    /// The outermost transaction ended (committed after its rows were written, or rolled back to its start).
-    mutating func endTransaction() {
+    /// The outermost transaction ended: `committed` after ``rowsToWrite(flush:)`` was written with `flushed`, or rolled
+    /// back to its start (then the rows written are gone with it and the file is as before).
+    mutating func endTransaction(committed: Bool = false, flushed: Bool = false) {
+        if committed {
+            for slot in dirtySlots where slot < slots.count {
+                if flushed || !slots[slot].mayLag { slots[slot].storedCount = slots[slot].run?.count }
+                if slots[slot].storedCount != nil { slots[slot].recoverable = true }
+                if slots[slot].lags { lagging.insert(slot) } else { lagging.remove(slot) }
+            }
+            if flushed {
+                for slot in lagging { slots[slot].storedCount = slots[slot].run?.count }
+                lagging.removeAll()
+            }
+            commitsSinceFlush = lagging.isEmpty ? 0 : commitsSinceFlush + 1
+        }
         undo.removeAll(keepingCapacity: true)
         dirtySlots.removeAll(keepingCapacity: true)
         closedRuns.removeAll(keepingCapacity: true)
         transaction &+= 1
-        if slots.count > Self.maxCachedUsers { dropStreams() }
+        if slots.count > Self.maxCachedUsers && lagging.isEmpty { dropStreams() }
     }
 
     /// Forgets everything, e.g. after pruning rewrote rows. Safe inside a transaction only once every dirty run
@@ -255,6 +333,7 @@ struct StreamCache {
     }
 
     private mutating func dropStreams() {
+        lagging.removeAll()
         slots.removeAll()
         slotUsers.removeAll()
         slotOf.removeAll()

@@ -144,6 +144,9 @@ public protocol SyncStore: AnyObject, AlertSettingsStore, LastSeenStore {
     /// (a user listed twice gets two events). A backend may store `payload` once for all of them (fan-out of a group
     /// message). The default implementation calls ``appendEvent(user:payload:now:)`` for each user in one transaction.
     func appendEvent(users: [String], payload: [UInt8], now: Int64) throws -> [Int64]
+    /// ``appendEvent(users:payload:now:)`` where `users` are exactly the participants of `conversation` (nil: any
+    /// list). A backend may record the audience with the body; the default ignores it.
+    func appendEvent(users: [String], payload: [UInt8], now: Int64, toParticipantsOf conversation: String?) throws -> [Int64]
     /// Up to `limit` events with seq > `after`, in order.
     func events(user: String, after seq: Int64, limit: Int) throws -> [StoredEvent]
     /// The last sequence number handed out for the user (0 when none).
@@ -266,6 +269,10 @@ extension SyncStore {
     public func appendEvent(users: [String], payload: [UInt8], now: Int64) throws -> [Int64] {
         guard !users.isEmpty else { return [] }
         return try transaction { try users.map { try appendEvent(user: $0, payload: payload, now: now) } }
+    }
+
+    public func appendEvent(users: [String], payload: [UInt8], now: Int64, toParticipantsOf conversation: String?) throws -> [Int64] {
+        try appendEvent(users: users, payload: payload, now: now)
     }
 
     /// Answers a device's resume request (R3): the events after `seq`, or `.resync` when the cursor

@@ -342,7 +342,7 @@ extension SyncCore {
     /// Appends one event body to each user's stream (one store call: the body is stored once) and queues it for
     /// their live devices. `users` are distinct: one user, or the participants of `conversation` (a primary key).
     func appendEvent(_ body: [UInt8], to users: [String], of conversation: String? = nil, now: Int64, step: inout SyncStep<Device>) throws {
-        let seqs = try store.appendEvent(users: users, payload: body, now: now)
+        let seqs = try store.appendEvent(users: users, payload: body, now: now, toParticipantsOf: conversation)
         // One shared copy of the body (without "{") for the whole fan-out; each user's frame adds only its seq.
         let shared = body.withUnsafeBytes { SharedBytes(copying: UnsafeRawBufferPointer(rebasing: $0.dropFirst())) }
         step.effects.append(.streamEvent(users: users, seqs: seqs, body: shared, conversation: conversation))

@@ -30,7 +30,7 @@ struct StreamCacheSlotTests {
         #expect(cache.stream(of: "dave")?.head == 21)
 
         // What the transaction writes before COMMIT: one current run per changed user, none for carol.
-        let rows = cache.pendingRows
+        let rows = cache.rowsToWrite(flush: false)
         #expect(Set(rows.map(\.user)) == ["alice", "bob", "dave"])
         #expect(rows.first { $0.user == "alice" }?.run == StreamRun(firstSeq: 1, firstBody: 1, count: 4))
         #expect(rows.first { $0.user == "dave" }?.run == StreamRun(firstSeq: 21, firstBody: 3, count: 1))
@@ -72,7 +72,7 @@ struct StreamCacheSlotTests {
         #expect(cache.stream(of: "bob")?.head == 7 && cache.stream(of: "bob")?.run == StreamRun(firstSeq: 6, firstBody: 1, count: 2))
         #expect(cache.stream(of: "carol")?.head == 11 && cache.stream(of: "carol")?.run == StreamRun(firstSeq: 10, firstBody: 1, count: 2))
         #expect(try cache.append(group, body: 3) == [3, 8, 12], "the same seqs again, as if the savepoint never ran")
-        let rows = cache.pendingRows
+        let rows = cache.rowsToWrite(flush: false)
         #expect(rows.count == 3, "no run closed by the undone events is left to write: \(rows)")
         #expect(rows.first { $0.user == "carol" }?.run == StreamRun(firstSeq: 10, firstBody: 1, count: 3))
     }
