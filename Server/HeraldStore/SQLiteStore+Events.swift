@@ -74,8 +74,10 @@ extension SQLiteStore {
     /// keeping each user's newest `keepAtLeast`, then the bodies nothing refers to any more.
     @discardableResult
     public func pruneEvents(olderThan cutoff: Int64, keepAtLeast: Int) throws -> Int {
-        try transaction {
-            // Every row as it stands, lagging ones too: the runs below decide which bodies are still referenced.
+        // Every row as it stands first, lagging ones too, committed on their own: the runs below decide which bodies are
+        // still referenced, and the cache is dropped after, so a failed prune must not take those rows back with it.
+        try writeLaggingRuns()
+        return try transaction {
             try writeRuns(streams.rowsToWrite(flush: true))
             // Bodies are appended in time order; the first body that is not old ends the prefix that may go.
             let lastOld: Int64
@@ -191,8 +193,11 @@ extension SQLiteStore {
         return flush
     }
 
-    /// Writes every lagging row (``close()``): the file is then current without following bodies.
+    /// Writes every lagging row (before pruning, at ``close()``): the file is then current without following bodies.
+    /// Inside a transaction the rows are written and stay lagging in the cache (a rollback may still take them back).
     func writeLaggingRuns() throws {
+        guard !streams.lagging.isEmpty else { return }
+        if isInTransaction { return try writeRuns(streams.laggingRows) }
         try transaction { try writeRuns(streams.laggingRows) }
         streams.markAllWritten()
     }

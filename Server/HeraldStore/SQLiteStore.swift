@@ -204,7 +204,7 @@ public final class SQLiteStore: SyncStore, @unchecked Sendable {
 
     public func close() {
         // Rows left behind by grown runs are written now, so the next open has nothing to repair.
-        if !streams.lagging.isEmpty, !connection.isReadOnly { try? writeLaggingRuns() }
+        if !connection.isReadOnly { try? writeLaggingRuns() }
         checkpointer?.stop()
         checkpointer = nil
         connection.close()
