@@ -50,7 +50,8 @@ for round in $(seq 1 "$ROUNDS"); do
     line="$line | $(python3 -c '
 import json, sys
 r = json.loads(sys.argv[2]); raw = float(sys.argv[3])
-print(f"{sys.argv[1]} {r[\"deliveries_per_s\"]:,.0f} ({r[\"deliveries_per_s\"] / raw:.3f}x, server {r[\"server_cpu_pct\"]}%, lost {r[\"lost\"]})")
+rate, cpu, lost = r["deliveries_per_s"], r["server_cpu_pct"], r["lost"]
+print(f"{sys.argv[1]} {rate:,.0f} ({rate / raw:.3f}x, server {cpu}%, lost {lost})")
 ' "$name" "$result" "$raw")"
   done
   echo "$line"
