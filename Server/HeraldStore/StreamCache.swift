@@ -166,11 +166,6 @@ struct StreamCache {
         return rows
     }
 
-    /// Whether committing now, without a flush, leaves a row behind its run.
-    var mayLeaveRowsBehind: Bool {
-        !lagging.isEmpty || dirtySlots.contains { $0 < slots.count && slots[$0].mayLag && slots[$0].lags }
-    }
-
     /// After ``laggingRows`` were written and committed: no row lags.
     mutating func markAllWritten() {
         for slot in lagging { slots[slot].storedCount = slots[slot].run?.count }
