@@ -6,10 +6,6 @@ extension SQLiteStore {
         try appendEvent(users: [user], payload: payload, now: now).first ?? 0
     }
 
-    public func appendEvent(users: [String], payload: [UInt8], now: Int64) throws -> [Int64] {
-        try appendEvent(users: users, payload: payload, now: now, toParticipantsOf: nil)
-    }
-
     /// Stores `payload` once in `event_bodies`, with its audience when it has one (`conversation`'s participants, or a
     /// single user), and hands each user the next seq of their stream from memory (``StreamCache``). No stream row is
     /// written here: a user's newest run is written at most once per transaction, before COMMIT, and not at all when
@@ -143,7 +139,7 @@ extension SQLiteStore {
     /// The head is the later of `event_heads` (kept through pruning) and the end of the newest run, which goes on past
     /// its row through every following body that went to the user (a row that lags, see ``StreamCache``), up to `limit`
     /// (a body being appended is not in the stream yet).
-    func readStream(of user: String, before limit: Int64 = .max) throws -> StreamCache.UserStream {
+    private func readStream(of user: String, before limit: Int64 = .max) throws -> StreamCache.UserStream {
         let saved = try connection.scalar("SELECT last_seq FROM event_heads WHERE user_id = ?", .text(user)) ?? 0
         let newest = try connection.queryFirst(
             "SELECT first_seq, first_body, count FROM stream_runs WHERE user_id = ? ORDER BY first_seq DESC LIMIT 1", .text(user)
@@ -244,7 +240,7 @@ extension SQLiteStore {
     /// Upserts runs, up to ``runsPerStatement`` rows a statement: a batch to a group of 1,000 writes 1,000 runs,
     /// and one statement each was a sixth of the sync thread (its lookup, binding, reset and VDBE start-up per row).
     /// Rows of one statement are applied in order, so a key written twice ends as its last row says.
-    func writeRuns(_ rows: [(user: String, run: StreamRun)]) throws(StoreError) {
+    private func writeRuns(_ rows: [(user: String, run: StreamRun)]) throws(StoreError) {
         var start = 0
         while start < rows.count {
             let end = min(start + Self.runsPerStatement, rows.count)

@@ -9,8 +9,9 @@ extension PostgresStore {
 
     /// Hands each user the next seq of their stream from the transaction's heads (``PendingStreams``); the
     /// body and the runs are written once per transaction, just before COMMIT. After the first event of a
-    /// batch for a group, another one costs no round trip at all.
-    public func appendEvent(users: [String], payload: [UInt8], now: Int64) throws -> [Int64] {
+    /// batch for a group, another one costs no round trip at all. Every run is written at COMMIT, so the audience
+    /// (`conversation`) is not needed to read a stream back.
+    public func appendEvent(users: [String], payload: [UInt8], now: Int64, toParticipantsOf _: String?) throws -> [Int64] {
         guard !users.isEmpty else { return [] }
         return try joiningTransaction {
             let body = try nextBodyID()

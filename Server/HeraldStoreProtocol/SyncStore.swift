@@ -142,10 +142,8 @@ public protocol SyncStore: AnyObject, AlertSettingsStore, LastSeenStore {
     func appendEvent(user: String, payload: [UInt8], now: Int64) throws -> Int64
     /// Appends the same event to each user's stream, atomically, and returns their sequence numbers in `users` order
     /// (a user listed twice gets two events). A backend may store `payload` once for all of them (fan-out of a group
-    /// message). The default implementation calls ``appendEvent(user:payload:now:)`` for each user in one transaction.
-    func appendEvent(users: [String], payload: [UInt8], now: Int64) throws -> [Int64]
-    /// ``appendEvent(users:payload:now:)`` where `users` are exactly the participants of `conversation` (nil: any
-    /// list). A backend may record the audience with the body; the default ignores it.
+    /// message). `conversation`: `users` are exactly its participants (nil: any list), which a backend may record
+    /// with the body.
     func appendEvent(users: [String], payload: [UInt8], now: Int64, toParticipantsOf conversation: String?) throws -> [Int64]
     /// Up to `limit` events with seq > `after`, in order.
     func events(user: String, after seq: Int64, limit: Int) throws -> [StoredEvent]
@@ -266,13 +264,9 @@ extension SyncStore {
     /// B4's number, the same for every store.
     public var notificationsKept: Int { 100 }
 
+    /// ``appendEvent(users:payload:now:toParticipantsOf:)`` for a list that is no conversation's participants.
     public func appendEvent(users: [String], payload: [UInt8], now: Int64) throws -> [Int64] {
-        guard !users.isEmpty else { return [] }
-        return try transaction { try users.map { try appendEvent(user: $0, payload: payload, now: now) } }
-    }
-
-    public func appendEvent(users: [String], payload: [UInt8], now: Int64, toParticipantsOf conversation: String?) throws -> [Int64] {
-        try appendEvent(users: users, payload: payload, now: now)
+        try appendEvent(users: users, payload: payload, now: now, toParticipantsOf: nil)
     }
 
     /// Answers a device's resume request (R3): the events after `seq`, or `.resync` when the cursor
