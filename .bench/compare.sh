@@ -21,7 +21,8 @@
 # 3. bench-peers.sh: for each round, each server, each test: a fresh server pinned to CPU 0, wsbench on CPU 1;
 #    rounds interleave servers so machine noise hits all alike, in an order rotated by one server every round.
 #    summarize.py: medians and ratios to Node ws.
-# 4. herald-bench fanout / fanout --rate 20 / chat / insert / connect / group of 1,000 / 10,000 idle /sync devices
+# 4. herald-bench fanout / fanout --rate 20 / chat / insert / connect / group of 1,000 (twice: its window counted
+#    per message, then as wsbench counts in flight) / 10,000 idle /sync devices
 #    (crowd: connected, synced and idle 5 s, then the server's RSS per device) against a fresh herald-server
 #    each (server on CPU 0 with --secret and --max-unanswered-requests 256, so a sender's 32 requests in flight are
 #    read as sent; herald-bench on CPU 1), ROUNDS interleaved rounds. One JSON line per run in
@@ -221,6 +222,11 @@ for ROUND in $(seq 1 "$ROUNDS"); do
   sync_run connect-1000 9205 connect -d 1000 --parallel 64 --duration 10
   # A group of 1,000 users (ProtocolLimits.maxGroupMembers = 1,000), one device each.
   sync_run fanout-group1000-max32 9206 fanout -n 1000 --devices 1 -s 1 --inflight 32 --duration 10
+  # The same group with its window counted as wsbench counts the raw fan-out's (outstanding deliveries ÷ receivers),
+  # so the ratio to the raw row is also shown with both sides paced alike. Not with -b: older herald-bench builds
+  # lack --inflight-counts.
+  [ -z "$BASE" ] && sync_run fanout-group1000-max32-deliveries 9208 fanout -n 1000 --devices 1 -s 1 --inflight 32 \
+    --inflight-counts deliveries --duration 10
   # 10,000 authenticated, synced, live devices held idle: what each costs the server in memory (the idle raw
   # connections are wsbench's conns10k above). Two of them then exchange a message, so the crowd is shown live.
   sync_run idle-sync-10k 9207 crowd -d 10000 -n 2 --rate 1 --duration 2 --idle 5 --drain 5

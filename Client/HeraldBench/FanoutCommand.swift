@@ -18,6 +18,9 @@ struct FanoutCommand: ParsableCommand {
     @Option(help: "Text size in bytes.") var size = 100
     @Option(help: "Total messages per second; default: as fast as --inflight allows.") var rate: Double?
     @Option(help: "Messages in flight (sent, not yet acknowledged and delivered everywhere) without --rate.") var inflight = 32
+    @Option(help: ArgumentHelp(
+        "What --inflight counts: messages (each until acknowledged and delivered everywhere) or deliveries (outstanding deliveries ÷ devices per message, as wsbench counts its raw fan-out's window).",
+        valueName: "messages|deliveries")) var inflightCounts: MessageLoad.WindowRule = .messages
 
     func run() throws {
         let largest = ProtocolLimits.default.maxGroupMembers + 1
@@ -35,13 +38,15 @@ struct FanoutCommand: ParsableCommand {
             ])
             let load = MessageLoad(
                 fleet: fleet, conversations: [.init(id: group[0], receivers: deviceUsers.count)],
-                senders: (0..<senders).map { .init(device: $0, conversation: 0) }, pace: rate.map { .rate($0) } ?? .window(inflight),
+                senders: (0..<senders).map { .init(device: $0, conversation: 0) }, pace: rate.map { .rate($0) } ?? .window(inflight, inflightCounts),
                 size: size, prefix: prefix)
             BenchScenario.run(load, on: fleet, common, scenario: "fanout", fields: [
-                "members": members, "devices_per_member": devices, "size": size, "pace": rate.map { "rate \($0)/s" } ?? "inflight \(inflight)",
+                "members": members, "devices_per_member": devices, "size": size, "pace": rate.map { "rate \($0)/s" } ?? "inflight \(inflight)" + (inflightCounts == .messages ? "" : " (\(inflightCounts.rawValue))"),
             ])
         } catch {
             BenchRun.fail("fanout", error)
         }
     }
 }
+
+extension MessageLoad.WindowRule: ExpressibleByArgument {}

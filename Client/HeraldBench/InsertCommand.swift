@@ -22,7 +22,7 @@ struct InsertCommand: ParsableCommand {
             })
             let load = MessageLoad(
                 fleet: fleet, conversations: dms.map { .init(id: $0, receivers: 2) },
-                senders: (0..<connections).map { .init(device: 2 * $0, conversation: $0) }, pace: .window(inflight), size: size, prefix: prefix)
+                senders: (0..<connections).map { .init(device: 2 * $0, conversation: $0) }, pace: .window(inflight, .messages), size: size, prefix: prefix)
             BenchScenario.run(load, on: fleet, common, scenario: "insert", fields: ["inflight": inflight, "size": size])
         } catch {
             BenchRun.fail("insert", error)

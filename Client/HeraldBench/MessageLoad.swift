@@ -10,7 +10,17 @@ final class MessageLoad {
         /// Messages per second across all senders, round robin (each sender gets rate / senders).
         case rate(Double)
         /// As fast as possible with at most this many messages in flight.
-        case window(Int)
+        case window(Int, WindowRule)
+    }
+
+    /// When a message stops counting against the window.
+    enum WindowRule: String, CaseIterable {
+        /// Once it is acknowledged and every device of its conversation has it.
+        case messages
+        /// The window holds deliveries, not messages: at most `window` × (devices per message) deliveries outstanding,
+        /// however they are spread, so early receivers may be several messages ahead of late ones. This is how the
+        /// bench kit's wsbench counts in flight (sent − deliveries ÷ receivers), for comparing with its raw fan-out.
+        case deliveries
     }
 
     struct Sender {
@@ -49,6 +59,10 @@ final class MessageLoad {
     private var deliveryLatencyByNode: [LatencyHistogram]
     private var ackLatency = LatencyHistogram()
     private var inFlight = 0
+    /// Deliveries still expected of the messages sent (their devices, less those of refused messages), and of those
+    /// the ones made: the window of ``WindowRule/deliveries``.
+    private var deliveriesExpected = 0
+    private var deliveriesWithheld = 0
     private var acked = 0
     private var refused = 0
     private var refusals: [String: Int] = [:]
@@ -155,8 +169,14 @@ final class MessageLoad {
             while sentAt.count < min(due, limit) && inFlight < 1_000_000 {
                 if !sendOne(now: now) { break }
             }
-        case .window(let window):
+        case .window(let window, .messages):
             while inFlight < window && sentAt.count < limit {
+                if !sendOne(now: now) { break }
+            }
+        case .window(let window, .deliveries):
+            // Outstanding deliveries against `window` messages' worth of them, at the average devices per message.
+            while sentAt.count < limit,
+                  sentAt.isEmpty || (deliveriesExpected - deliveriesWithheld - ledger.unique) * sentAt.count < window * deliveriesExpected {
                 if !sendOne(now: now) { break }
             }
         }
@@ -173,6 +193,7 @@ final class MessageLoad {
         let conversation = conversations[sender.conversation]
         sentAt.append(now)
         expected.append(Int32(conversation.receivers))
+        deliveriesExpected += conversation.receivers
         ackState.append(0)
         finished.append(false)
         inFlight += 1
@@ -201,6 +222,7 @@ final class MessageLoad {
             } else {
                 ackState[key] = 2
                 refused += 1
+                deliveriesWithheld += Int(expected[key]) - ledger.deliveries(of: key)
                 refusals["refused", default: 0] += 1
                 if !finished[key] {
                     finished[key] = true

@@ -14,12 +14,15 @@ extension SQLiteStore {
             {
                 return (original, true)
             }
-            guard let conversationRowID = RecordID.parse(RecordID.conversation, conversation),
-                try connection.scalar("SELECT 1 FROM conversations WHERE id = ?", .int(conversationRowID)) != nil
-            else {
+            guard let conversationRowID = RecordID.parse(RecordID.conversation, conversation) else {
                 throw StoreError(kind: .notFound, message: "unknown conversation \(conversation)")
             }
+            // A participant's conversation exists (participants reference it, and conversations are never deleted):
+            // it is looked up only to say why a sender who is not one is refused.
             guard try isParticipant(user: sender, rowid: conversationRowID) else {
+                guard try connection.scalar("SELECT 1 FROM conversations WHERE id = ?", .int(conversationRowID)) != nil else {
+                    throw StoreError(kind: .notFound, message: "unknown conversation \(conversation)")
+                }
                 throw StoreError(kind: .constraint, message: "\(sender) is not a participant of \(conversation)")
             }
             try connection.execute(

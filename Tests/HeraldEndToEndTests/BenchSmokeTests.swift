@@ -40,6 +40,21 @@ extension EndToEnd {
             #expect(steal.count == (run.result["cpu_busy_pct"] as? [Double])?.count && steal.count >= 1, "\(run.result)")
         }
 
+        @Test("R1, R2: fanout with its window counted in deliveries (as wsbench counts): every device gets every message once")
+        func fanoutWindowOfDeliveries() throws {
+            let server = try TestServer(pushGrace: 0, arguments: ["--secret", Self.secret])
+            let run = try bench(server, [
+                "fanout", "--secret", Self.secret, "-n", "6", "--devices", "2", "-s", "2", "--inflight", "8", "--inflight-counts", "deliveries",
+            ])
+            #expect(run.result["error"] == nil, "\(run.result)")
+            #expect(run.status == 0, "\(run.result)")
+            #expect(run.result["pace"] as? String == "inflight 8 (deliveries)", "\(run.result)")
+            #expect((run.result["acked"] as? Int ?? 0) > 0)
+            #expect(run.result["deliveries"] as? Int == (run.result["acked"] as? Int).map { $0 * 12 })
+            #expect(run.result["lost"] as? Int == 0)
+            #expect(run.result["duplicated"] as? Int == 0)
+        }
+
         @Test("R1: chat in DMs with tokens from `herald-server token` (users created by the token command)")
         func chatWithServerTokens() throws {
             let server = try TestServer(pushGrace: 0)
