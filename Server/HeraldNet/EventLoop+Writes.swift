@@ -98,16 +98,12 @@ extension EventLoop {
             let result: IOResult<Int>
             do {
                 // MSG_NOSIGNAL: a vanished peer is EPIPE here, never a process-killing SIGPIPE.
-                if iovecCount == 1 {
-                    // One contiguous piece (a request/response connection's usual case): `send` skips the kernel's
-                    // msghdr and iovec import.
+                switch WriteShape.of(pieces: iovecCount, bytes: requested, gatherCapacity: gatherBufferSize) {
+                case .single:
                     result = try send(iovecs[0].iov_base, iovecs[0].iov_len, on: connection)
-                } else if requested <= gatherBufferSize {
-                    // Several small pieces (a fan-out receiver's frames, each a reference to a shared body): copied
-                    // into one hot buffer and sent as one. perf of a fan-out to 1,000: the kernel's copy of many small
-                    // iovecs (`_copy_from_iter`, a setup per piece) was 11% of the loop's CPU, the copy here 1.5%.
+                case .gathered:
                     result = try send(gatherBuffer, gather(iovecCount), on: connection)
-                } else {
+                case .scattered:
                     var message = msghdr()
                     message.msg_iov = iovecs
                     message.msg_iovlen = iovecCount

@@ -90,11 +90,13 @@ public final class EventLoop: @unchecked Sendable {
     private let eventCapacity = 1024
     let readBuffer: UnsafeMutableRawPointer
     let readBufferSize: Int
+    /// A fan-out receiver of a busy raw broadcast has ~67 frames queued at a pass (each a piece), a /sync receiver two
+    /// pieces per event: room for all of them in one write, and a gather buffer as large as a loopback segment.
     let iovecs: UnsafeMutablePointer<iovec>
-    let iovecCapacity = 64
+    let iovecCapacity = 256
     let inlineScratch: UnsafeMutableRawPointer
     let gatherBuffer: UnsafeMutableRawPointer
-    let gatherBufferSize = 16 << 10
+    let gatherBufferSize = 64 << 10
 
     /// Creates the loop's descriptors. The loop does nothing until `run` is called on its thread.
     init(index: Int, tickMilliseconds: Int, readBufferSize: Int) throws(NetError) {
