@@ -156,6 +156,12 @@ extension SQLiteStore {
         return StreamCache.UserStream(head: head, run: run, storedCount: stored)
     }
 
+    /// SQL true when the event body `b` went to `user` (an SQL expression) by its recorded audience: it names the user,
+    /// or a conversation the user is a participant of; NULL or false otherwise.
+    private static func bodyWent(to user: String) -> String {
+        "(b.audience_user = \(user) OR EXISTS (SELECT 1 FROM participants p WHERE p.conversation_id = b.audience_conversation AND p.user_id = \(user)))"
+    }
+
     /// How many bodies right after `body` (consecutive ids) went to `user` by their recorded audience: the events a
     /// lagging row of the user's newest run does not count yet. A body of another audience, or none, ends them.
     private func bodiesFollowing(_ body: Int64, to user: String, before limit: Int64) throws -> Int64 {
@@ -166,8 +172,7 @@ extension SQLiteStore {
             let first = body + found + 1
             let mine = try connection.query(
                 """
-                SELECT b.id, coalesce(b.audience_user = ?2, 0)
-                    OR EXISTS (SELECT 1 FROM participants p WHERE p.conversation_id = b.audience_conversation AND p.user_id = ?2)
+                SELECT b.id, coalesce(\(Self.bodyWent(to: "?2")), 0)
                 FROM event_bodies b WHERE b.id >= ?1 AND b.id < ?4 ORDER BY b.id LIMIT ?3
                 """,
                 .int(first), .text(user), .int(page), .int(limit)
@@ -206,9 +211,7 @@ extension SQLiteStore {
         let behind = try connection.query(
             """
             SELECT r.user_id FROM stream_runs r JOIN event_bodies b ON b.id = r.first_body + r.count
-            WHERE r.first_seq = (SELECT max(first_seq) FROM stream_runs WHERE user_id = r.user_id)
-              AND (b.audience_user = r.user_id
-                   OR EXISTS (SELECT 1 FROM participants p WHERE p.conversation_id = b.audience_conversation AND p.user_id = r.user_id))
+            WHERE r.first_seq = (SELECT max(first_seq) FROM stream_runs WHERE user_id = r.user_id) AND \(Self.bodyWent(to: "r.user_id"))
             """
         ) { row in row.text(0) }
         guard !behind.isEmpty else { return }

@@ -228,16 +228,17 @@ private final class SyncThreadRunner: @unchecked Sendable {
         let metrics = server.metrics
         guard !deliveries.isEmpty else { return }
         let loops = server.loops
-        var frames = 0
+        metrics.fanoutDeliveries.add(deliveries.reduce(0) { $0 + $1.devices.count })
         // With one loop every device is on it: no need to visit each device's connection (a group's batch names
         // 32,000, each a cache miss).
-        var loopsUsed: UInt64 = loops.count == 1 ? 1 << UInt64(loops[0].index & 63) : 0
-        for delivery in deliveries {
-            frames += delivery.devices.count
-            if loops.count == 1 { continue }
-            for device in delivery.devices { loopsUsed |= 1 << UInt64(device.connection.loopIndex & 63) }
+        var loopsUsed: UInt64 = 0
+        if loops.count == 1 {
+            loopsUsed = 1 << UInt64(loops[0].index & 63)
+        } else {
+            for delivery in deliveries {
+                for device in delivery.devices { loopsUsed |= 1 << UInt64(device.connection.loopIndex & 63) }
+            }
         }
-        metrics.fanoutDeliveries.add(frames)
         for loop in loops where loopsUsed & (1 << UInt64(loop.index & 63)) != 0 {
             loop.execute { metrics.deliveryLatency.observe(microseconds: MonotonicClock.microseconds() - committedAt) }
         }
