@@ -71,7 +71,21 @@ public struct WebSocketStateMachine {
     private var lastReadAt: Int64
     private var lastPingAtOrNever = Self.never
     private var closeSentAtOrNever = Self.never
-    private var scheduledClose: (at: Int64, code: CloseCode, reason: String)?
+    /// A close asked for later (``scheduleClose(at:code:reason:)``), which few connections ever have: boxed, so the
+    /// rest keep 8 bytes for it instead of 40.
+    private var scheduledClose: ScheduledClose?
+
+    private final class ScheduledClose: Sendable {
+        let at: Int64
+        let code: CloseCode
+        let reason: String
+
+        init(at: Int64, code: CloseCode, reason: String) {
+            self.at = at
+            self.code = code
+            self.reason = reason
+        }
+    }
 
     private static let never = Int64.min
 
@@ -400,7 +414,8 @@ public struct WebSocketStateMachine {
     /// was opened with expire). The next ``timerFired(now:)`` at or after `deadline` starts the close handshake and
     /// closes the transport once the close frame is flushed; read ``nextDeadline`` to re-arm the timer.
     public mutating func scheduleClose(at deadline: Int64, code: CloseCode, reason: String) {
-        scheduledClose = (deadline, code, reason)
+        // A new box each time, never changed: copies of the machine stay independent.
+        scheduledClose = ScheduledClose(at: deadline, code: code, reason: reason)
     }
 
     // MARK: - Sending (called by the application; frames go into the caller's buffer)

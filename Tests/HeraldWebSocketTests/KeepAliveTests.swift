@@ -81,6 +81,21 @@ struct KeepAliveTests {
         #expect(machine.actions.suffix(2) == [.closeTransport(afterFlush: true), .setTimer(at: 5000)])
     }
 
+    @Test("A scheduled close belongs to the machine it was scheduled on: a copy made before keeps none, one made after keeps it", arguments: roles)
+    func scheduledCloseIsPerCopy(role: WebSocketRole) {
+        let original = WebSocketStateMachine(role: role, now: 0)
+        var scheduled = original
+        scheduled.scheduleClose(at: 3000, code: CloseCode(rawValue: 4001), reason: "expired")
+        var copy = scheduled
+        copy.scheduleClose(at: 5000, code: CloseCode(rawValue: 4002), reason: "later")
+        #expect(original.nextDeadline == nil)
+        #expect(scheduled.nextDeadline == 3000)
+        #expect(copy.nextDeadline == 5000)
+        scheduled.timerFired(now: 3000)
+        #expect(scheduled.actions.contains(.closeStarted(CloseCode(rawValue: 4001), cause: .scheduled)))
+        #expect(copy.nextDeadline == 5000)
+    }
+
     @Test("RFC 6455 §5.5.3: with a pong timeout, a ping that nothing answers closes; any read in time keeps the connection", arguments: roles)
     func pongTimeout(role: WebSocketRole) {
         let keepAlive = WebSocketKeepAlive(pingIntervalMs: 1000, pongTimeoutMs: 500)

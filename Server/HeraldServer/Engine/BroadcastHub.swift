@@ -81,6 +81,8 @@ final class BroadcastHub: Sendable {
 
 /// The sessions on broadcast paths (one delegate for all of them; the route joins each session to the hub).
 final class BroadcastDelegate: WebSocketSessionDelegate, Sendable {
+    var route: String { "broadcast" }
+
     private let hub: BroadcastHub
     private static let ready = Array("ready".utf8)
     private static let hello = Array("hello".utf8)

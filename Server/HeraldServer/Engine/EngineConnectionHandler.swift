@@ -223,10 +223,9 @@ final class EngineConnectionHandler: ConnectionHandler {
         let compression = agreed.flatMap { try? PerMessageDeflate(parameters: $0, role: .server) }
         connection.write(WebSocketHandshake.serverResponse(for: upgrade, subprotocol: subprotocol,
                                                            extensionsHeader: compression == nil ? nil : agreed?.responseHeader))
-        // An idle session should cost little: it keeps the path, not the request head (the route's `decide` already
-        // saw every header and the query).
-        let session = WebSocketSession(connection: connection, path: upgrade.head.path, context: context,
-                                       compression: compression, isAdmitted: isAdmitted)
+        // An idle session should cost little: it keeps nothing of the request head (the route's `decide` already saw
+        // every header, the path and the query).
+        let session = WebSocketSession(connection: connection, context: context, compression: compression, isAdmitted: isAdmitted)
         context.metrics.upgrades.add(1)
         context.metrics.webSocketSessions.add(1)
         self.session = session

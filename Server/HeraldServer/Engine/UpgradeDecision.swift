@@ -23,4 +23,11 @@ public protocol WebSocketSessionDelegate: AnyObject {
     /// The session ended, whatever the cause (close handshake, protocol error, timeout, shutdown, TCP drop).
     /// Called exactly once; sending from here on does nothing.
     func sessionDidClose(_ session: WebSocketSession)
+    /// The route its sessions were upgraded on, as logs name it (e.g. `/sync`): a session keeps nothing of its
+    /// request, so its delegate says where it came from.
+    var route: String { get }
+}
+
+extension WebSocketSessionDelegate {
+    public var route: String { "websocket" }
 }

@@ -21,7 +21,7 @@ extension WebSocketSession: ConnectionHandler {
     /// Closes the books the HTTP handler opened (the open-connection count, the per-IP slot, the session gauge),
     /// then tells the delegate.
     public func connectionDidClose(_ connection: Connection) {
-        context.connectionClosed(connection, admitted: isAdmitted, route: path)
+        context.connectionClosed(connection, admitted: isAdmitted, route: route)
         context.metrics.webSocketSessions.subtract(1)
         transportDidClose()
     }

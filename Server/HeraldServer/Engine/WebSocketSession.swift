@@ -21,10 +21,8 @@ public final class WebSocketSession {
     // twice (the handle and this loop's metrics come from the connection), and the flags fill the padding the
     // machine ends with.
 
-    /// The path of the request that was upgraded (e.g. `/sync`). The rest of the request is not kept (the route's
-    /// decision saw it and chose the subprotocol), so an idle session holds no header list, no query and no
-    /// subprotocol name.
-    public let path: String
+    // Nothing of the upgrade request is kept, not even its path: the route's decision saw it all and chose the
+    // delegate and subprotocol, so an idle session holds no header list, no query, no path.
 
     let connection: Connection
     private var machine: WebSocketStateMachine
@@ -46,12 +44,14 @@ public final class WebSocketSession {
     let context: EngineContext
     /// permessage-deflate, when negotiated (RFC 7692): the machine inflates and deflates with it.
     private let compression: PerMessageDeflate?
-    /// Bytes read while over the limit, parsed once answers catch up; and when the last of them was read.
-    private var heldInput: [UInt8] = []
-    private var heldReadAt: Int64 = 0
+    /// Bytes read while over the limit, parsed once answers catch up (boxed: few sessions ever hold any).
+    private var held: HeldInput?
     /// See ``limitUnansweredRequests(to:)``; 0: unlimited.
     private var requestLimit: Int32 = 0
     private var unansweredRequests: Int32 = 0
+
+    /// Where this session was upgraded, for logs (its delegate's route).
+    var route: String { delegate?.route ?? "websocket" }
 
     /// The identity other threads may hold.
     public var handle: SessionHandle { SessionHandle(connection.handle) }
@@ -66,12 +66,11 @@ public final class WebSocketSession {
     private var metrics: ServerMetrics { context.metrics }
     private var logger: Logger { context.logger }
 
-    init(connection: Connection, path: String, context: EngineContext, compression: PerMessageDeflate?,
+    init(connection: Connection, context: EngineContext, compression: PerMessageDeflate?,
          isAdmitted: Bool) {
         self.context = context
         self.isAdmitted = isAdmitted
         self.connection = connection
-        self.path = path
         self.machine = WebSocketStateMachine(role: .server, limits: context.limits, compression: compression, keepAlive: context.keepAlive,
                                              now: connection.loop.now.milliseconds)
         self.compression = compression
@@ -181,7 +180,7 @@ public final class WebSocketSession {
         let now = connection.loop.now.milliseconds
         guard requestLimit > 0 else { return parse(bytes, readAt: now) }
         machine.noteRead(at: now)
-        if readingPaused || !heldInput.isEmpty || carryingOut {
+        if readingPaused || held != nil || carryingOut {
             hold(bytes, readAt: now)
             return
         }
@@ -189,8 +188,12 @@ public final class WebSocketSession {
     }
 
     private func hold(_ bytes: UnsafeRawBufferPointer, readAt: Int64) {
-        heldInput.append(contentsOf: bytes)
-        heldReadAt = readAt
+        if let held {
+            held.bytes.append(contentsOf: bytes)
+            held.readAt = readAt
+        } else {
+            held = HeldInput(bytes: Array(bytes), readAt: readAt)
+        }
         pauseReading()
     }
 
@@ -245,12 +248,12 @@ public final class WebSocketSession {
     }
 
     private func resumeIfAllowed() {
-        guard readingPaused || !heldInput.isEmpty, !mustWait, connection.isOpen else { return }
-        if !heldInput.isEmpty {
-            let held = heldInput
-            heldInput = []
-            held.withUnsafeBytes { feedWithinLimit($0, readAt: heldReadAt) }
-            if !heldInput.isEmpty { return }
+        guard readingPaused || held != nil, !mustWait, connection.isOpen else { return }
+        if let input = held {
+            held = nil
+            input.bytes.withUnsafeBytes { feedWithinLimit($0, readAt: input.readAt) }
+            // Some of it went over the limit again and is held anew.
+            if held != nil { return }
         }
         readingPaused = false
         connection.resumeReading()
@@ -403,3 +406,14 @@ public final class WebSocketSession {
 
 @available(*, unavailable, message: "A WebSocket session is confined to its event loop; pass its SessionHandle instead")
 extension WebSocketSession: Sendable {}
+
+/// What a session read while over its limit of unanswered requests, and when it read the last of it.
+private final class HeldInput {
+    var bytes: [UInt8]
+    var readAt: Int64
+
+    init(bytes: [UInt8], readAt: Int64) {
+        self.bytes = bytes
+        self.readAt = readAt
+    }
+}

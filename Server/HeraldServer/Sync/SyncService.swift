@@ -260,6 +260,8 @@ private final class SyncThreadRunner: @unchecked Sendable {
 
 /// Forwards the /sync sessions' callbacks (loop threads) to the sync thread's inbox.
 final class SyncSessionDelegate: WebSocketSessionDelegate, Sendable {
+    var route: String { "/sync" }
+
     private let inbox: SyncInbox<SessionHandle>
 
     /// Made once, so posting allocates no closure per message.
