@@ -237,6 +237,7 @@ struct FanOutSequencedEventTests {
     }
 
     final class SilentDelegate: WebSocketSessionDelegate {
+        var route: String { "/t" }
         func sessionDidReceiveText(_ session: WebSocketSession, _ text: UnsafeRawBufferPointer) {}
         func sessionDidReceiveBinary(_ session: WebSocketSession, _ bytes: UnsafeRawBufferPointer) {}
         func sessionDidClose(_ session: WebSocketSession) {}

@@ -27,7 +27,3 @@ public protocol WebSocketSessionDelegate: AnyObject {
     /// request, so its delegate says where it came from.
     var route: String { get }
 }
-
-extension WebSocketSessionDelegate {
-    public var route: String { "websocket" }
-}

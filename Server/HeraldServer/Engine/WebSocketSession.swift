@@ -50,7 +50,7 @@ public final class WebSocketSession {
     private var requestLimit: Int32 = 0
     private var unansweredRequests: Int32 = 0
 
-    /// Where this session was upgraded, for logs (its delegate's route).
+    /// Where this session was upgraded, for logs: its delegate's route, or just "websocket" once the delegate is gone.
     var route: String { delegate?.route ?? "websocket" }
 
     /// The identity other threads may hold.
