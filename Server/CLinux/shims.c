@@ -3,6 +3,7 @@
 
 __thread void *clinux_thread_block_pool = NULL;
 
+#if !defined(__x86_64__) && !defined(__aarch64__)
 ssize_t clinux_recv(int fd, void *buffer, size_t length) {
     return syscall(SYS_recvfrom, fd, buffer, length, 0, NULL, NULL);
 }
@@ -15,11 +16,10 @@ ssize_t clinux_sendmsg(int fd, const struct msghdr *message, int flags) {
     return syscall(SYS_sendmsg, fd, message, flags);
 }
 
-// epoll_pwait with no signal mask is epoll_wait; unlike epoll_wait it exists on every architecture (arm64 has no
-// epoll_wait system call).
 int clinux_epoll_wait(int epfd, struct epoll_event *events, int maxEvents, int timeout) {
     return (int)syscall(SYS_epoll_pwait, epfd, events, maxEvents, timeout, NULL, (size_t)8);
 }
+#endif
 
 // Written only by the signal handler, read by Swift after the eventfd wakes it.
 static volatile sig_atomic_t clinux_last_signal = 0;
