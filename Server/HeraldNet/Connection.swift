@@ -5,7 +5,8 @@ import HeraldBytes
 /// One accepted TCP connection, owned by one loop and used only on that loop's thread.
 ///
 /// Writes only queue: the loop sends every connection's queue with one `sendmsg` just before it next
-/// waits (style E7). `close` only marks: the descriptor is closed after the current batch of events,
+/// waits (style E7); what a handler writes while it is handed this connection's input is sent with one `send` when it
+/// returns (the reply cork, ``EventLoop``'s `corking`). `close` only marks: the descriptor is closed after the current batch of events,
 /// so no descriptor number is reused inside a batch and nothing is freed under a running callback (E6).
 public final class Connection {
     /// Where the connection lives; every handler call arrives on this loop's thread.
@@ -65,7 +66,7 @@ public final class Connection {
     public var isTLS: Bool { tls != nil }
 
     /// Bytes queued and not yet accepted by the kernel.
-    public var queuedBytes: Int { output.count }
+    public var queuedBytes: Int { output.count + loop.corkedBytes(of: self) }
 
     /// The slow-consumer bound: a write that would queue more than this closes the connection instead.
     public var maxQueuedBytes: Int { binding.config.maxQueuedBytesPerConnection }
@@ -82,6 +83,8 @@ public final class Connection {
     public func write(_ bytes: UnsafeRawBufferPointer) {
         queue(byteCount: bytes.count) { tls in
             loop.encrypt(bytes, on: self, tls)
+        } corked: { destination in
+            destination.copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
         } plain: {
             output.append(bytes)
         }
@@ -94,6 +97,9 @@ public final class Connection {
         queue(byteCount: head.count + payload.count) { tls in
             if head.count > 0 { loop.encrypt(head, on: self, tls) }
             if payload.count > 0 { loop.encrypt(payload, on: self, tls) }
+        } corked: { destination in
+            if head.count > 0 { destination.copyMemory(from: head.baseAddress!, byteCount: head.count) }
+            if payload.count > 0 { (destination + head.count).copyMemory(from: payload.baseAddress!, byteCount: payload.count) }
         } plain: {
             output.append(head: head, payload: payload)
         }
@@ -104,6 +110,8 @@ public final class Connection {
     public func write(_ frame: SharedBytes) {
         queue(byteCount: frame.count) { tls in
             frame.withUnsafeBytes { loop.encrypt($0, on: self, tls) }
+        } corked: { destination in
+            frame.withUnsafeBytes { destination.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
         } plain: {
             output.append(frame)
         }
@@ -114,6 +122,8 @@ public final class Connection {
     public func write(_ pinned: LoopPinnedFrame) {
         queue(byteCount: pinned.count) { tls in
             pinned.frame.withUnsafeBytes { loop.encrypt($0, on: self, tls) }
+        } corked: { destination in
+            pinned.frame.withUnsafeBytes { destination.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
         } plain: {
             output.append(pinned)
         }
@@ -129,6 +139,11 @@ public final class Connection {
         queue(byteCount: head.count + pinned.count) { tls in
             if head.count > 0 { loop.encrypt(head, on: self, tls) }
             if pinned.count > 0 { pinned.frame.withUnsafeBytes { loop.encrypt($0, on: self, tls) } }
+        } corked: { destination in
+            if head.count > 0 { destination.copyMemory(from: head.baseAddress!, byteCount: head.count) }
+            if pinned.count > 0 {
+                pinned.frame.withUnsafeBytes { (destination + head.count).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            }
         } plain: {
             if let inline { output.append(inline) } else { output.append(head) }
             output.append(pinned)
@@ -136,14 +151,25 @@ public final class Connection {
     }
 
     /// The rule every write follows: nothing once closing or for nothing; `byteCount` bytes admitted whole by the
-    /// slow-consumer rule or not at all (the connection then closes); on TLS encrypted into the queue, otherwise
-    /// queued as they are and the connection put on the loop's list to flush.
+    /// slow-consumer rule or not at all (the connection then closes); on TLS encrypted into the queue; while the loop
+    /// is handling this connection's input, copied into the loop's reply cork if they fit (`copy` gets the place),
+    /// otherwise queued as they are (after what the cork held) and the connection put on the loop's list to flush.
     @inline(__always)
-    private func queue(byteCount: Int, tls encrypt: (TLSTransport) -> Void, plain append: () -> Void) {
+    private func queue(
+        byteCount: Int, tls encrypt: (TLSTransport) -> Void, corked copy: (UnsafeMutableRawPointer) -> Void,
+        plain append: () -> Void
+    ) {
         guard state == .open, byteCount > 0, admit(byteCount) else { return }
         if let tls {
             encrypt(tls)
             return
+        }
+        if loop.isCorking(self) {
+            if let destination = loop.reserveCork(byteCount) {
+                copy(destination)
+                return
+            }
+            loop.uncork(self, keep: true)
         }
         append()
         loop.scheduleWrite(self)
@@ -164,6 +190,7 @@ public final class Connection {
     public func close(afterFlush: Bool) {
         switch state {
         case .open, .closingAfterFlush:
+            loop.uncork(self, keep: afterFlush)  // what the reply cork holds goes with the queue, or not at all
             if afterFlush, state == .open, let tls { loop.sendCloseNotify(on: self, tls) }
             if afterFlush, !output.isEmpty {
                 if state == .open {
@@ -205,7 +232,7 @@ public final class Connection {
 
     /// The slow-consumer rule: a queue that would pass the cap closes the connection instead of growing.
     private func admit(_ byteCount: Int) -> Bool {
-        if queueCapLifted || output.count + byteCount <= binding.config.maxQueuedBytesPerConnection { return true }
+        if queueCapLifted || queuedBytes + byteCount <= binding.config.maxQueuedBytesPerConnection { return true }
         if state == .open {
             loop.counters.didCloseSlowConsumer()
             closedAsSlowConsumer = true

@@ -131,7 +131,7 @@ extension EventLoop {
             if let tls = connection.tls {
                 receiveTLS(bytes, on: connection, tls)
             } else {
-                connection.handler?.connectionDidRead(connection, bytes)
+                corking(connection) { connection.handler?.connectionDidRead(connection, bytes) }
             }
         }
     }

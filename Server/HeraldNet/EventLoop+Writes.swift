@@ -62,11 +62,11 @@ extension EventLoop {
 
     /// Sends `bytes` on `connection` at once when nothing is queued ahead of them on a plain, open connection, and
     /// queues a copy of whatever the kernel does not take; otherwise queues a copy of them all (behind what is queued,
-    /// encrypted on TLS, or not at all once the connection is closing). For a fan-out that builds each receiver's
+    /// into the reply cork, encrypted on TLS, or not at all once the connection is closing). For a fan-out that builds each receiver's
     /// whole run in one buffer and reuses it for the next receiver: the bytes are not named after this returns.
     public func writeNow(_ bytes: UnsafeRawBufferPointer, on connection: Connection) {
         guard connection.state == .open, connection.tls == nil, connection.output.isEmpty, !connection.wantsWritable,
-              let base = bytes.baseAddress, !bytes.isEmpty
+              !isCorking(connection), let base = bytes.baseAddress, !bytes.isEmpty
         else {
             connection.write(bytes)
             return
@@ -138,7 +138,7 @@ extension EventLoop {
     }
 
     /// One `send` of contiguous bytes. MSG_NOSIGNAL: a vanished peer is EPIPE here, never a process-killing SIGPIPE.
-    private func send(_ base: UnsafeRawPointer?, _ count: Int, on connection: Connection) throws(NetError) -> IOResult<Int> {
+    func send(_ base: UnsafeRawPointer?, _ count: Int, on connection: Connection) throws(NetError) -> IOResult<Int> {
         try syscall("send") { clinux_send(connection.fd, base, count, Int32(MSG_NOSIGNAL)) }
     }
 
@@ -153,7 +153,7 @@ extension EventLoop {
         return length
     }
 
-    private func armWritable(_ connection: Connection) {
+    func armWritable(_ connection: Connection) {
         guard !connection.wantsWritable else { return }
         connection.wantsWritable = true
         updateInterest(of: connection)

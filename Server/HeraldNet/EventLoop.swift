@@ -97,6 +97,12 @@ public final class EventLoop: @unchecked Sendable {
     let inlineScratch: UnsafeMutableRawPointer
     let gatherBuffer: UnsafeMutableRawPointer
     let gatherBufferSize = 64 << 10
+    /// The reply cork (``EventLoop+Cork.swift``): the connection whose input is being handled, if its replies may be
+    /// gathered here, and what they hold so far. Its own buffer, since a flush inside a read handler uses the others.
+    var corkOwner: UnsafeMutableRawPointer?
+    let corkBuffer: UnsafeMutableRawPointer
+    let corkCapacity = 16 << 10
+    var corkLength = 0
 
     /// Creates the loop's descriptors. The loop does nothing until `run` is called on its thread.
     init(index: Int, tickMilliseconds: Int, readBufferSize: Int) throws(NetError) {
@@ -125,6 +131,7 @@ public final class EventLoop: @unchecked Sendable {
         iovecs = .allocate(capacity: iovecCapacity)
         inlineScratch = .allocate(byteCount: WriteQueue.inlineScratchSize(capacity: iovecCapacity), alignment: 8)
         gatherBuffer = .allocate(byteCount: gatherBufferSize, alignment: 64)
+        corkBuffer = .allocate(byteCount: corkCapacity, alignment: 64)
         try register(wakeFD, as: .wakeup, events: CLINUX_EPOLLIN)
         try register(timerFD, as: .timer, events: CLINUX_EPOLLIN)
         try armTimer()
@@ -139,6 +146,7 @@ public final class EventLoop: @unchecked Sendable {
         iovecs.deallocate()
         inlineScratch.deallocate()
         gatherBuffer.deallocate()
+        corkBuffer.deallocate()
     }
 
     // MARK: - API
