@@ -27,6 +27,9 @@ public final class Connection {
     var state = State.open
     /// On the loop's pending-write list already (avoids duplicates).
     var isPendingWrite = false
+    /// Its last read filled the loop's buffer, so the socket may hold more than epoll will report again (the loop's
+    /// list of connections to read again without an event).
+    var mayHaveMoreInput = false
     /// Interest registered with epoll.
     var wantsRead = true
     var wantsWritable = false

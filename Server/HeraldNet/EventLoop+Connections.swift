@@ -61,7 +61,7 @@ extension EventLoop {
         }
         let connection = Connection(loop: self, handle: handle, remoteAddress: remoteAddress, binding: binding, tls: tls)
         do {
-            try register(fd, as: .connection(.passUnretained(connection)), events: CLINUX_EPOLLIN)
+            try register(fd, as: .connection(.passUnretained(connection)), events: CLINUX_EPOLLIN | CLINUX_EPOLLET)
         } catch {
             closeDescriptor(fd)
             return
@@ -110,8 +110,9 @@ extension EventLoop {
         }
     }
 
-    /// One read into the loop's shared buffer; level-triggered epoll brings us back if more is waiting.
-    private func readOnce(_ connection: Connection) {
+    /// One read into the loop's shared buffer. A read that fills the buffer may have left more in the socket, which
+    /// edge-triggered epoll does not report again: the connection goes on the list read again next pass.
+    func readOnce(_ connection: Connection) {
         let result: IOResult<Int>
         do {
             result = try syscall("recv") { clinux_recv(connection.fd, readBuffer, readBufferSize) }
@@ -127,6 +128,10 @@ extension EventLoop {
             connection.close(afterFlush: true)
         case .processed(let count):
             counters.didRead(count)
+            if count == readBufferSize, !connection.mayHaveMoreInput {
+                connection.mayHaveMoreInput = true
+                pendingSocketReads.append(connection)
+            }
             let bytes = UnsafeRawBufferPointer(start: readBuffer, count: count)
             if let tls = connection.tls {
                 receiveTLS(bytes, on: connection, tls)
@@ -136,6 +141,22 @@ extension EventLoop {
         }
     }
 
+    /// Reads once more from each connection whose last read filled the buffer (one buffer each, as for an event);
+    /// those that fill it again go back on the list for the next pass.
+    func readPendingSockets() {
+        guard !pendingSocketReads.isEmpty else { return }
+        var batch = ContiguousArray<Connection>()
+        swap(&batch, &pendingSocketReads)
+        for connection in batch {
+            connection.mayHaveMoreInput = false
+            // Paused or closing: resuming re-arms EPOLLIN, and epoll then reports what is waiting.
+            guard connection.state == .open, connection.wantsRead else { continue }
+            readOnce(connection)
+        }
+        batch.removeAll(keepingCapacity: true)
+        if pendingSocketReads.isEmpty { swap(&batch, &pendingSocketReads) }
+    }
+
     func stopReading(_ connection: Connection) {
         guard connection.wantsRead else { return }
         connection.wantsRead = false
@@ -143,7 +164,7 @@ extension EventLoop {
     }
 
     func updateInterest(of connection: Connection) {
-        let events = (connection.wantsRead ? CLINUX_EPOLLIN : 0) | (connection.wantsWritable ? CLINUX_EPOLLOUT : 0)
+        let events = (connection.wantsRead ? CLINUX_EPOLLIN : 0) | (connection.wantsWritable ? CLINUX_EPOLLOUT : 0) | CLINUX_EPOLLET
         do {
             try modify(connection.fd, events: events)
         } catch {

@@ -4,17 +4,23 @@ import Synchronization
 
 /// One thread, one epoll instance, and everything that runs on it (style E6).
 ///
-/// **Level-triggered** epoll, deliberately: the loop reads at most one buffer (64 KiB) per connection
-/// per wakeup and moves on, and the kernel simply reports the connection again while bytes remain. That
-/// gives fairness between connections without "drain until EAGAIN" loops, makes EPOLLOUT arm/disarm a
-/// plain interest change, and makes "stop polling the listener for a tick" (EMFILE) a one-line MOD.
+/// **Edge-triggered** epoll for connections, level-triggered for the rest. The loop reads at most one buffer (64 KiB)
+/// per connection per wakeup and moves on, for fairness between connections without "drain until EAGAIN" loops; a
+/// read that fills the buffer puts the connection on a list read again next pass, since an edge reports only bytes
+/// that arrive later. Level-triggered, every connection an `epoll_wait` reported was polled by the kernel again in
+/// the next one, only to be found drained: for a request/response connection, ~1% of the server's time (the echo
+/// benchmark, BENCHMARKS.md). EPOLLOUT stays a plain interest change (`epoll_ctl` MOD reports a socket that is ready
+/// at once, as it does a paused socket's waiting bytes when EPOLLIN comes back). The eventfd, timerfd and listeners
+/// stay level-triggered: "stop polling the listener for a tick" (EMFILE) is a one-line MOD, and a wake-up left unread
+/// is reported again.
 ///
 /// Each pass of the loop:
 /// 1. runs tasks posted from other threads (`execute`): a `Mutex`-protected inbox plus an eventfd;
-/// 2. decrypts what TLS engines still hold from earlier reads (E8), then writes every connection with queued
-///    output, one `sendmsg` each (E7), handling what epoll has ready every 64 connections of a long flush;
+/// 2. decrypts what TLS engines still hold from earlier reads (E8), reads again the sockets whose last read filled the
+///    buffer, then writes every connection with queued output, one `sendmsg` each (E7), handling what epoll has
+///    ready every 64 connections of a long flush;
 /// 3. closes connections marked for close, then calls `connectionDidClose`;
-/// 4. waits in `epoll_wait` (without timeout unless writes are still pending) and handles the ready batch;
+/// 4. waits in `epoll_wait` (without timeout unless writes or reads are still pending) and handles the ready batch;
 /// 5. closes connections marked during the batch. Descriptors are never closed inside a batch (nor inside a flush),
 ///    so no descriptor number is reused while stale events for it may still be in the array.
 ///
@@ -71,6 +77,9 @@ public final class EventLoop: @unchecked Sendable {
     var pendingCloses = ContiguousArray<Connection>()
     /// TLS connections whose engine still holds decrypted bytes epoll cannot report (style E8).
     var pendingReads = ContiguousArray<Connection>()
+    /// Connections whose last read filled the read buffer: the socket may hold more, and edge-triggered epoll reports
+    /// only what arrives after (``Connection/mayHaveMoreInput``).
+    var pendingSocketReads = ContiguousArray<Connection>()
     /// Scratch for TLS: plaintext of one receive, and ciphertext of one receive or write. Reused, never shared.
     var tlsPlaintext: [UInt8] = []
     var tlsCiphertext: [UInt8] = []
@@ -208,10 +217,11 @@ public final class EventLoop: @unchecked Sendable {
             runInbox()
             if isStopping { break }
             drainPendingReads()
+            readPendingSockets()
             flushPendingWrites()
             closePendingConnections()
             runAfterEvents()
-            handleReadyEvents(waiting: pendingWrites.isEmpty && pendingReads.isEmpty)
+            handleReadyEvents(waiting: pendingWrites.isEmpty && pendingReads.isEmpty && pendingSocketReads.isEmpty)
             closePendingConnections()
             runAfterEvents()
         }

@@ -29,6 +29,7 @@ static const uint32_t CLINUX_EPOLLOUT = EPOLLOUT;
 static const uint32_t CLINUX_EPOLLERR = EPOLLERR;
 static const uint32_t CLINUX_EPOLLHUP = EPOLLHUP;
 static const uint32_t CLINUX_EPOLLRDHUP = EPOLLRDHUP;
+static const uint32_t CLINUX_EPOLLET = EPOLLET;
 
 // Socket type flags are an enum in glibc's headers; as ints they combine without ceremony.
 static const int CLINUX_SOCK_STREAM = SOCK_STREAM;
