@@ -62,8 +62,9 @@ extension EventLoop {
 
     /// Sends `bytes` on `connection` at once when nothing is queued ahead of them on a plain, open connection, and
     /// queues a copy of whatever the kernel does not take; otherwise queues a copy of them all (behind what is queued,
-    /// into the reply cork, encrypted on TLS, or not at all once the connection is closing). For a fan-out that builds each receiver's
-    /// whole run in one buffer and reuses it for the next receiver: the bytes are not named after this returns.
+    /// into the reply cork, encrypted on TLS, or not at all once the connection is closing). For a fan-out that builds
+    /// each receiver's whole run in one buffer and reuses it for the next receiver: the bytes are not named after this
+    /// returns.
     public func writeNow(_ bytes: UnsafeRawBufferPointer, on connection: Connection) {
         guard connection.state == .open, connection.tls == nil, connection.output.isEmpty, !connection.wantsWritable,
               !isCorking(connection), let base = bytes.baseAddress, !bytes.isEmpty

@@ -62,8 +62,8 @@ int clinux_set_nofile_limit(const struct rlimit *limit);
 /// bookkeeping buys nothing. `recv` rather than `read`: the socket call skips the VFS read path (file position lock).
 /// On x86-64 and arm64 the `syscall`/`svc` instruction is issued inline, so Swift calls straight into the kernel: a
 /// request/response connection makes one read and one send per message, and the two library calls in between (this
-/// wrapper, then glibc's variadic `syscall`) were a third of the user time glibc's own `send`/`recv` cost. Elsewhere
-/// glibc's `syscall`. Same results and errno as the glibc calls.
+/// wrapper, then glibc's variadic `syscall`) cost the echo benchmark's server 0.7% of its time more than uWebSockets'
+/// calls to glibc's `send`/`recv` (perf). Elsewhere glibc's `syscall`. Same results and errno as the glibc calls.
 #if defined(__x86_64__)
 static inline long clinux_raw_syscall6(long number, long a1, long a2, long a3, long a4, long a5, long a6) {
     long result;
