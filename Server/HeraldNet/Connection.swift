@@ -87,7 +87,7 @@ public final class Connection {
         queue(byteCount: bytes.count) { tls in
             loop.encrypt(bytes, on: self, tls)
         } corked: { destination in
-            destination.copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
+            Self.copy(bytes, to: destination)
         } plain: {
             output.append(bytes)
         }
@@ -101,8 +101,7 @@ public final class Connection {
             if head.count > 0 { loop.encrypt(head, on: self, tls) }
             if payload.count > 0 { loop.encrypt(payload, on: self, tls) }
         } corked: { destination in
-            if head.count > 0 { destination.copyMemory(from: head.baseAddress!, byteCount: head.count) }
-            if payload.count > 0 { (destination + head.count).copyMemory(from: payload.baseAddress!, byteCount: payload.count) }
+            Self.copy(head, then: payload, to: destination)
         } plain: {
             output.append(head: head, payload: payload)
         }
@@ -114,7 +113,7 @@ public final class Connection {
         queue(byteCount: frame.count) { tls in
             frame.withUnsafeBytes { loop.encrypt($0, on: self, tls) }
         } corked: { destination in
-            frame.withUnsafeBytes { destination.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            frame.withUnsafeBytes { Self.copy($0, to: destination) }
         } plain: {
             output.append(frame)
         }
@@ -126,7 +125,7 @@ public final class Connection {
         queue(byteCount: pinned.count) { tls in
             pinned.frame.withUnsafeBytes { loop.encrypt($0, on: self, tls) }
         } corked: { destination in
-            pinned.frame.withUnsafeBytes { destination.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            pinned.frame.withUnsafeBytes { Self.copy($0, to: destination) }
         } plain: {
             output.append(pinned)
         }
@@ -143,10 +142,7 @@ public final class Connection {
             if head.count > 0 { loop.encrypt(head, on: self, tls) }
             if pinned.count > 0 { pinned.frame.withUnsafeBytes { loop.encrypt($0, on: self, tls) } }
         } corked: { destination in
-            if head.count > 0 { destination.copyMemory(from: head.baseAddress!, byteCount: head.count) }
-            if pinned.count > 0 {
-                pinned.frame.withUnsafeBytes { (destination + head.count).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
-            }
+            pinned.frame.withUnsafeBytes { Self.copy(head, then: $0, to: destination) }
         } plain: {
             if let inline { output.append(inline) } else { output.append(head) }
             output.append(pinned)
@@ -176,6 +172,16 @@ public final class Connection {
         }
         append()
         loop.scheduleWrite(self)
+    }
+
+    /// Copies `first` and then `second` to `destination` (room the reply cork reserved for both); either may be empty.
+    @inline(__always)
+    private static func copy(
+        _ first: UnsafeRawBufferPointer, then second: UnsafeRawBufferPointer = UnsafeRawBufferPointer(start: nil, count: 0),
+        to destination: UnsafeMutableRawPointer
+    ) {
+        if let base = first.baseAddress, first.count > 0 { destination.copyMemory(from: base, byteCount: first.count) }
+        if let base = second.baseAddress, second.count > 0 { (destination + first.count).copyMemory(from: base, byteCount: second.count) }
     }
 
     /// Gives the connection to another handler from here on: after a protocol upgrade, the HTTP handler gives way to

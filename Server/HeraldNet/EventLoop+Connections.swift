@@ -144,17 +144,12 @@ extension EventLoop {
     /// Reads once more from each connection whose last read filled the buffer (one buffer each, as for an event);
     /// those that fill it again go back on the list for the next pass.
     func readPendingSockets() {
-        guard !pendingSocketReads.isEmpty else { return }
-        var batch = ContiguousArray<Connection>()
-        swap(&batch, &pendingSocketReads)
-        for connection in batch {
+        takeEach(from: \.pendingSocketReads) { connection in
             connection.mayHaveMoreInput = false
             // Paused or closing: resuming re-arms EPOLLIN, and epoll then reports what is waiting.
-            guard connection.state == .open, connection.wantsRead else { continue }
+            guard connection.state == .open, connection.wantsRead else { return }
             readOnce(connection)
         }
-        batch.removeAll(keepingCapacity: true)
-        if pendingSocketReads.isEmpty { swap(&batch, &pendingSocketReads) }
     }
 
     func stopReading(_ connection: Connection) {

@@ -76,16 +76,11 @@ extension EventLoop {
     /// Runs before the loop sleeps: decrypts what OpenSSL still holds for each connection on the pending-read
     /// list, one slice each; connections with still more go back on the list for the next pass.
     func drainPendingReads() {
-        guard !pendingReads.isEmpty else { return }
-        var batch = ContiguousArray<Connection>()
-        swap(&batch, &pendingReads)
-        for connection in batch {
-            guard let tls = connection.tls else { continue }
+        takeEach(from: \.pendingReads) { connection in
+            guard let tls = connection.tls else { return }
             tls.isPendingRead = false
-            guard connection.state == .open, connection.wantsRead else { continue }
+            guard connection.state == .open, connection.wantsRead else { return }
             receiveTLS(UnsafeRawBufferPointer(start: nil, count: 0), on: connection, tls)
         }
-        batch.removeAll(keepingCapacity: true)
-        if pendingReads.isEmpty { swap(&batch, &pendingReads) }
     }
 }

@@ -249,6 +249,18 @@ public final class EventLoop: @unchecked Sendable {
         }
     }
 
+    /// Runs `body` for each connection on the per-pass `list` as it stands now; what `body` puts on the list meanwhile
+    /// waits for the next pass. The list's storage is handed back when nothing was added, so a busy list allocates
+    /// nothing per pass.
+    func takeEach(from list: ReferenceWritableKeyPath<EventLoop, ContiguousArray<Connection>>, _ body: (Connection) -> Void) {
+        guard !self[keyPath: list].isEmpty else { return }
+        var batch = ContiguousArray<Connection>()
+        swap(&batch, &self[keyPath: list])
+        for connection in batch { body(connection) }
+        batch.removeAll(keepingCapacity: true)
+        if self[keyPath: list].isEmpty { swap(&batch, &self[keyPath: list]) }
+    }
+
     /// Runs `work` on this loop once the events it is handling now (reads, tasks, closes) are all handled, before it
     /// waits again, unless work with the same `token` is already waiting for that: for a consumer on another thread
     /// that is better woken once for everything one pass read than once per message. Call only on this loop's thread.

@@ -37,28 +37,19 @@ extension ServerTests {
         #expect(try client.receive(exactly: 3) == Array("cd!".utf8))
     }
 
-    @Test("E7: a close after flush inside the read handler still sends the corked reply, then closes")
-    func closeAfterFlushSendsCorkedReply() throws {
+    @Test(
+        "E7: a close inside the read handler sends the corked reply first when after flush, drops it when not",
+        arguments: [(afterFlush: true, expected: "last words"), (afterFlush: false, expected: "")]
+    )
+    func closeInsideReadHandler(afterFlush: Bool, expected: String) throws {
         var options = HandlerOptions()
-        options.onRead = { connection in connection.close(afterFlush: true) }
+        options.onRead = { connection in connection.close(afterFlush: afterFlush) }
         let (server, events, port) = try startEchoServer(threads: 1, options: options)
         defer { #expect(stop(server)) }
         let client = try TestClient(port: port)
         #expect(events.waitUntil { $0.opened.count == 1 })
         try client.send("last words")
-        #expect(try client.receiveUntilClosed() == Array("last words".utf8))
-    }
-
-    @Test("E7: a close without flush inside the read handler drops the corked reply with the queue")
-    func closeWithoutFlushDropsCorkedReply() throws {
-        var options = HandlerOptions()
-        options.onRead = { connection in connection.close(afterFlush: false) }
-        let (server, events, port) = try startEchoServer(threads: 1, options: options)
-        defer { #expect(stop(server)) }
-        let client = try TestClient(port: port)
-        #expect(events.waitUntil { $0.opened.count == 1 })
-        try client.send("unsaid")
-        #expect(try client.receiveUntilClosed() == [])
+        #expect(try client.receiveUntilClosed() == Array(expected.utf8))
     }
 
     @Test("E7: corked bytes count toward the slow-consumer cap")
