@@ -13,7 +13,7 @@
 # burst is the 1,000 `ready` replies to the hellos, not a message), their spread, and the time from the read to the
 # first send (what the server does before its first write).
 #
-# Why: the 20 msg/s p99 is the top 1% of 200,000 deliveries, i.e. the last receivers of the slowest ~2% of messages.
+# Why: the 20 msg/s p99 is the top 1% of 200,000 deliveries: the last receivers of the slowest messages.
 # On this machine the first ~16 messages after the clients connect are ~35% slower for every server (TCP's quick-ACK
 # start: each receiver acknowledges its first 16 segments at once, inside the sender's send), so the p99 is decided
 # there, not in the steady state (BENCHMARKS.md, session 27).

@@ -136,7 +136,10 @@ public final class FCMClient: PushProviderClient {
         let status = Self.errorStatus(in: response.body)
         switch response.status {
         case 200: return .accepted
-        case 404, 400 where status.code == "UNREGISTERED":
+        // Every 404 means the token is gone; a 400 only when FCM names it UNREGISTERED (an INVALID_ARGUMENT is the
+        // request's fault, not the device's).
+        case 404,
+             400 where status.code == "UNREGISTERED":
             return .targetGone(reason: "FCM: \(status.code ?? "NOT_FOUND")")
         case 401: return .refreshCredentials(reason: "FCM 401: \(status.status ?? "UNAUTHENTICATED")")
         case 429, 500, 503: return .retry(afterSeconds: response.retryAfterSeconds, reason: "FCM \(response.status): \(status.status ?? "")")

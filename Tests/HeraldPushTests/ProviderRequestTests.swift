@@ -78,8 +78,9 @@ struct ProviderRequestTests {
         #expect(outcome == expected)
     }
 
-    @Test("FCM answers: 404 and UNREGISTERED remove the target, 401 renews the token, 429/5xx retry with Retry-After", arguments: [
+    @Test("FCM answers: any 404 and a 400 naming UNREGISTERED remove the target, 401 renews the token, 429/5xx retry with Retry-After", arguments: [
         (404, #"{"error":{"status":"NOT_FOUND","details":[{"errorCode":"UNREGISTERED"}]}}"#, nil as String?, "gone"),
+        (404, #"{"error":{"status":"NOT_FOUND"}}"#, nil, "gone"),
         (400, #"{"error":{"status":"INVALID_ARGUMENT","details":[{"errorCode":"UNREGISTERED"}]}}"#, nil, "gone"),
         (401, #"{"error":{"status":"UNAUTHENTICATED"}}"#, nil, "refresh"),
         (429, #"{"error":{"status":"RESOURCE_EXHAUSTED"}}"#, "7", "retry 7"),
