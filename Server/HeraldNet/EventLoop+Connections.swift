@@ -113,6 +113,13 @@ extension EventLoop {
     /// One read into the loop's shared buffer. A read that fills the buffer may have left more in the socket, which
     /// edge-triggered epoll does not report again: the connection goes on the list read again next pass.
     func readOnce(_ connection: Connection) {
+        if let tls = connection.tls, tls.isPendingRead {
+            // OpenSSL still holds records of earlier reads (a pass decrypts one slice of them): reading now would move
+            // the peer's backlog out of the kernel, where TCP's window holds the peer back, into OpenSSL's buffer,
+            // which nothing bounds. The socket is read once those records are handled.
+            readAgainNextPass(connection)
+            return
+        }
         let result: IOResult<Int>
         do {
             result = try syscall("recv") { clinux_recv(connection.fd, readBuffer, readBufferSize) }
@@ -128,10 +135,7 @@ extension EventLoop {
             connection.close(afterFlush: true)
         case .processed(let count):
             counters.didRead(count)
-            if count == readBufferSize, !connection.mayHaveMoreInput {
-                connection.mayHaveMoreInput = true
-                pendingSocketReads.append(connection)
-            }
+            if count == readBufferSize { readAgainNextPass(connection) }
             let bytes = UnsafeRawBufferPointer(start: readBuffer, count: count)
             if let tls = connection.tls {
                 receiveTLS(bytes, on: connection, tls)
@@ -141,8 +145,16 @@ extension EventLoop {
         }
     }
 
-    /// Reads once more from each connection whose last read filled the buffer (one buffer each, as for an event);
-    /// those that fill it again go back on the list for the next pass.
+    /// Puts the connection on the list read again next pass without an event (edge-triggered epoll reports only bytes
+    /// that arrive later, not those still waiting in the socket).
+    private func readAgainNextPass(_ connection: Connection) {
+        guard !connection.mayHaveMoreInput else { return }
+        connection.mayHaveMoreInput = true
+        pendingSocketReads.append(connection)
+    }
+
+    /// Reads once more from each connection whose last read filled the buffer (one buffer each, as for an event), or
+    /// that waited for its TLS records to be decrypted; those that need it go back on the list for the next pass.
     func readPendingSockets() {
         takeEach(from: \.pendingSocketReads) { connection in
             connection.mayHaveMoreInput = false

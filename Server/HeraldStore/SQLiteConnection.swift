@@ -141,6 +141,11 @@ final class SQLiteConnection {
         return (Int(log), Int(done))
     }
 
+    /// Whether no transaction is open. SQLite rolls a whole transaction back by itself after some errors (I/O, a full
+    /// disk, no memory: "the transaction may have been rolled back automatically"), and then this turns true while a
+    /// savepoint of the caller's is still thought to be open.
+    var isAutocommit: Bool { handle.map { sqlite3_get_autocommit($0) != 0 } ?? true }
+
     // MARK: - Internals
 
     private func open() throws(StoreError) -> OpaquePointer {

@@ -22,6 +22,11 @@ public final class SQLiteStore: SyncStore, @unchecked Sendable {
     let connection: SQLiteConnection
     /// Savepoint nesting depth; 0 means no transaction is open.
     private var transactionDepth = 0
+    /// SQLite rolled back the open transaction on its own (after an I/O error, a full disk, ...): every level still
+    /// running fails until the outermost one has ended.
+    private var transactionLost = false
+    private static let lostTransaction = StoreError(
+        kind: .io, message: "the transaction was rolled back by SQLite after an earlier error; nothing of it is stored")
     /// Whether a transaction (or snapshot) is open.
     var isInTransaction: Bool { transactionDepth > 0 }
     /// Per-user stream heads and newest runs in memory; see ``StreamCache`` for why that is safe.
@@ -134,6 +139,9 @@ public final class SQLiteStore: SyncStore, @unchecked Sendable {
 
     public func transaction<T>(_ body: () throws -> T) throws -> T {
         let depth = transactionDepth
+        // Inside a transaction SQLite has already rolled back, a savepoint would open a new transaction of its own and
+        // its RELEASE commit it: what comes after a lost transaction fails with it, up to the outermost level.
+        if depth > 0, transactionLost { throw Self.lostTransaction }
         let savepoint = "s\(depth)"
         // IMMEDIATE takes the write lock up front, so a busy writer is waited for (busy_timeout)
         // at BEGIN instead of failing later when a read transaction tries to upgrade.
@@ -145,8 +153,10 @@ public final class SQLiteStore: SyncStore, @unchecked Sendable {
         let result: T
         do {
             result = try body()
+            if connection.isAutocommit { throw Self.lostTransaction }
         } catch {
             transactionDepth = depth
+            if connection.isAutocommit { transactionLost = true }
             streams.rollBack(to: streamsMark)
             // A rolled-back conversation's id may be handed out again: forget what was cached meanwhile.
             participantsCache.rollBack(to: participantsMark)
@@ -154,7 +164,8 @@ public final class SQLiteStore: SyncStore, @unchecked Sendable {
                 try? connection.executeScript("ROLLBACK")
                 streams.endTransaction()
                 participantsCache.endTransaction()
-            } else {
+                transactionLost = false
+            } else if !transactionLost {
                 try? connection.executeScript("ROLLBACK TO \(savepoint); RELEASE \(savepoint)")
             }
             throw error

@@ -52,7 +52,8 @@ enum PushTargetRules {
                 throw ErrorInfo(
                     .badRequest,
                     settings.allowsLoopbackHTTP
-                        ? "field 'endpoint' must be an https:// URL, or http:// on loopback" : "field 'endpoint' must be an https:// URL")
+                        ? "field 'endpoint' must be an https:// URL with a DNS host name, or http:// on loopback"
+                        : "field 'endpoint' must be an https:// URL with a DNS host name (no IP address or localhost)")
             }
             // RFC 8291 §3.2: the key is an uncompressed P-256 point (65 bytes, 0x04 first) and the secret 16 bytes;
             // unpadded base64url of those is exactly 87 and 22 characters, and 0x04 makes the first one 'B'.
@@ -78,12 +79,15 @@ enum PushTargetRules {
         return target
     }
 
-    /// `https://host[:port]/…`, or with `loopbackHTTP` also `http://127.x.y.z` / `http://localhost` / `http://[::1]`.
+    /// `https://host[:port]/…` with a public DNS host name (the server posts to it: no IP literal, `localhost` or
+    /// single-label name, which would let any user make the server probe its own network, 169.254.169.254 and the
+    /// like), or with `loopbackHTTP` (tests) also `http://127.x.y.z` / `http://localhost` / `http://[::1]`.
     static func isAllowedEndpoint(_ endpoint: String, loopbackHTTP: Bool) -> Bool {
         guard !endpoint.utf8.contains(where: { $0 <= 0x20 || $0 >= 0x7F }) else { return false }
         let rest: Substring
         if endpoint.hasPrefix("https://") {
             rest = endpoint.dropFirst("https://".count)
+            guard ContentRules.isPublicAuthority(rest.lowercased().prefix { $0 != "/" && $0 != "?" }) else { return false }
         } else if loopbackHTTP, endpoint.hasPrefix("http://") {
             rest = endpoint.dropFirst("http://".count)
             let authority = rest.prefix { $0 != "/" && $0 != "?" }

@@ -60,7 +60,7 @@ extension SyncCore {
         guard cluster != nil || presence.backgroundDevices > 0 || !registered.isEmpty else { return }
         // P1 here first, from memory: a recipient with a device here viewing the conversation is alerted nowhere.
         // Alone, P3 decides the rest here too.
-        var work: [(push: PushInfo, mentions: [String], users: [String])] = []
+        var work: [(pending: PendingPush, users: [String])] = []
         var everyone: Set<String> = []
         for run in runs {
             let conversation = run.first.push.conversation
@@ -73,7 +73,7 @@ extension SyncCore {
                 everyone.insert(user)
             }
             guard !undecided.isEmpty else { continue }
-            for pending in due[run.range] { work.append((pending.push, pending.mentions, undecided)) }
+            for pending in due[run.range] { work.append((pending, undecided)) }
         }
         guard !work.isEmpty else { return }
         // The devices of everyone left on the other nodes, one read.
@@ -86,7 +86,7 @@ extension SyncCore {
                     elsewhere[presence.user, default: []].append(presence)
                 }
             } catch {
-                logger.debug("pushes not delivered: presence failed", metadata: ["error": "\(error)"])
+                retryLater(work, now: now, because: "presence failed", error)
                 return
             }
         }
@@ -103,12 +103,13 @@ extension SyncCore {
         // N1-N3: the mutes and quiet hours of everyone left, one read.
         let settings: [String: UserAlertSettings]
         do { settings = try store.alertSettings(users: Array(alertable)) } catch {
-            logger.debug("pushes not delivered: alert settings failed", metadata: ["error": "\(error)"])
+            retryLater(work, now: now, because: "alert settings failed", error)
             return
         }
         // Who gets what, decided from reads alone; a transaction only when someone is to be alerted.
-        var alerts: [(push: PushInfo, user: String, targets: [PushTarget])] = []
-        for (push, mentions, undecided) in work {
+        var alerts: [(push: PushInfo, user: String, targets: [PushTarget], pending: PendingPush)] = []
+        for (pending, undecided) in work {
+            let (push, mentions) = (pending.push, pending.mentions)
             var decided: [(user: String, targets: [PushTarget], alert: RecipientAlert)] = []
             for user in undecided where alertable.contains(user) {
                 let here = pushCandidates(of: user).map { $0.map(PushTarget.local) }
@@ -128,10 +129,10 @@ extension SyncCore {
                 current = revised
                 readers = Set(try store.readers(of: push.message).map(\.user))
             } catch {
-                logger.debug("push not delivered: read state failed", metadata: ["message": "\(push.message)", "error": "\(error)"])
+                retryLater([(pending, decided.map(\.user))], now: now, because: "read state failed", error)
                 continue
             }
-            for (user, targets, alert) in decided where !readers.contains(user) { alerts.append((current.flagged(alert), user, targets)) }
+            for (user, targets, alert) in decided where !readers.contains(user) { alerts.append((current.flagged(alert), user, targets, pending)) }
         }
         guard !alerts.isEmpty else { return }
         // One transaction for every outbox row and request; nothing goes out unless it commits (a push without its
@@ -140,7 +141,7 @@ extension SyncCore {
         var queued = false
         do {
             try store.transaction {
-                for (push, user, targets) in alerts {
+                for (push, user, targets, pending) in alerts {
                     var local: [Device] = []
                     var queuedHere = false
                     do {
@@ -160,7 +161,7 @@ extension SyncCore {
                             }
                         }
                     } catch {
-                        logger.debug("push not delivered: outbox failed", metadata: ["user": "\(user)", "error": "\(error)"])
+                        retryLater([(pending, [user])], now: now, because: "outbox failed", error)
                         continue
                     }
                     queued = queued || queuedHere
@@ -171,11 +172,45 @@ extension SyncCore {
                 }
             }
         } catch {
-            logger.debug("due pushes not delivered: their transaction failed", metadata: ["error": "\(error)"])
+            // Nothing of it committed: every alert decided here is decided again.
+            var failed: [(pending: PendingPush, users: [String])] = []
+            for alert in alerts {
+                if let last = failed.last, last.pending.push.message == alert.pending.push.message {
+                    failed[failed.count - 1].users.append(alert.user)
+                } else {
+                    failed.append((alert.pending, [alert.user]))
+                }
+            }
+            retryLater(failed, now: now, because: "their transaction failed", error)
             return
         }
         deliveries += pushed
         if queued { pushQueued?() }
+    }
+
+    /// A due push whose decision could not be read or written (the store busy, PostgreSQL's write lock held by an
+    /// application transaction) is decided again this much later, for its `users` only, up to ``pushAttempts`` times:
+    /// a store that recovers within half a minute still alerts them (P1-P4, with the state of then).
+    static var pushRetryMilliseconds: Int64 { 2_000 }
+    static var pushAttempts: Int { 15 }
+
+    private func retryLater(_ failed: [(pending: PendingPush, users: [String])], now: Int64, because reason: String, _ error: any Error) {
+        var dropped = 0
+        for (pending, users) in failed where !users.isEmpty {
+            guard pending.failedAttempts + 1 < Self.pushAttempts else {
+                dropped += 1
+                continue
+            }
+            var retry = pending
+            retry.users = users
+            retry.except = nil
+            retry.deadline = now + Self.pushRetryMilliseconds
+            retry.failedAttempts += 1
+            pendingPushes.insert(retry)
+        }
+        logger.debug(
+            "pushes put off: \(reason)", metadata: ["pushes": "\(failed.count)", "given up": "\(dropped)", "error": "\(error)"])
+        if dropped > 0 { logger.warning("pushes not delivered after \(Self.pushAttempts) attempts: \(reason)", metadata: ["pushes": "\(dropped)"]) }
     }
 
     /// `due` cut into runs of consecutive pushes in the same conversation to the same recipients, each with its first

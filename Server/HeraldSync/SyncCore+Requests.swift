@@ -396,6 +396,7 @@ extension SyncCore {
 
     /// Closes this node's live connections of `user` (every one, or those named `device`) with 4001.
     func closeSignedOut(_ user: String, device: String?, step: inout SyncStep<Device>) {
+        step.signedOut.insert(user)
         for live in devicesByUser[user] ?? [] where device == nil || live.state.name == device {
             step.effects.append(.close(live.device, code: HeraldCloseCode.credentialsEnded, reason: "signed out"))
         }

@@ -28,6 +28,9 @@ public final class SyncCore<Device: Hashable> {
     /// Each user's connected devices with their state (fan-out reads it once per recipient, not once per device).
     /// Every change to it also tells ``recipients``.
     var devicesByUser: [String: [UserDevice<Device>]] = [:]
+    /// The devices that left in the current pass over a batch, with their state: a pass that runs again puts them back
+    /// first, so their requests earlier in the batch are handled again, not skipped as a stranger's.
+    private var departedThisPass: [UserDevice<Device>] = []
     /// Busy groups' members with their devices here, by position (a group fan-out hashes no user id).
     var recipients = RecipientCache<Device>()
     /// Viewers per conversation and background devices, kept with every scene change (see ``setScene(_:of:)``).
@@ -81,9 +84,11 @@ public final class SyncCore<Device: Hashable> {
         // A batch that runs again (whole, or request by request after a failure) starts from scratch: what an earlier
         // pass decided, counted and spent did not happen.
         let (savedCounters, savedBuckets) = (counters, rateLimits)
+        departedThisPass.removeAll(keepingCapacity: true)
         func startOver() {
             step = SyncStep<Device>()
             (counters, rateLimits) = (savedCounters, savedBuckets)
+            restoreDeparted()
         }
         // Once, however many times the batch runs.
         let prepared = prepare(inputs)
@@ -190,14 +195,17 @@ public final class SyncCore<Device: Hashable> {
 
     private func handle(_ input: SyncInput<Device>, _ prepared: PreparedInput, now: Int64, standalone: Bool, step: inout SyncStep<Device>) {
         switch input {
-        case .connect(let device, let user, _, let deviceName, _):
+        case .connect(let device, let user, _, let deviceName, let issuedAt):
             // A token from before a sign-out may still verify (it has not expired): the store refused it when it admitted
-            // the device. When the store could not say, the device is not let in unchecked: it is told to come back (1013).
-            guard case .arrival(let admission?) = prepared else {
+            // the device, before the batch ran; a sign-out earlier in this batch is asked about again. When the store
+            // could not say, the device is not let in unchecked: it is told to come back (1013).
+            guard case .arrival(let admission?) = prepared,
+                let signedOut = try? admission.signedOut || signedOutInThisBatch(user, deviceName, issuedAt: issuedAt, signedOut: step.signedOut)
+            else {
                 step.effects.append(.close(device, code: HeraldCloseCode.tryAgainLater, reason: "cannot check sign-outs now"))
                 return
             }
-            if admission.signedOut {
+            if signedOut {
                 step.effects.append(.close(device, code: HeraldCloseCode.credentialsEnded, reason: "signed out"))
                 return
             }
@@ -228,6 +236,12 @@ public final class SyncCore<Device: Hashable> {
         }
     }
 
+    /// Whether a sign-out taken earlier in this batch refuses a device whose admission was decided before it.
+    private func signedOutInThisBatch(_ user: String, _ deviceName: String?, issuedAt: Int64?, signedOut: Set<String>) throws -> Bool {
+        guard signedOut.contains(user), let issuedAt else { return false }
+        return try store.isSignedOut(user: user, device: deviceName, issuedAt: issuedAt)
+    }
+
     /// `name`: the user's name as stored (the store created a user it did not hold when it admitted the device).
     private func connect(_ device: Device, user: String, name: String, deviceName: String?) {
         if let previous = devices[device] {
@@ -246,10 +260,23 @@ public final class SyncCore<Device: Hashable> {
 
     private func disconnect(_ device: Device, now: Int64) {
         guard let state = devices.removeValue(forKey: device) else { return }
+        departedThisPass.append(UserDevice(device: device, state: state))
         presence.change(from: state.scene, to: nil)
         cluster?.depart(device, user: state.user, name: state.name, now: now)
         removeFromUser(device, state.user)
         deviceLeft(state, now: now)
+    }
+
+    /// Undoes the connection table's side of this pass's disconnects (the rest of a disconnect is safe to do twice: the
+    /// pass that runs again disconnects them anew).
+    private func restoreDeparted() {
+        for departed in departedThisPass.reversed() {
+            devices[departed.device] = departed.state
+            devicesByUser[departed.state.user, default: []].append(departed)
+            presence.change(from: nil, to: departed.state.scene)
+        }
+        if !departedThisPass.isEmpty { recipients.devicesChanged() }
+        departedThisPass.removeAll(keepingCapacity: true)
     }
 
     private func removeFromUser(_ device: Device, _ user: String) {

@@ -175,6 +175,8 @@ struct PendingPush {
     /// shares instead of a copy without the sender: a copy of 1,000 ids per message, and comparing copies element by
     /// element to find runs of pushes to the same people, cost more than skipping one id.
     var except: String? = nil
+    /// How many times its decision failed on the store and was put off (``SyncCore/pushRetryMilliseconds``).
+    var failedAttempts = 0
 
     /// Who the push is for.
     var recipients: LazyFilterSequence<[String]> {
@@ -223,6 +225,9 @@ struct SyncStep<Device: Hashable> {
     var effects: [SyncEffect<Device>] = []
     /// Devices whose `sync` is in this step (so their next requests in the same batch are allowed).
     var syncing: Set<Device> = []
+    /// Users signed out in this step (here or, heard from another node, there): a connect later in the same batch was
+    /// admitted before the sign-out and is checked again.
+    var signedOut: Set<String> = []
 }
 
 extension ClientRequest {

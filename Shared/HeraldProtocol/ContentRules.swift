@@ -26,7 +26,12 @@ public enum ContentRules {
         let lower = text.lowercased()
         let rest: Substring
         if lower.hasPrefix("https://") { rest = lower.dropFirst(8) } else if lower.hasPrefix("http://") { rest = lower.dropFirst(7) } else { return false }
-        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        return isPublicAuthority(rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" })
+    }
+
+    /// A URL's `host[:port]`, lowercase, naming a public DNS host (``isPublicHostName(_:)``) and at most a numeric port:
+    /// what the server itself may send to as well (a Web Push endpoint), for the same reasons as ``isWebURL(_:)``.
+    public static func isPublicAuthority(_ authority: Substring) -> Bool {
         let hostAndPort = authority.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
         if hostAndPort.count == 2 {
             let port = hostAndPort[1]
@@ -34,6 +39,14 @@ public enum ContentRules {
         }
         return isPublicHostName(hostAndPort[0])
     }
+
+    /// Whether `text` (a message, a caption, a title, a notification) can be stored as it is: anything but U+0000,
+    /// which PostgreSQL's `text` cannot hold (SQLite can), so that every store keeps the same messages and one such
+    /// request never fails a whole batch of others on a PostgreSQL node.
+    public static func isStorableText(_ text: String) -> Bool { !text.utf8.contains(0) }
+
+    /// ``isStorableText(_:)`` in words.
+    public static let storableTextRule = "text without the NUL character (U+0000)"
 
     /// A notification's link: a web URL by ``isWebURL(_:)`` or an app deep link (`herald://…`, printable ASCII).
     public static func isLink(_ text: String) -> Bool {

@@ -317,6 +317,7 @@ private struct FieldCheck {
         guard let value else { throw ErrorInfo(.badRequest, "missing field '\(name)'") }
         guard allowEmpty || !value.isEmpty else { throw ErrorInfo(.badRequest, "field '\(name)' is empty") }
         guard value.utf8.count <= max else { throw ErrorInfo(.tooLarge, "field '\(name)' is longer than \(max) bytes") }
+        guard ContentRules.isStorableText(value) else { throw ErrorInfo(.badRequest, "field '\(name)' must be \(ContentRules.storableTextRule)") }
         return value
     }
 }

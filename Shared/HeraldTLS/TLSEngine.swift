@@ -94,6 +94,9 @@ public final class TLSEngine {
     /// return. The loop must drain such engines before sleeping: epoll will not report bytes already read.
     public var hasPendingPlaintext: Bool { SSL_pending(ssl) > 0 || stoppedAtReadLimit }
 
+    /// Ciphertext given to ``receive(_:plaintext:output:maxPlaintext:)`` that OpenSSL has not yet taken a record from.
+    public var unprocessedCiphertextBytes: Int { Int(BIO_ctrl_pending(networkIn)) }
+
     /// Plaintext written before the handshake completed is waiting to be encrypted (it goes out automatically once a
     /// ``receive(_:plaintext:output:maxPlaintext:)`` completes the handshake).
     public var isWriteWaitingForRead: Bool { !unsentPlaintext.isEmpty }

@@ -92,7 +92,8 @@ public struct WebSocketStateMachine {
     /// The limits enforced on incoming frames and messages.
     public var limits: WebSocketLimits { parser.limits }
 
-    /// When our close frame went out (by ``close(code:reason:now:into:)`` or the clock); nil before.
+    /// When our close frame went out (by ``close(code:reason:now:into:)``, the clock, or in answer to the peer's close
+    /// or a failure of its input); nil before. The close timeout counts from it.
     public private(set) var closeSentAt: Int64? {
         get { closeSentAtOrNever == Self.never ? nil : closeSentAtOrNever }
         set { closeSentAtOrNever = newValue ?? Self.never }
@@ -129,8 +130,10 @@ public struct WebSocketStateMachine {
     public mutating func receive(_ bytes: UnsafeRawBufferPointer, now: Int64) {
         beginInput()
         noteRead(at: now)
-        var cursor = 0
         // §7.1.1/§1.4: after the close handshake (or a failure) nothing more is processed.
+        guard state != .closed else { return }
+        defer { if state == .closed { closedByInput(at: now) } }
+        var cursor = 0
         while state != .closed {
             switch parser.next(bytes, cursor: &cursor) {
             case .needMore:
@@ -327,6 +330,14 @@ public struct WebSocketStateMachine {
         actions.append(.closeTransport(afterFlush: true))
     }
 
+    /// The peer's close was answered, or its input failed the connection: our close is out (unless it went before)
+    /// and the transport closes once its queue is flushed. The close timeout bounds that flush as it bounds a
+    /// handshake we start, so a peer that stops reading cannot hold the connection and its queued output for ever.
+    private mutating func closedByInput(at now: Int64) {
+        if closeSentAt == nil { closeSentAt = now }
+        actions.append(.setTimer(at: nextDeadline))
+    }
+
     private mutating func releaseBuffers() {
         messageBuffer = []
         controlBuffer = []
@@ -384,12 +395,10 @@ public struct WebSocketStateMachine {
         }
         if keepAlive.idleTimeoutMs > 0, now &- lastReadAt >= keepAlive.idleTimeoutMs {
             startClose(.goingAway, reason: "idle timeout", cause: .idleTimeout, now: now)
-            timersStopped = true
             return
         }
         if keepAlive.pongTimeoutMs > 0, let pinged = awaitedPing, now &- pinged >= keepAlive.pongTimeoutMs {
             startClose(.goingAway, reason: "no pong", cause: .pongTimeout, now: now)
-            timersStopped = true
             return
         }
         if keepAlive.pingIntervalMs > 0, now &- max(lastReadAt, lastPingAt ?? lastReadAt) >= keepAlive.pingIntervalMs {
@@ -399,7 +408,8 @@ public struct WebSocketStateMachine {
         }
     }
 
-    /// The clock's close: the close frame (if still open), then the transport closes once it is flushed.
+    /// The clock's close: the close frame (if still open), then the transport closes once it is flushed; the close
+    /// timeout (the next deadline) drops it unflushed if the peer does not read the queue by then.
     private mutating func startClose(_ code: CloseCode, reason: String, cause: WebSocketCloseCause, now: Int64) {
         if state == .open {
             writeControl(.close, FrameEncoder.closePayload(code: code, reason: reason))

@@ -1,9 +1,10 @@
 import Foundation
 import Glibc
 import HeraldBytes
-import HeraldNet
+@testable import HeraldNet
 import HeraldTLS
 import HeraldTestSupport
+import Synchronization
 import Testing
 
 /// HeraldNet's TLS filter (style E8) against blocking HeraldTLS clients: the handler sees only plaintext, the loop
@@ -56,6 +57,30 @@ extension ServerTests {
             let writer = Thread { try? socket.send(records) }
             writer.start()
             #expect(try client.receive(exactly: payload.count) == payload)
+        }
+
+        @Test("A peer that sends faster than the loop decrypts leaves its backlog in the kernel, not in OpenSSL (at most one read ahead)")
+        func fastSenderIsHeldBackByTCP() throws {
+            // The handler is slow (a loaded loop): each slice of plaintext costs it 0.3 ms, so 4 MiB arrive far faster than
+            // they are handled. Each time it runs it notes how much ciphertext OpenSSL holds undecrypted.
+            let mostHeld = Mutex(0)
+            var options = HandlerOptions()
+            options.echo = false
+            options.onRead = { connection in
+                if let held = connection.tls?.engine.unprocessedCiphertextBytes { mostHeld.withLock { $0 = max($0, held) } }
+                usleep(300)
+            }
+            let (server, events, port, _) = try startTLSEchoServer(options: options)
+            defer { #expect(stop(server)) }
+            let client = try TLSTestClient(port: port, caFile: certificate.certificateFile)
+            var ciphertext: [UInt8] = []
+            try client.engine.write([UInt8](repeating: 0x61, count: 4 << 20), into: &ciphertext)
+            let socket = client.socket, records = ciphertext
+            let writer = Thread { try? socket.send(records) }
+            writer.start()
+            #expect(events.waitUntil(timeoutMilliseconds: 60_000) { $0.bytesRead == 4 << 20 })
+            // One 64 KiB read plus the part of a record (< 17 KiB) left from the read before.
+            #expect(mostHeld.withLock { $0 } <= 64 << 10 + 17 << 10)
         }
 
         @Test("A client that sends plaintext HTTP to the TLS port is dropped; the loop keeps serving a TLS client")

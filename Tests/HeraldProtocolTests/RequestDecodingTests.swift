@@ -60,6 +60,17 @@ struct RequestDecodingTests {
         #expect(failure.error.code == .tooLarge)
     }
 
+    @Test("Text with U+0000 is bad_request naming the field: PostgreSQL cannot store it, so no store takes it", arguments: [
+        #"{"type":"send","id":6,"conversation":"c1","clientMessageId":"k","text":"a\u0000b"}"#,
+        #"{"type":"message.edit","id":6,"message":"m1","text":"\u0000"}"#,
+    ])
+    func nulInText(json: String) {
+        guard case .failure(let failure) = decode(json) else { Issue.record("accepted"); return }
+        #expect(failure.error.code == .badRequest)
+        #expect(failure.error.message.contains("'text'") && failure.error.message.contains("U+0000"))
+        #expect(failure.id == 6)
+    }
+
     @Test("missing fields and empty text are bad_request")
     func missing() {
         for json in [#"{"type":"dm","id":1}"#, #"{"type":"send","id":1,"conversation":"c1","clientMessageId":"k","text":""}"#,

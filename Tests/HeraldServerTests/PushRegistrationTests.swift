@@ -36,6 +36,12 @@ struct PushRegistrationTests {
         (#""provider":"webpush","endpoint":"http://push.example.com/s","p256dh":"\#(p256dh)","auth":"\#(auth)""#, .badRequest, "https://"),
         (#""provider":"webpush","endpoint":"http://127.0.0.1:9/s","p256dh":"\#(p256dh)","auth":"\#(auth)""#, .badRequest, "https://"),
         (#""provider":"webpush","endpoint":"https://user:pw@push.example.com/s","p256dh":"\#(p256dh)","auth":"\#(auth)""#, .badRequest, "https://"),
+        // The server posts to the endpoint: a user may not point it at the server's own network.
+        (#""provider":"webpush","endpoint":"https://169.254.169.254/latest","p256dh":"\#(p256dh)","auth":"\#(auth)""#, .badRequest, "DNS host name"),
+        (#""provider":"webpush","endpoint":"https://10.0.0.5:8443/s","p256dh":"\#(p256dh)","auth":"\#(auth)""#, .badRequest, "DNS host name"),
+        (#""provider":"webpush","endpoint":"https://[::1]/s","p256dh":"\#(p256dh)","auth":"\#(auth)""#, .badRequest, "DNS host name"),
+        (#""provider":"webpush","endpoint":"https://LocalHost:443/s","p256dh":"\#(p256dh)","auth":"\#(auth)""#, .badRequest, "DNS host name"),
+        (#""provider":"webpush","endpoint":"https://intranet/s","p256dh":"\#(p256dh)","auth":"\#(auth)""#, .badRequest, "DNS host name"),
         (#""provider":"webpush","endpoint":"https://push.example.com/s","p256dh":"\#(p256dh.dropLast(2))","auth":"\#(auth)""#, .badRequest, "65 bytes"),
         (#""provider":"webpush","endpoint":"https://push.example.com/s","p256dh":"\#(p256dh)","auth":"\#(auth.dropLast())""#, .badRequest, "16-byte"),
         (#""provider":"webpush","endpoint":"https://push.example.com/s","auth":"\#(auth)""#, .badRequest, "missing field 'p256dh'"),

@@ -129,4 +129,20 @@ final class PostgresReadBatchTests {
         #expect(try other.latestSeq(user: "carol") == carolBefore, "carol left: the message is not in her stream")
         #expect(try other.latestSeq(user: "bob") > 0)
     }
+
+    @Test("R4: a batch that runs again (another node wrote first) still stores a message whose sender disconnected later in the same batch")
+    func rerunKeepsDepartedSendersRequests() throws {
+        let dm = try store.transaction { try store.findOrCreateDirect(between: "alice", and: "bob", now: now).conversation.id }
+        _ = process([.connect(1, user: "alice", name: "Alice", deviceName: nil), .text(1, Array(#"{"type":"sync","id":1}"#.utf8))])
+        // Alone long enough, this node presumes nobody wrote meanwhile; then another node writes, so the next batch is
+        // refused once and runs again, whole.
+        for index in 0...PostgresStore.soleWriterStreakToPresume {
+            _ = try store.appendEvent(user: "carol", payload: [UInt8(index)], now: now)
+        }
+        _ = try other.appendEvent(user: "carol", payload: [200], now: now)
+        _ = process([.text(1, Array(#"{"type":"send","id":2,"conversation":"\#(dm)","clientMessageId":"k1","text":"bye"}"#.utf8)), .disconnect(1)])
+        #expect(try other.history(conversation: dm, before: nil, limit: 10).map(\.text) == ["bye"])
+        #expect(!core.isLive(1))
+        #expect(core.connectedDeviceCount == 0)
+    }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import HeraldProtocol
 @testable import HeraldSync
-import HeraldStore
+@testable import HeraldStore
 import Testing
 
 @Suite("SyncCore: stream, resume and idempotency (R1-R4)")
@@ -236,6 +236,24 @@ struct SyncCorePushTests {
         #expect(try f.store.pushes(user: "bob").map(\.device) == ["phone"], "outbox row")
     }
 
+    @Test("P4: a push whose decision the store could not read is decided again later, and sent once")
+    func pushRetriedAfterStoreFailure() throws {
+        let (f, c) = try setup()
+        f.say(1, in: c, "hello there")
+        // The mutes and quiet hours cannot be read (as when the store is busy or its connection broke).
+        try f.store.connection.executeScript("ALTER TABLE conversation_settings RENAME TO conversation_settings_away")
+        f.advance(milliseconds: 2_000)
+        #expect(f.events(2).filter { $0.event == .push }.isEmpty)
+        try f.store.connection.executeScript("ALTER TABLE conversation_settings_away RENAME TO conversation_settings")
+        f.advance(milliseconds: SyncCore<Int>.pushRetryMilliseconds - 1)
+        #expect(f.events(2).filter { $0.event == .push }.isEmpty)
+        f.advance(milliseconds: 1)
+        #expect(f.events(2).filter { $0.event == .push }.map(\.push?.preview) == ["hello there"])
+        #expect(try f.store.pushes(user: "bob").map(\.device) == ["phone"], "one outbox row")
+        f.advance(milliseconds: 10 * SyncCore<Int>.pushRetryMilliseconds)
+        #expect(f.events(2).filter { $0.event == .push }.isEmpty, "not again")
+    }
+
     @Test("P2: a group push is titled 'Group - Sender' and cuts text at 50 characters")
     func groupPushText() throws {
         let f = try SyncCoreFixture(graceMilliseconds: 0)
@@ -373,5 +391,25 @@ struct SyncCoreGuardTests {
         #expect(send?.error?.code == .unavailable)
         #expect(ask(#"{"type":"history","id":3,"conversation":"\#(c)"}"#)?.messages?.map(\.text) == ["before"])
         #expect(try f.store.history(conversation: c, before: nil, limit: 10).count == 1)
+    }
+}
+
+@Suite("SyncCore: sign-out within a batch")
+struct SyncCoreSignOutTests {
+    @Test("A device whose token a sign-out earlier in the same batch refuses is closed (4001), though it was admitted before the batch ran")
+    func signOutEarlierInBatch() throws {
+        let f = try SyncCoreFixture()
+        f.online(1, "alice")
+        _ = f.core.takeCloses()
+        let issued = f.now / 1000  // a token from before the sign-out (sign-outs cover their own second too)
+        f.process([
+            .text(1, Array(#"{"type":"signOut","id":50}"#.utf8)),
+            .connect(2, user: "alice", name: "Alice", deviceName: "stolen", issuedAt: issued),
+            .connect(3, user: "bob", name: "Bob", deviceName: nil, issuedAt: issued),
+        ])
+        let closes = f.core.takeCloses()
+        #expect(closes.filter { $0.device == 2 }.map(\.code) == [HeraldCloseCode.credentialsEnded])
+        #expect(closes.filter { $0.device == 3 }.isEmpty, "another user's device is not touched")
+        #expect(f.core.connectedDeviceCount == 1, "bob's only")
     }
 }

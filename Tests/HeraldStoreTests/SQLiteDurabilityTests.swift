@@ -122,4 +122,41 @@ struct SQLiteDurabilityTests {
         #expect(try store.unreadCount(user: "bob", conversation: c.id) == stored)
         try store.upsertUser(id: "alice", name: "Still works")
     }
+
+    @Test("A transaction SQLite rolled back by itself (I/O, full disk) fails as a whole: later requests of the batch store nothing on their own")
+    func transactionRolledBackBySQLite() throws {
+        struct IOFailure: Error {}
+        let (database, store) = try sqliteStoreWithUsers()
+        let c = try store.findOrCreateDirect(between: "alice", and: "bob", now: 1).conversation
+        var requestFailures: [String] = []
+        #expect(throws: StoreError.self) {
+            try store.transaction {
+                _ = try store.transaction {  // request 1 of a batch: stored in the batch's transaction
+                    try store.insertMessage(conversation: c.id, sender: "alice", clientMessageId: "a", kind: .text, text: "one", imageURL: nil, now: 2)
+                }
+                // Request 2 fails the way SQLITE_IOERR / SQLITE_FULL can: SQLite has rolled the whole transaction back.
+                do {
+                    try store.transaction {
+                        try store.connection.executeScript("ROLLBACK")
+                        throw IOFailure()
+                    }
+                } catch { requestFailures.append("\(type(of: error))") }
+                // Request 3 must not run in a transaction of its own (SAVEPOINT outside BEGIN starts one, RELEASE commits it).
+                do {
+                    _ = try store.transaction {
+                        try store.insertMessage(conversation: c.id, sender: "alice", clientMessageId: "c", kind: .text, text: "three", imageURL: nil, now: 3)
+                    }
+                } catch { requestFailures.append("\(type(of: error))") }
+            }
+        }
+        #expect(requestFailures == ["IOFailure", "StoreError"])
+        // Nothing of the batch is in the file, and the store works on (the caller redoes the batch).
+        let reopened = try database.open()
+        #expect(try reopened.history(conversation: c.id, before: nil, limit: 10).isEmpty)
+        #expect(try store.history(conversation: c.id, before: nil, limit: 10).isEmpty)
+        _ = try store.transaction {
+            try store.insertMessage(conversation: c.id, sender: "alice", clientMessageId: "d", kind: .text, text: "again", imageURL: nil, now: 4)
+        }
+        #expect(try reopened.history(conversation: c.id, before: nil, limit: 10).map(\.text) == ["again"])
+    }
 }

@@ -31,13 +31,14 @@ struct ActionTests {
         var machine = WebSocketStateMachine(role: .server)
         // The second frame is unmasked: a server must fail the connection (§5.1).
         machine.receive(clientFrame(.text, "ok") + hex("81 01 41"), now: 0)
-        guard machine.actions.count == 4 else { Issue.record("\(machine.actions)"); return }
+        guard machine.actions.count == 5 else { Issue.record("\(machine.actions)"); return }
         #expect(machine.actions[0] == .deliver(.text, bytes: 0..<2))
         #expect(machine.actions[1] == .write(bytes: 0..<4))
         #expect(Array(machine.outgoing) == hex("88 02 03 EA"))
         guard case .failed(let error) = machine.actions[2] else { Issue.record("\(machine.actions)"); return }
         #expect(error.closeCode == .protocolError)
         #expect(machine.actions[3] == .closeTransport(afterFlush: true))
+        #expect(machine.actions[4] == .setTimer(at: nil))  // no close timeout configured here
         #expect(machine.state == .closed)
     }
 
@@ -45,7 +46,9 @@ struct ActionTests {
     func peerClose() {
         var machine = WebSocketStateMachine(role: .server)
         machine.receive(clientFrame(.close, hex("03 E8") + Array("bye".utf8)), now: 0)
-        #expect(machine.actions == [.write(bytes: 0..<4), .peerClosed(code: .normal, reason: 0..<3), .closeTransport(afterFlush: true)])
+        #expect(machine.actions == [
+            .write(bytes: 0..<4), .peerClosed(code: .normal, reason: 0..<3), .closeTransport(afterFlush: true), .setTimer(at: nil),
+        ])
         #expect(Array(machine.received) == Array("bye".utf8))
         #expect(Array(machine.outgoing) == hex("88 02 03 E8"))
     }

@@ -70,6 +70,46 @@ struct KeepAliveTests {
         #expect(machine.actions == [.closeTransport(afterFlush: false), .setTimer(at: nil)])
     }
 
+    /// The inputs after which the transport is to close once its queue is flushed: the peer's close (answered), a
+    /// protocol failure, and the idle and pong timeouts.
+    enum FlushedClose: CaseIterable {
+        case peerClose, protocolFailure, idleTimeout, pongTimeout
+    }
+
+    @Test(
+        "RFC 6455 §7.1.1: a close that waits for the queue to flush is bounded by the close timeout: a peer that stops reading cannot hold the connection",
+        arguments: roles, FlushedClose.allCases)
+    func flushedCloseTimesOut(role: WebSocketRole, close: FlushedClose) {
+        let keepAlive = WebSocketKeepAlive(pingIntervalMs: 1000, pongTimeoutMs: 500, idleTimeoutMs: 10_000, closeTimeoutMs: 2000)
+        var machine = WebSocketStateMachine(role: role, keepAlive: keepAlive, now: 0)
+        let closedAt: Int64
+        switch close {
+        case .peerClose:
+            closedAt = 300
+            machine.receive(Self.peerFrame(to: role, .close, hex("03 E8")), now: closedAt)
+        case .protocolFailure:
+            closedAt = 300
+            var frame = Self.peerFrame(to: role, .binary, [])
+            frame[0] |= 0x70  // RSV1-3 without an extension that defines them (§5.2)
+            machine.receive(frame, now: closedAt)
+        case .idleTimeout:
+            machine = WebSocketStateMachine(role: role, keepAlive: WebSocketKeepAlive(idleTimeoutMs: 1000, closeTimeoutMs: 2000), now: 0)
+            closedAt = 1000
+            machine.timerFired(now: closedAt)
+        case .pongTimeout:
+            machine.timerFired(now: 1000)  // the ping
+            closedAt = 1500
+            machine.timerFired(now: closedAt)
+        }
+        #expect(machine.actions.contains(.closeTransport(afterFlush: true)), "\(machine.actions)")
+        #expect(machine.actions.last == .setTimer(at: closedAt + 2000))
+        #expect(machine.closeSentAt == closedAt)
+        machine.timerFired(now: closedAt + 1999)
+        #expect(machine.actions == [.setTimer(at: closedAt + 2000)])
+        machine.timerFired(now: closedAt + 2000)
+        #expect(machine.actions == [.closeTransport(afterFlush: false), .setTimer(at: nil)])
+    }
+
     @Test("RFC 6455 §7.1.2: a scheduled close starts the handshake with its code at its deadline", arguments: roles)
     func scheduledClose(role: WebSocketRole) {
         var machine = WebSocketStateMachine(role: role, keepAlive: WebSocketKeepAlive(pingIntervalMs: 10_000, closeTimeoutMs: 2000), now: 0)

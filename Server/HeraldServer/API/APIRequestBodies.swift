@@ -40,6 +40,7 @@ struct JSONFields {
             guard length >= minLength, length <= maxLength else {
                 throw .badRequest("\(name) must be \(minLength)-\(maxLength) characters")
             }
+            guard ContentRules.isStorableText(value) else { throw .badRequest("\(name) must be \(ContentRules.storableTextRule)") }
             return value
         default:
             throw .badRequest("\(name) must be a string")

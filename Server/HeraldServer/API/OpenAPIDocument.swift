@@ -1613,7 +1613,7 @@ enum OpenAPIDocument {
             "type": "string",
             "minLength": 1,
             "maxLength": 2048,
-            "description": "Web Push: the subscription's endpoint."
+            "description": "Web Push: the subscription's endpoint, https:// with a DNS host name (no IP address, localhost or single-label name: the server posts to it)."
           },
           "p256dh": {
             "type": "string",

@@ -23,6 +23,16 @@ public struct TokenClaims: Codable, Sendable, Equatable {
         self.exp = exp
         self.dev = dev
     }
+
+    /// Milliseconds from `now` (milliseconds since the epoch) until the token expires: 0 once it has. A signed token
+    /// may put `exp` as far off as it likes (Int64.max for "never"), so the product saturates instead of trapping, and
+    /// the result stays far enough from Int64.max that a caller can add it to a monotonic clock reading.
+    public func millisecondsLeft(now: Int64) -> Int64 {
+        let (expiresAt, overflow) = exp.multipliedReportingOverflow(by: 1000)
+        let farthest = Int64.max / 4
+        guard !overflow, expiresAt < farthest else { return max(farthest &- max(now, 0), 0) }
+        return min(max(expiresAt &- now, 0), farthest)
+    }
 }
 
 /// Why a token was refused.

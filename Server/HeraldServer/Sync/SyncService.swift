@@ -103,9 +103,9 @@ public final class SyncService: Sendable {
                 return .accept(subprotocol: upgrade.subprotocol) { session in
                     session.limitUnansweredRequests(to: maxUnanswered)
                     // The connection ends with its token (monotonic deadline, so a wall-clock step does not move it).
-                    let remainingMs = upgrade.claims.exp * 1000 - Int64(Date().timeIntervalSince1970 * 1000)
+                    let remainingMs = upgrade.claims.millisecondsLeft(now: Int64(Date().timeIntervalSince1970 * 1000))
                     session.endCredentials(
-                        at: Tick.monotonicNow().adding(milliseconds: max(remainingMs, 0)),
+                        at: Tick.monotonicNow().adding(milliseconds: remainingMs),
                         code: CloseCode(rawValue: HeraldCloseCode.credentialsEnded), reason: "token expired")
                     inbox.post(.connect(
                         session.handle, user: upgrade.claims.sub, name: upgrade.claims.name, deviceName: upgrade.deviceName,
