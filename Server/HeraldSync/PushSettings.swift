@@ -8,7 +8,8 @@ public struct PushSettings: Sendable {
     public var preview: PushPreviewLevel = .full
     /// How long an undelivered push is worth delivering (the provider's TTL/expiration too).
     public var timeToLiveMilliseconds: Int64 = 24 * 3_600_000
-    /// Web Push endpoints on loopback over plain http (tests and local development only); otherwise https only.
+    /// Web Push endpoints on loopback, over https or plain http (tests and local development only); otherwise https to a
+    /// public DNS name only.
     public var allowsLoopbackHTTP = false
 
     public init() {}

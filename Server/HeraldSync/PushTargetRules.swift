@@ -52,7 +52,7 @@ enum PushTargetRules {
                 throw ErrorInfo(
                     .badRequest,
                     settings.allowsLoopbackHTTP
-                        ? "field 'endpoint' must be an https:// URL with a DNS host name, or http:// on loopback"
+                        ? "field 'endpoint' must be an https:// URL with a DNS host name, or a loopback one (https:// or http://)"
                         : "field 'endpoint' must be an https:// URL with a DNS host name (no IP address or localhost)")
             }
             // RFC 8291 §3.2: the key is an uncompressed P-256 point (65 bytes, 0x04 first) and the secret 16 bytes;
@@ -81,24 +81,28 @@ enum PushTargetRules {
 
     /// `https://host[:port]/…` with a public DNS host name (the server posts to it: no IP literal, `localhost` or
     /// single-label name, which would let any user make the server probe its own network, 169.254.169.254 and the
-    /// like), or with `loopbackHTTP` (tests) also `http://127.x.y.z` / `http://localhost` / `http://[::1]`.
+    /// like); with `loopbackHTTP` (tests) also loopback hosts, `127.x.y.z` / `localhost` / `[::1]`, over https or http.
     static func isAllowedEndpoint(_ endpoint: String, loopbackHTTP: Bool) -> Bool {
         guard !endpoint.utf8.contains(where: { $0 <= 0x20 || $0 >= 0x7F }) else { return false }
         let rest: Substring
         if endpoint.hasPrefix("https://") {
             rest = endpoint.dropFirst("https://".count)
-            guard ContentRules.isPublicAuthority(rest.lowercased().prefix { $0 != "/" && $0 != "?" }) else { return false }
         } else if loopbackHTTP, endpoint.hasPrefix("http://") {
             rest = endpoint.dropFirst("http://".count)
-            let authority = rest.prefix { $0 != "/" && $0 != "?" }
-            let host = authority.hasPrefix("[") ? String(authority.prefix { $0 != "]" }) + "]" : String(authority.prefix { $0 != ":" })
-            guard host == "localhost" || host == "[::1]" || host.hasPrefix("127.") else { return false }
         } else {
             return false
         }
         let authority = rest.prefix { $0 != "/" && $0 != "?" }
         // No credentials in the URL, and a host to send to.
-        return !authority.isEmpty && !authority.contains("@")
+        guard !authority.isEmpty, !authority.contains("@") else { return false }
+        if loopbackHTTP, isLoopback(authority) { return true }
+        return endpoint.hasPrefix("https://") && ContentRules.isPublicAuthority(Substring(authority.lowercased()))
+    }
+
+    /// `127.x.y.z`, `localhost` or `[::1]`, with any port.
+    private static func isLoopback(_ authority: Substring) -> Bool {
+        let host = authority.hasPrefix("[") ? String(authority.prefix { $0 != "]" }) + "]" : String(authority.prefix { $0 != ":" })
+        return host == "localhost" || host == "[::1]" || host.hasPrefix("127.")
     }
 
     private static func required(_ value: String?, _ name: String) throws(ErrorInfo) -> String {

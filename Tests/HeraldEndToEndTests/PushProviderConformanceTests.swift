@@ -192,7 +192,8 @@ extension EndToEnd {
             let listed = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: subscriptions))) as? [[String: String]]
             let subscription = try #require(listed?.first)
             let setup = Setup(
-                standIn: standIn, serverArguments: ["--vapid-key-file", vapid, "--vapid-subject", "mailto:ops@example.com"],
+                // The stand-in listens on 127.0.0.1, which only the tests' loopback allowance lets a user register.
+                standIn: standIn, serverArguments: ["--vapid-key-file", vapid, "--vapid-subject", "mailto:ops@example.com", "--push-allow-http-loopback"],
                 registration: #"{"device":"bob-browser","provider":"webpush","endpoint":"\#(subscription["endpoint"] ?? "")","p256dh":"\#(subscription["p256dh"] ?? "")","auth":"\#(subscription["auth"] ?? "")"}"#)
             let m2 = try Self.walk(setup, refusals: ["400", "403"], retries: "429:2,500", retryStatuses: [429, 500, 201], gone: "410")
             let delivered = try #require(m2.last)

@@ -40,11 +40,18 @@ struct JSONFields {
             guard length >= minLength, length <= maxLength else {
                 throw .badRequest("\(name) must be \(minLength)-\(maxLength) characters")
             }
-            guard ContentRules.isStorableText(value) else { throw .badRequest("\(name) must be \(ContentRules.storableTextRule)") }
             return value
         default:
             throw .badRequest("\(name) must be a string")
         }
+    }
+
+    /// A string the store keeps as text (a message, a title, a notification): ``string(_:required:minLength:maxLength:)``
+    /// that is also ``ContentRules/isStorableText(_:)``, as herald.v1 requires.
+    func text(_ name: String, required: Bool = true, maxLength: Int) throws(APIError) -> String? {
+        guard let value = try string(name, required: required, maxLength: maxLength) else { return nil }
+        guard ContentRules.isStorableText(value) else { throw .badRequest("\(name) must be \(ContentRules.storableTextRule)") }
+        return value
     }
 
     func requiredString(_ name: String, maxLength: Int) throws(APIError) -> String {
@@ -162,7 +169,7 @@ enum APIRequestBodies {
             let members = try fields.userIds("members", minItems: 2, maxItems: 2)
             return .createDirect(members[0], members[1])
         case .string("group")?:
-            let title = try fields.requiredString("title", maxLength: APIFieldRules.maxTitleLength)
+            let title = try fields.text("title", maxLength: APIFieldRules.maxTitleLength) ?? ""
             let creator = try fields.userId("creator") ?? ""
             let members = try fields.userIds("members", minItems: 1, maxItems: APIFieldRules.maxGroupMembers)
             return .createGroup(title: title, creator: creator, members: members)
@@ -179,7 +186,7 @@ enum APIRequestBodies {
         let sender = try fields.userId("sender") ?? ""
         let clientMessageId = try fields.requiredString("clientMessageId", maxLength: APIFieldRules.maxClientMessageIdLength)
         guard Identifiers.isId(clientMessageId) else { throw .badRequest("clientMessageId must be \(Identifiers.idRule)") }
-        let text = try fields.string("text", required: false, maxLength: APIFieldRules.maxTextLength)
+        let text = try fields.text("text", required: false, maxLength: APIFieldRules.maxTextLength)
         let imageURL = try fields.string("imageURL", required: false, maxLength: APIFieldRules.maxURLLength)
         guard text != nil || imageURL != nil else { throw .badRequest("text or imageURL is required") }
         if let imageURL, !ContentRules.isWebURL(imageURL) { throw .badRequest("imageURL must be \(ContentRules.urlRule)") }
@@ -195,7 +202,7 @@ enum APIRequestBodies {
             let kinds = NotificationKind.allCases.map(\.rawValue).joined(separator: ", ")
             throw .badRequest(fields.object["kind"] == nil ? "kind is required" : "kind must be one of \(kinds)")
         }
-        let text = try fields.requiredString("text", maxLength: APIFieldRules.maxNotificationTextLength)
+        let text = try fields.text("text", maxLength: APIFieldRules.maxNotificationTextLength) ?? ""
         let url = try fields.string("url", required: false, maxLength: APIFieldRules.maxURLLength)
         if let url, !ContentRules.isLink(url) { throw .badRequest("url must be \(ContentRules.linkRule)") }
         let actor = try fields.userId("actor", required: false)

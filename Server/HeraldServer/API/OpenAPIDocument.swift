@@ -1181,7 +1181,8 @@ enum OpenAPIDocument {
               "title": {
                 "type": "string",
                 "minLength": 1,
-                "maxLength": 200
+                "maxLength": 200,
+                "pattern": "^[^\\u0000]*$"
               },
               "creator": {
                 "$ref": "#/components/schemas/UserId"
@@ -1279,7 +1280,8 @@ enum OpenAPIDocument {
           "text": {
             "type": "string",
             "minLength": 1,
-            "maxLength": 4096
+            "maxLength": 4096,
+            "pattern": "^[^\\u0000]*$"
           },
           "imageURL": {
             "type": "string",
@@ -1385,7 +1387,8 @@ enum OpenAPIDocument {
           "text": {
             "type": "string",
             "minLength": 1,
-            "maxLength": 1000
+            "maxLength": 1000,
+            "pattern": "^[^\\u0000]*$"
           },
           "url": {
             "type": "string",
@@ -1718,7 +1721,8 @@ enum OpenAPIDocument {
           "text": {
             "type": "string",
             "minLength": 1,
-            "maxLength": 4096
+            "maxLength": 4096,
+            "pattern": "^[^\\u0000]*$"
           }
         }
       },

@@ -59,7 +59,7 @@ extension HeraldServerOptions {
             .integer("push-ttl", \.push.timeToLiveSeconds, "Seconds an undelivered push keeps being retried (its TTL at the provider)."),
             .positiveInteger("push-concurrency", \.push.concurrency, "Requests in flight per push provider."),
             .positiveInteger("push-max-backoff", \.push.maxBackoffMs, "Longest wait in ms between two attempts of one push."),
-            .toggle("push-allow-http-loopback", \.push.allowsLoopbackHTTP, "Accept Web Push endpoints on loopback over plain http (tests only)."),
+            .toggle("push-allow-http-loopback", \.push.allowsLoopbackHTTP, "Accept Web Push endpoints on loopback (127.x, localhost, [::1]; https or plain http); others need a public DNS name (tests only)."),
             .optionalText("push-ca-file", \.push.caFile, "PEM certificates to trust for push providers instead of the system's."),
             .optionalText("apns-key-file", \.push.apnsKeyFile, "APNs auth key (.p8) for token-based authentication; enables apns targets."),
             .optionalText("apns-key-id", \.push.apnsKeyID, "The APNs key's 10-character key id."),

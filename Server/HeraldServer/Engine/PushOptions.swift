@@ -7,7 +7,7 @@ public struct PushOptions: Sendable {
     public var preview: PushPreviewLevel = .full
     /// How long an undelivered push is kept trying (and its TTL at the provider), seconds.
     public var timeToLiveSeconds = 86_400
-    /// Web Push endpoints on loopback over plain http (tests, local development).
+    /// Web Push endpoints on loopback, over https or plain http (tests, local development).
     public var allowsLoopbackHTTP = false
     /// Requests in flight per provider.
     public var concurrency = 4
