@@ -139,6 +139,8 @@ extension SyncCore {
         // outbox row could never be withdrawn, P5).
         var pushed: [SyncDelivery<Device>] = []
         var queued = false
+        // Recipients whose own outbox rows failed (the rest of the transaction went on): put off once it commits.
+        var putOff: [(pending: PendingPush, users: [String])] = []
         do {
             try store.transaction {
                 for (push, user, targets, pending) in alerts {
@@ -161,7 +163,8 @@ extension SyncCore {
                             }
                         }
                     } catch {
-                        retryLater([(pending, [user])], now: now, because: "outbox failed", error)
+                        logger.debug("push put off: outbox failed", metadata: ["user": "\(user)", "error": "\(error)"])
+                        putOff.append((pending, [user]))
                         continue
                     }
                     queued = queued || queuedHere
@@ -172,7 +175,7 @@ extension SyncCore {
                 }
             }
         } catch {
-            // Nothing of it committed: every alert decided here is decided again.
+            // Nothing of it committed: every alert decided here is decided again (those put off among them).
             var failed: [(pending: PendingPush, users: [String])] = []
             for alert in alerts {
                 if let last = failed.last, last.pending.push.message == alert.pending.push.message {
@@ -184,6 +187,7 @@ extension SyncCore {
             retryLater(failed, now: now, because: "their transaction failed", error)
             return
         }
+        if !putOff.isEmpty { retryLater(putOff, now: now, because: "outbox failed") }
         deliveries += pushed
         if queued { pushQueued?() }
     }
@@ -194,7 +198,7 @@ extension SyncCore {
     static var pushRetryMilliseconds: Int64 { 2_000 }
     static var pushAttempts: Int { 15 }
 
-    private func retryLater(_ failed: [(pending: PendingPush, users: [String])], now: Int64, because reason: String, _ error: any Error) {
+    private func retryLater(_ failed: [(pending: PendingPush, users: [String])], now: Int64, because reason: String, _ error: (any Error)? = nil) {
         var dropped = 0
         for (pending, users) in failed where !users.isEmpty {
             guard pending.failedAttempts + 1 < Self.pushAttempts else {
@@ -209,7 +213,8 @@ extension SyncCore {
             pendingPushes.insert(retry)
         }
         logger.debug(
-            "pushes put off: \(reason)", metadata: ["pushes": "\(failed.count)", "given up": "\(dropped)", "error": "\(error)"])
+            "pushes put off: \(reason)",
+            metadata: ["pushes": "\(failed.count)", "given up": "\(dropped)", "error": "\(error.map { "\($0)" } ?? "logged above")"])
         if dropped > 0 { logger.warning("pushes not delivered after \(Self.pushAttempts) attempts: \(reason)", metadata: ["pushes": "\(dropped)"]) }
     }
 
