@@ -6,7 +6,7 @@ extension APIRequestBodies {
     static func editMessage(_ body: [UInt8], message: String) throws(APIError) -> BackendOperation {
         let fields = try JSONFields(body)
         let user = try fields.userId("user") ?? ""
-        let text = try fields.text("text", maxLength: APIFieldRules.maxTextLength) ?? ""
+        let text = try fields.requiredText("text", maxLength: APIFieldRules.maxTextLength)
         return .editMessage(message: try messageId(message), user: user, text: text)
     }
 

@@ -54,6 +54,11 @@ struct JSONFields {
         return value
     }
 
+    func requiredText(_ name: String, maxLength: Int) throws(APIError) -> String {
+        guard let value = try text(name, maxLength: maxLength) else { throw .badRequest("\(name) is required") }
+        return value
+    }
+
     func requiredString(_ name: String, maxLength: Int) throws(APIError) -> String {
         guard let value = try string(name, maxLength: maxLength) else { throw .badRequest("\(name) is required") }
         return value
@@ -169,7 +174,7 @@ enum APIRequestBodies {
             let members = try fields.userIds("members", minItems: 2, maxItems: 2)
             return .createDirect(members[0], members[1])
         case .string("group")?:
-            let title = try fields.text("title", maxLength: APIFieldRules.maxTitleLength) ?? ""
+            let title = try fields.requiredText("title", maxLength: APIFieldRules.maxTitleLength)
             let creator = try fields.userId("creator") ?? ""
             let members = try fields.userIds("members", minItems: 1, maxItems: APIFieldRules.maxGroupMembers)
             return .createGroup(title: title, creator: creator, members: members)
@@ -202,7 +207,7 @@ enum APIRequestBodies {
             let kinds = NotificationKind.allCases.map(\.rawValue).joined(separator: ", ")
             throw .badRequest(fields.object["kind"] == nil ? "kind is required" : "kind must be one of \(kinds)")
         }
-        let text = try fields.text("text", maxLength: APIFieldRules.maxNotificationTextLength) ?? ""
+        let text = try fields.requiredText("text", maxLength: APIFieldRules.maxNotificationTextLength)
         let url = try fields.string("url", required: false, maxLength: APIFieldRules.maxURLLength)
         if let url, !ContentRules.isLink(url) { throw .badRequest("url must be \(ContentRules.linkRule)") }
         let actor = try fields.userId("actor", required: false)
