@@ -55,7 +55,7 @@ public final class TLSContext: @unchecked Sendable {
 
     deinit { SSL_CTX_free(context) }
 
-    /// A server context: the certificate chain and key from PEM files, TLS 1.2 or later only.
+    /// A server context: the certificate chain and key from PEM files, TLS 1.2 (ECDHE with AEAD suites only) or later.
     ///
     /// The server is SNI-agnostic: it presents this certificate whatever name the client asks for.
     ///
@@ -66,6 +66,9 @@ public final class TLSContext: @unchecked Sendable {
     public static func server(certificateChainFile: String, privateKeyFile: String) throws(TLSError) -> TLSContext {
         let context = try makeContext(method: TLS_server_method(), minimumVersion: .tls12)
         let made = TLSContext(context: context, isServer: true, verifiesPeer: false)
+        guard SSL_CTX_set_cipher_list(context, tls12ServerCiphers) == 1 else {
+            throw .fromOpenSSL(.context, "SSL_CTX_set_cipher_list")
+        }
         guard SSL_CTX_use_certificate_chain_file(context, certificateChainFile) == 1 else {
             throw .fromOpenSSL(.certificate, "SSL_CTX_use_certificate_chain_file(\(certificateChainFile))")
         }
@@ -77,6 +80,18 @@ public final class TLSContext: @unchecked Sendable {
         }
         return made
     }
+
+    /// The TLS 1.2 suites a server accepts: ECDHE key exchange (forward secrecy) with an AEAD cipher only.
+    ///
+    /// OpenSSL's default list also accepts static-RSA key exchange (no forward secrecy, RFC 7525 §4.2) and CBC suites
+    /// (MAC-then-encrypt, the Lucky13/POODLE family, RFC 7457 §2). Both key types are listed so an RSA or an ECDSA
+    /// certificate works. TLS 1.3 suites are configured separately (`SSL_CTX_set_ciphersuites`) and are all AEAD,
+    /// so this list leaves them as they are.
+    static let tls12ServerCiphers = [
+        "ECDHE-ECDSA-AES128-GCM-SHA256", "ECDHE-RSA-AES128-GCM-SHA256",
+        "ECDHE-ECDSA-AES256-GCM-SHA384", "ECDHE-RSA-AES256-GCM-SHA384",
+        "ECDHE-ECDSA-CHACHA20-POLY1305", "ECDHE-RSA-CHACHA20-POLY1305",
+    ].joined(separator: ":")
 
     /// A client context.
     ///
