@@ -15,4 +15,12 @@ extension SQLiteStore {
             "SELECT 1 FROM sign_outs WHERE user_id = ? AND device IN ('', ?) AND ? < issued_before LIMIT 1",
             .text(user), .text(device ?? ""), .int(issuedAt)) != nil
     }
+
+    public func signedOutUntil(user: String, device: String?) throws -> Int64? {
+        guard let device else {
+            return try connection.scalar("SELECT max(issued_before) FROM sign_outs WHERE user_id = ?", .text(user))
+        }
+        return try connection.scalar(
+            "SELECT max(issued_before) FROM sign_outs WHERE user_id = ? AND device IN ('', ?)", .text(user), .text(device))
+    }
 }

@@ -265,5 +265,7 @@ enum Schema {
         ALTER TABLE event_bodies ADD COLUMN audience_conversation INTEGER;
         ALTER TABLE event_bodies ADD COLUMN audience_user TEXT;
         """,
+        // 13: the per-user daily storage quota (Schema+StorageUsage.swift).
+        storageUsageMigration,
     ]
 }

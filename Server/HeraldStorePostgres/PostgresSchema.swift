@@ -308,5 +308,7 @@ enum PostgresSchema {
         """,
         // 13: checks inside statements, so a batch costs one round trip (PostgresSchema+Checks.swift).
         checksMigration,
+        // 14: the per-user daily storage quota, as in the SQLite schema's migration 13 (PostgresSchema+StorageUsage.swift).
+        storageUsageMigration,
     ]
 }

@@ -21,4 +21,13 @@ extension PostgresStore {
             "SELECT 1 FROM sign_outs WHERE user_id = $1 AND device IN ('', $2) AND $3 < issued_before LIMIT 1",
             .text(user), .text(device ?? ""), .int(issuedAt)) { _ in true } ?? false
     }
+
+    public func signedOutUntil(user: String, device: String?) throws -> Int64? {
+        guard let device else {
+            return try connection.queryFirst("SELECT max(issued_before) FROM sign_outs WHERE user_id = $1", .text(user)) { $0.optionalInt(0) } ?? nil
+        }
+        return try connection.queryFirst(
+            "SELECT max(issued_before) FROM sign_outs WHERE user_id = $1 AND device IN ('', $2)",
+            .text(user), .text(device)) { $0.optionalInt(0) } ?? nil
+    }
 }

@@ -61,6 +61,10 @@ public protocol SyncStore: AnyObject, AlertSettingsStore, LastSeenStore {
     func signOut(user: String, device: String?, issuedBefore: Int64) throws
     /// Whether a token of `user` for `device` (nil: bound to none) issued at `issuedAt` was signed out.
     func isSignedOut(user: String, device: String?, issuedAt: Int64) throws -> Bool
+    /// The latest `issuedBefore` of `user`'s sign-outs that refuse a token for `device` (the user-wide ones and
+    /// `device`'s), or of every sign-out of the user when `device` is nil (such a token may connect as any device);
+    /// nil when none. A token minted now is dated no earlier, so it is not taken for one minted before.
+    func signedOutUntil(user: String, device: String?) throws -> Int64?
 
     // MARK: Conversations
 
@@ -152,6 +156,12 @@ public protocol SyncStore: AnyObject, AlertSettingsStore, LastSeenStore {
     /// The smallest retained seq, or `latestSeq + 1` when nothing is retained. A cursor `after` can
     /// resume without a gap iff `oldestRetainedSeq - 1 <= after <= latestSeq`.
     func oldestRetainedSeq(user: String) throws -> Int64
+    /// Adds `bytes` to what `user` stored on `day` (days since the epoch, UTC) unless that would pass `limit`: checked
+    /// in the write itself, so several nodes never let one user past it. Returns whether it was charged.
+    func chargeStorage(user: String, day: Int64, bytes: Int64, limit: Int64) throws -> Bool
+    /// Forgets the storage charged on days before `day`. Returns the number of rows deleted.
+    @discardableResult
+    func pruneStorageUsage(before day: Int64) throws -> Int
     /// Deletes events created before `cutoff` (ms), keeping at least the newest `keepAtLeast` per user.
     /// Returns the number of events deleted.
     @discardableResult

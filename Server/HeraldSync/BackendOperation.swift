@@ -8,6 +8,9 @@ public enum BackendOperation: Sendable, Equatable {
     case createUser(id: String, name: String)
     /// Looks a user up.
     case user(id: String)
+    /// Looks a user up for a token minted now for `device` (nil: any device), with the latest sign-out that token
+    /// must be dated past (``TokenTimes/issuedAt(now:signedOutUntil:)``).
+    case tokenSubject(id: String, device: String?)
     /// The direct conversation between two existing users, created (and announced) when missing.
     case createDirect(String, String)
     /// A new group of `creator` plus `members`, announced to every participant.

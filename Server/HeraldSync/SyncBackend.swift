@@ -5,6 +5,8 @@ import HeraldStoreProtocol
 public enum BackendValue: Sendable {
     /// A user; `created` is false when it existed already.
     case user(UserRecord, created: Bool)
+    /// A user a token is minted for, and the latest boundary of the sign-outs that would refuse it (nil: none).
+    case tokenSubject(UserRecord, signedOutUntil: Int64?)
     /// A conversation as `viewer` sees it; `created` is false when an existing direct conversation was returned.
     case conversation(ConversationInfo, created: Bool)
     /// A stored message; `duplicate` when it was a retry of the same (sender, clientMessageId) (R4).
@@ -40,6 +42,8 @@ public struct BackendFailure: Error, Sendable, Equatable {
         case tooLate
         /// M1: the message was edited as often as allowed.
         case tooManyEdits
+        /// The user's daily storage quota is used up (``StorageQuota``).
+        case quotaExceeded
     }
     public var kind: Kind
     public var message: String

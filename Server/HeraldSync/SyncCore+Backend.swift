@@ -37,6 +37,9 @@ extension SyncCore {
         case .user(let id):
             return .user(try requireUser(id), created: false)
 
+        case .tokenSubject(let id, let device):
+            return .tokenSubject(try requireUser(id), signedOutUntil: try store.signedOutUntil(user: id, device: device))
+
         case .createDirect(let a, let b):
             _ = try requireUser(a)
             _ = try requireUser(b)
@@ -153,6 +156,7 @@ extension SyncCore {
         case .forbidden: return BackendFailure(.forbidden, info.message)
         case .tooLate: return BackendFailure(.tooLate, info.message)
         case .tooManyEdits: return BackendFailure(.tooManyEdits, info.message)
+        case .quotaExceeded: return BackendFailure(.quotaExceeded, info.message)
         default: return BackendFailure(.internal, info.message)
         }
     }
@@ -162,7 +166,7 @@ extension BackendOperation {
     /// Whether the operation may write (then a failed batch redoes it in a write transaction).
     var writesToStore: Bool {
         switch self {
-        case .user, .unread, .apiKey, .pushTargets: false
+        case .user, .tokenSubject, .unread, .apiKey, .pushTargets: false
         case .createUser, .createDirect, .createGroup, .postMessage, .notify, .signOut, .removeMember, .registerPushTarget, .removePushTarget: true
         case .editMessage, .unsendMessage, .mute, .unmute: true
         }

@@ -25,6 +25,8 @@ extension SyncCore {
             if current.text == text { return current.info(senderName: try name(of: current.sender)) }
             throw Self.revisionError(current.unsentAt != nil ? .unsent : .tooManyEdits(limit: limits.maxEdits), verb: "edited")
         }
+        // Charged once the edit is written; a refusal rolls it back with this request.
+        try chargeStorage(user, StorageQuota.cost(text: text, imageURL: nil), now: now)
         let info = edited.info(senderName: try name(of: edited.sender))
         guard let conversation = try store.conversation(id: edited.conversation) else { return info }
         var event = EventFrame(event: .messageEdited)

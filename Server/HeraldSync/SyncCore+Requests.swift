@@ -257,6 +257,8 @@ extension SyncCore {
         if duplicate, record.conversation != conversation {
             throw ErrorInfo(.conflict, "clientMessageId '\(clientMessageId)' was already used in another conversation; send with a new one")
         }
+        // Charged after the insert so a retry (R4) costs nothing; a refusal rolls the insert back with this request.
+        if !duplicate { try chargeStorage(user, StorageQuota.cost(text: text, imageURL: imageURL), now: now) }
         var info = record.info(senderName: try name(of: user))
         response.message = info
         response.duplicate = duplicate
@@ -273,6 +275,15 @@ extension SyncCore {
         try appendEvent(event.encodeBody(), to: stored.participants, of: stored.id, now: now, step: &step)
         schedulePushes(for: record, in: stored, senderName: info.senderName, mentions: mentions, now: now, step: &step)
         endTyping(user, in: record.conversation, now: now)
+    }
+
+    /// Counts `bytes` of message content against `user`'s storage quota for today, or refuses with `quota_exceeded`.
+    func chargeStorage(_ user: String, _ bytes: Int64, now: Int64) throws {
+        let quota = configuration.storageQuota
+        guard quota.isLimited else { return }
+        guard try store.chargeStorage(user: user, day: StorageQuota.day(now: now), bytes: bytes, limit: quota.bytesPerDay) else {
+            throw quota.exceeded(now: now)
+        }
     }
 
     /// Schedules the pushes of a new message, decided when its grace period ends (P1-P4).
@@ -372,11 +383,12 @@ extension SyncCore {
     }
 
     /// `user` leaves the group `conversation` (their own request, or the backend removing them). Everyone who was in
-    /// it hears of it, the leaver included (their other devices drop it); a direct conversation cannot be left.
+    /// it hears of it, the leaver included (their other devices drop it); a direct conversation cannot be left, which is
+    /// a conflict with the conversation's kind (`conflict`, HTTP 409), not a malformed request.
     func leave(_ user: String, conversation: String, now: Int64, step: inout SyncStep<Device>) throws {
         try requireParticipant(user, conversation)
         guard let record = try store.conversation(id: conversation), record.kind == .group else {
-            throw ErrorInfo(.badRequest, "only a group can be left")
+            throw ErrorInfo(.conflict, "this is a direct conversation: only a group can be left")
         }
         var event = EventFrame(event: .left)
         event.conversationId = conversation
@@ -386,10 +398,11 @@ extension SyncCore {
     }
 
     /// Refuses `user`'s tokens issued until now (every device's, or `device`'s) and closes the matching live
-    /// connections on this node. The sign-out covers the current second too (token times are whole seconds): a
-    /// token minted in the same second as the sign-out is refused as well, never one from before it accepted.
+    /// connections on this node. The sign-out covers the current second and the clock skew a verifier allows
+    /// (``TokenTimes/signOutBoundary(now:)``): a token dated ahead of the clock is refused as well, never one from
+    /// before the sign-out accepted.
     func signOut(_ user: String, device: String?, now: Int64, step: inout SyncStep<Device>) throws {
-        try store.signOut(user: user, device: device, issuedBefore: now / 1000 + 1)
+        try store.signOut(user: user, device: device, issuedBefore: TokenTimes.signOutBoundary(now: now / 1000))
         try removePushTargets(user: user, device: device)
         closeSignedOut(user, device: device, step: &step)
     }

@@ -160,6 +160,8 @@ public final class SyncCore<Device: Hashable> {
         do {
             let events = try store.pruneEvents(olderThan: cutoff, keepAtLeast: 0)
             let pushes = try store.prunePushes(olderThan: cutoff)
+            // Yesterday's row stays until today's is in use everywhere, whatever the nodes' clocks say.
+            try store.pruneStorageUsage(before: StorageQuota.day(now: now) - 1)
             if events + pushes > 0 { logger.info("pruned old stream events and pushes", metadata: ["events": "\(events)", "pushes": "\(pushes)"]) }
         } catch {
             logger.error("pruning failed", metadata: ["error": "\(error)"])

@@ -39,6 +39,8 @@ public struct SyncConfiguration: Sendable {
     public var push = PushSettings()
     /// M1, M2: how long after sending a message can be edited or unsent, and how often edited.
     public var messageRevisions = MessageRevisionRules.Limits()
+    /// How much message content each user may store per UTC day.
+    public var storageQuota = StorageQuota()
 
     public init(
         pushGraceMilliseconds: Int64 = 2_000, retentionMilliseconds: Int64 = 7 * 24 * 3_600_000,

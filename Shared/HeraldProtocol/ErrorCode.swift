@@ -14,8 +14,9 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case notFound = "not_found"
     /// The named user does not exist.
     case unknownUser = "unknown_user"
-    /// The request reuses a key that already names something else (a clientMessageId used in another
-    /// conversation); nothing was stored. Retrying the same request fails the same way.
+    /// The request conflicts with the current state: it reuses a key that already names something else (a
+    /// clientMessageId used in another conversation) or leaves a direct conversation; nothing was stored. Retrying
+    /// the same request fails the same way.
     case conflict = "conflict"
     /// Too many requests; retry later. The connection stays open.
     case rateLimited = "rate_limited"
@@ -32,6 +33,9 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case tooLate = "too_late"
     /// The message was edited as many times as allowed (M1: 5).
     case tooManyEdits = "too_many_edits"
+    /// The user stored as much message content today (UTC) as the server allows (`--user-daily-quota`); nothing was
+    /// stored. Retrying fails the same way until the next UTC day.
+    case quotaExceeded = "quota_exceeded"
 }
 
 /// The error object of a failed response.

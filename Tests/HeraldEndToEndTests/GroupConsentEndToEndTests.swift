@@ -30,7 +30,7 @@ extension EndToEnd {
             #expect(try phone.command("open thread \(g)").type == "error" || !(try phone.state().conversationOrder.contains(g)))
             // A direct conversation cannot be left; leaving twice is not being a participant.
             let dm = try world.dm(alice, "bob")
-            #expect(try phone.command("leave \(dm)").string("code") == "bad_request")
+            #expect(try phone.command("leave \(dm)").string("code") == "conflict")
             #expect(try phone.command("leave \(g)").string("code") == "not_participant")
         }
     }

@@ -7,7 +7,7 @@ import Testing
 /// The backend can take a member out of a group (a ban, a moderation decision), exactly as the member leaving.
 @Suite("API: removing a member from a group", .serialized)
 struct APIGroupMembershipTests {
-    @Test("POST /conversations/{id}/leave {user}: 200, the member's device gets left and no later message; DM 400, a non-member 403, unknown conversation 404")
+    @Test("POST /conversations/{id}/leave {user}: 200, the member's device gets left and no later message; DM 409 (a state conflict), a non-member 403, unknown conversation 404")
     func backendRemovesAMember() throws {
         let server = try InProcessAPIServer()
         defer { server.stop() }
@@ -29,7 +29,9 @@ struct APIGroupMembershipTests {
 
         #expect(try api.request("POST", "/api/v1/conversations/\(g)/leave", json: #"{"user":"bob"}"#).status == 403)
         let dm = try #require(try api.request("POST", "/api/v1/conversations", json: #"{"kind":"direct","members":["alice","carol"]}"#).object?["id"] as? String)
-        #expect(try api.request("POST", "/api/v1/conversations/\(dm)/leave", json: #"{"user":"carol"}"#).status == 400)
+        let directLeft = try api.request("POST", "/api/v1/conversations/\(dm)/leave", json: #"{"user":"carol"}"#)
+        #expect(directLeft.status == 409 && (directLeft.object?["error"] as? [String: Any])?["code"] as? String == "conflict", "\(directLeft.body)")
+        #expect(directLeft.body.contains("only a group can be left"))
         #expect(try api.request("POST", "/api/v1/conversations/c999/leave", json: #"{"user":"carol"}"#).status == 404)
     }
 }

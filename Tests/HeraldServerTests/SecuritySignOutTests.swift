@@ -55,6 +55,55 @@ struct SecuritySignOutTests {
         #expect(try Self.closeCodeOnConnect(port: server.port, token: try Hardening.token(server, "alice")) == nil, "a token minted after works")
     }
 
+    @Test("A sign-out refuses tokens dated up to the clock skew ahead (iat now+50) too; a token dated beyond the skew is refused outright; one minted the second after the sign-out works")
+    func signOutCoversFutureDatedTokens() throws {
+        let server = try ServerHarness.start()
+        defer { server.stop() }
+        let token = try Hardening.token(server, "alice")
+        let secret = try SecurityIdentityTests.storedSecret(server.databasePath)
+        func dated(_ offset: Int64) -> String {
+            let now = Int64(Date().timeIntervalSince1970)
+            return JSONWebToken.sign(TokenClaims(sub: "alice", name: "Alice", iat: now + offset, exp: now + 3_600), secret: secret)
+        }
+        // Minted by a clock 50 s fast: within the skew a verifier allows, so it is a valid token until the sign-out.
+        let fastClock = dated(50), wholeSkew = dated(TokenTimes.clockSkewSeconds)
+        #expect(try Self.closeCodeOnConnect(port: server.port, token: fastClock) == nil)
+        #expect(try Hardening.syncUpgradeStatus(port: server.port, token: dated(TokenTimes.clockSkewSeconds + 5)) == 401,
+                "a token dated beyond the skew is refused before any sign-out")
+
+        let phone = try SyncTestClient(port: server.port, token: token, device: "phone")
+        defer { phone.close() }
+        try phone.request(#"{"type":"sync"}"#)
+        #expect(try phone.request(#"{"type":"signOut"}"#).ok)
+        #expect(try Self.closeCodeOnConnect(port: server.port, token: token) == HeraldCloseCode.credentialsEnded)
+        #expect(try Self.closeCodeOnConnect(port: server.port, token: fastClock) == HeraldCloseCode.credentialsEnded,
+                "the future-dated token minted before the sign-out outlived it")
+        #expect(try Self.closeCodeOnConnect(port: server.port, token: wholeSkew) == HeraldCloseCode.credentialsEnded,
+                "a token dated the whole skew ahead before the sign-out outlived it")
+
+        Self.waitForNextSecond()
+        #expect(try Self.closeCodeOnConnect(port: server.port, token: try Hardening.token(server, "alice")) == nil,
+                "a token minted by herald-server token after the sign-out works at once")
+    }
+
+    @Test("API: a token minted the second after a sign-out is dated past it and connects at once")
+    func apiMintsPastTheSignOut() throws {
+        let server = try InProcessAPIServer()
+        defer { server.stop() }
+        let api = try APIClient(port: server.port, key: server.key)
+        #expect(try api.request("POST", "/api/v1/users", json: #"{"id":"alice","name":"Alice"}"#).status == 201)
+        func token(device: String) throws -> String {
+            let minted = try api.request("POST", "/api/v1/users/alice/tokens", json: #"{"ttlSeconds":600,"device":"\#(device)"}"#)
+            return try #require(minted.object?["token"] as? String)
+        }
+        let before = try token(device: "phone")
+        #expect(try api.request("POST", "/api/v1/users/alice/signout", json: #"{"device":"phone"}"#).status == 200)
+        #expect(try Self.closeCodeOnConnect(port: server.port, token: before) == HeraldCloseCode.credentialsEnded)
+        Self.waitForNextSecond()
+        #expect(try Self.closeCodeOnConnect(port: server.port, token: try token(device: "phone")) == nil)
+        #expect(try Self.closeCodeOnConnect(port: server.port, token: try token(device: "laptop")) == nil)
+    }
+
     @Test("/sync signOut {device}: only the named device is closed; the asking device stays")
     func userSignsOutOneDevice() throws {
         let server = try ServerHarness.start()

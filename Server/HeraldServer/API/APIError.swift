@@ -2,7 +2,7 @@
 ///
 /// Codes: 400 `bad_json` (not JSON) / `bad_request` (a field is missing, of the wrong type or out of range),
 /// 401 `unauthorized`, 403 `forbidden`, 404 `not_found`, 405 `method_not_allowed`, 409 `conflict`,
-/// 413 `too_large`, 429 `rate_limited`, 431 `headers_too_large`, 500 `internal`, 503 `unavailable`.
+/// 413 `too_large`, 429 `rate_limited` / `quota_exceeded` (the user's daily storage quota), 431 `headers_too_large`, 500 `internal`, 503 `unavailable`.
 struct APIError: Error, Equatable {
     var status: Int
     var code: String

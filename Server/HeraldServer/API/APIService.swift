@@ -127,10 +127,13 @@ public final class APIService: HTTPRequestHandler {
         case .mintToken(let id):
             let (ttl, device) = try APIRequestBodies.tokenRequest(body)
             let keys = sync.signingKeys
-            return PreparedCall(operation: .user(id: try APIFieldRules.userId(id, field: "user id"))) { value in
-                guard case .user(let user, _) = value else { return nil }
+            let operation = BackendOperation.tokenSubject(id: try APIFieldRules.userId(id, field: "user id"), device: device)
+            return PreparedCall(operation: operation) { value in
+                guard case .tokenSubject(let user, let signedOutUntil) = value else { return nil }
                 let now = Int64(Date().timeIntervalSince1970)
-                let claims = TokenClaims(sub: user.id, name: user.name, iat: now, exp: now + Int64(ttl), dev: device)
+                // Dated past the user's latest sign-out, which refuses tokens up to the clock skew ahead of it.
+                let issuedAt = TokenTimes.issuedAt(now: now, signedOutUntil: signedOutUntil)
+                let claims = TokenClaims(sub: user.id, name: user.name, iat: issuedAt, exp: now + Int64(ttl), dev: device)
                 let token = APIResponses.Token(
                     token: JSONWebToken.sign(claims, keys: keys), user: .init(id: user.id, name: user.name), expiresAt: claims.exp)
                 return .json(201, token)
@@ -218,6 +221,11 @@ public final class APIService: HTTPRequestHandler {
         case .internal: APIError(500, "internal", failure.message)
         case .tooLate: APIError(409, "too_late", failure.message)
         case .tooManyEdits: APIError(409, "too_many_edits", failure.message)
+        // RFC 6585 §4: too much in a given amount of time; Retry-After says when the next UTC day renews it.
+        case .quotaExceeded:
+            APIError(429, "quota_exceeded", failure.message, headers: [
+                "Retry-After": "\(StorageQuota.secondsUntilNextDay(now: Int64(Date().timeIntervalSince1970 * 1000)))",
+            ])
         }
     }
 }

@@ -463,7 +463,7 @@ enum OpenAPIDocument {
             "$ref": "#/components/responses/Unauthorized"
           },
           "429": {
-            "$ref": "#/components/responses/RateLimited"
+            "$ref": "#/components/responses/RateLimitedOrQuota"
           },
           "403": {
             "$ref": "#/components/responses/Forbidden"
@@ -480,7 +480,7 @@ enum OpenAPIDocument {
     "/api/v1/conversations/{id}/leave": {
       "post": {
         "operationId": "removeMember",
-        "summary": "Take a member out of a group, as if they had left it: they stop receiving it and every participant (their devices too) gets a `left` event. A direct conversation cannot be left (400); a user who is not in the group is 403.",
+        "summary": "Take a member out of a group, as if they had left it: they stop receiving it and every participant (their devices too) gets a `left` event. A direct conversation cannot be left (409 conflict); a user who is not in the group is 403.",
         "parameters": [
           {
             "name": "id",
@@ -526,6 +526,9 @@ enum OpenAPIDocument {
           },
           "404": {
             "$ref": "#/components/responses/NotFound"
+          },
+          "409": {
+            "$ref": "#/components/responses/NotAGroup"
           },
           "429": {
             "$ref": "#/components/responses/RateLimited"
@@ -736,7 +739,7 @@ enum OpenAPIDocument {
             "$ref": "#/components/responses/TooLate"
           },
           "429": {
-            "$ref": "#/components/responses/RateLimited"
+            "$ref": "#/components/responses/RateLimitedOrQuota"
           }
         }
       }
@@ -1004,6 +1007,33 @@ enum OpenAPIDocument {
           }
         }
       },
+      "RateLimitedOrQuota": {
+        "description": "rate_limited: too many requests for this API key; or quota_exceeded: the sender already stored today's allowance of message content (the bytes of text and image URLs per UTC day, --user-daily-quota, 128 MiB unless configured otherwise) and nothing was stored; Retry-After says when the allowance renews (00:00 UTC).",
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/Error"
+            }
+          }
+        },
+        "headers": {
+          "Retry-After": {
+            "schema": {
+              "type": "string"
+            }
+          }
+        }
+      },
+      "NotAGroup": {
+        "description": "conflict: the conversation is a direct conversation, and only a group can be left.",
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/Error"
+            }
+          }
+        }
+      },
       "TooLate": {
         "description": "too_late: the time to change the message has passed (15 minutes to edit, 2 minutes to unsend, unless the server was started with other --edit-window/--unsend-window); too_many_edits: it was edited 5 times already.",
         "content": {
@@ -1038,7 +1068,7 @@ enum OpenAPIDocument {
             "properties": {
               "code": {
                 "type": "string",
-                "description": "bad_request, bad_json, unauthorized, forbidden, not_found, method_not_allowed, conflict, too_large, rate_limited, headers_too_large, internal, unavailable"
+                "description": "bad_request, bad_json, unauthorized, forbidden, not_found, method_not_allowed, conflict, too_large, rate_limited, quota_exceeded, headers_too_large, internal, unavailable"
               },
               "message": {
                 "type": "string"

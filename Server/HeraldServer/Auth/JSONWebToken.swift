@@ -67,9 +67,8 @@ public enum JSONWebToken {
     public static let header = #"{"alg":"HS256","typ":"JWT"}"#
     /// Longest token accepted; anything longer is refused before any work.
     public static let maxLength = 4096
-    /// How far a token's issue time may be ahead of this server's clock (clocks of the nodes and backends that mint
-    /// tokens differ a little).
-    public static let clockSkewSeconds: Int64 = 60
+    /// How far a token's issue time may be ahead of this server's clock: ``TokenTimes/clockSkewSeconds``.
+    public static let clockSkewSeconds: Int64 = TokenTimes.clockSkewSeconds
 
     /// Signs `claims` with `secret`: `base64url(header).base64url(claims).base64url(HMAC-SHA256)`.
     public static func sign(_ claims: TokenClaims, secret: [UInt8]) -> String {

@@ -44,7 +44,10 @@ public enum TokenIssuer {
             return chosen
         }
         let now = Int64(Date().timeIntervalSince1970)
-        let claims = TokenClaims(sub: user, name: displayName, iat: now, exp: now + Int64(ttlSeconds))
+        // Dated past the user's latest sign-out (any device's: this token may connect as any), which refuses tokens up
+        // to the clock skew ahead of it.
+        let issuedAt = TokenTimes.issuedAt(now: now, signedOutUntil: try store.signedOutUntil(user: user, device: nil))
+        let claims = TokenClaims(sub: user, name: displayName, iat: issuedAt, exp: now + Int64(ttlSeconds))
         return JSONWebToken.sign(claims, keys: key)
     }
 

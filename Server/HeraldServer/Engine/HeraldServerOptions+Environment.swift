@@ -47,6 +47,9 @@ extension HeraldServerOptions {
             },
             .integer("edit-window", \.editWindowSeconds, "Seconds after sending in which its sender can edit a text message (M1)."),
             .integer("unsend-window", \.unsendWindowSeconds, "Seconds after sending in which its sender can unsend a message (M2)."),
+            .integer(
+                "user-daily-quota", \.userDailyQuotaBytes,
+                "Bytes of message text and image URLs each user may store per UTC day (sent or edited in); past it sends and edits are quota_exceeded (HTTP 429) and nothing is stored; 0 = unlimited."),
             ServerSetting(
                 name: "push-preview", form: .value(placeholder: "push-preview"),
                 help: "What a push to a device without a connection reveals: full (sender and text), sender, or none.",

@@ -44,6 +44,9 @@ public struct HeraldServerOptions: Sendable {
     public var editWindowSeconds = 900
     /// M2: seconds after sending in which the sender can unsend a message.
     public var unsendWindowSeconds = 120
+    /// Bytes of message content (text and image URLs, sent or edited in) each user may store per UTC day; past it
+    /// sends and edits are refused with `quota_exceeded` (HTTP 429). 0 = unlimited. See ``StorageQuota``.
+    public var userDailyQuotaBytes = Int(StorageQuota.defaultBytesPerDay)
     /// Push to devices without a connection (APNs, FCM, Web Push, webhooks).
     public var push = PushOptions()
     /// A connection that has not sent a complete HTTP request head within this many milliseconds is closed.

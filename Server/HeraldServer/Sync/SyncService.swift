@@ -49,6 +49,7 @@ public final class SyncService: Sendable {
         configuration.limits.maxTextBytes = options.maxTextBytes
         configuration.messageRevisions.editWindowMilliseconds = Int64(options.editWindowSeconds) * 1_000
         configuration.messageRevisions.unsendWindowMilliseconds = Int64(options.unsendWindowSeconds) * 1_000
+        configuration.storageQuota = StorageQuota(bytesPerDay: Int64(options.userDailyQuotaBytes))
         // Resume pages stay well under the per-connection send queue (the same bound HeraldHTTPServer applies), so
         // a device closed as a slow consumer can catch up page by page instead of being closed again (R3).
         let queueBound = max(options.maxQueuedBytes ?? max(4 << 20, 2 * options.maxMessageSize + 64), options.maxMessageSize + 64)

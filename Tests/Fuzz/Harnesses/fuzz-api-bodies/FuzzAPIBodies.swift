@@ -84,7 +84,7 @@ private func check(_ operation: BackendOperation) {
         fuzzRequire(scalars(text, 1...APIFieldRules.maxNotificationTextLength), "accepted notification text of \(text.unicodeScalars.count) scalars")
         if let url { fuzzRequire(ContentRules.isLink(url) && scalars(url, 1...APIFieldRules.maxURLLength), "accepted url \(url.debugDescription)") }
         if let actor { userId(actor, "actor") }
-    case .user, .unread, .signOut, .removeMember, .apiKey:
+    case .user, .tokenSubject, .unread, .signOut, .removeMember, .apiKey:
         fuzzRequire(false, "a body parser returned \(operation)")
     }
 }
