@@ -115,9 +115,10 @@ extension SyncCore {
     static func revisionError(_ refusal: MessageRevisionRules.Refusal, verb: String) -> ErrorInfo {
         switch refusal {
         case .notSender: ErrorInfo(.forbidden, "only its sender can change a message")
-        // Not the request's shape but the message's kind: refused like any other edit the user may not make.
-        case .notText: ErrorInfo(.forbidden, "only a text message can be edited")
-        case .unsent: ErrorInfo(.notFound, "the message was unsent")
+        // Not the request's shape nor the user's rights but the message's kind or state: a conflict (HTTP 409). An
+        // unsent message still exists (unsending it again answers with it), so it is not `not_found` either.
+        case .notText: ErrorInfo(.conflict, "this is an image message: only a text message can be edited")
+        case .unsent: ErrorInfo(.conflict, "the message was unsent: it can no longer be edited")
         case .tooLate(let window): ErrorInfo(.tooLate, "a message can be \(verb) only within \(window / 1000) seconds of sending it")
         case .tooManyEdits(let limit): ErrorInfo(.tooManyEdits, "a message can be edited at most \(limit) times")
         }

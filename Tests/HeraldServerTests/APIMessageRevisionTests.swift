@@ -42,6 +42,18 @@ struct APIMessageRevisionTests {
         #expect(sixth.status == 409 && sixth.errorCode == "too_many_edits")
     }
 
+    @Test("M1: an image message cannot be edited: 409 conflict with the reason, the message unchanged")
+    func editingAnImageIsAConflict() throws {
+        let (server, client, _) = try Self.setUp()
+        defer { server.stop() }
+        let c = try #require(try client.request("POST", "/api/v1/conversations", json: #"{"kind":"direct","members":["alice","bob"]}"#).object?["id"] as? String)
+        let posted = try client.request("POST", "/api/v1/conversations/\(c)/messages", json: #"{"sender":"alice","clientMessageId":"k2","imageURL":"https://example.org/cat.png"}"#)
+        let image = try #require((posted.object?["message"] as? [String: Any])?["id"] as? String)
+        let edit = try client.request("PATCH", "/api/v1/messages/\(image)", json: #"{"user":"alice","text":"a caption"}"#)
+        #expect(edit.status == 409 && edit.errorCode == "conflict", "\(edit.body)")
+        #expect(edit.body.contains("only a text message can be edited"))
+    }
+
     @Test("M2: POST /messages/{id}/unsend as the sender: 200 with the placeholder; bob may not; bob's unread goes back down")
     func unsend() throws {
         let (server, client, m) = try Self.setUp()
@@ -57,7 +69,8 @@ struct APIMessageRevisionTests {
         #expect(try client.request("GET", "/api/v1/users/bob/unread").object?["badge"] as? Int == 0)
         #expect(try client.request("POST", "/api/v1/messages/\(m)/unsend", json: #"{"user":"alice"}"#).status == 200, "a retry is answered alike")
         let edit = try client.request("PATCH", "/api/v1/messages/\(m)", json: #"{"user":"alice","text":"back"}"#)
-        #expect(edit.status == 404, "an unsent message cannot be edited")
+        #expect(edit.status == 409 && edit.errorCode == "conflict", "an unsent message cannot be edited: a state conflict")
+        #expect(edit.body.contains("unsent"))
         #expect(try client.request("POST", "/api/v1/messages/\(m)/unsend", json: #"{}"#).status == 400)
     }
 }

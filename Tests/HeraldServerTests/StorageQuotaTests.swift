@@ -75,3 +75,32 @@ struct StorageQuotaTests {
         #expect(history.map(\.clientMessageId) == ["m1"])
     }
 }
+
+/// The quota is counted in the shared PostgreSQL store: two nodes give one user one allowance, not one each.
+@Suite("Storage quota on several nodes", .serialized, .enabled(if: PostgresCluster.binariesAvailable, PostgresCluster.skipReason))
+struct StorageQuotaMultiNodeTests {
+    @Test("Sends on node A and node B draw on the same daily allowance; past it either node answers quota_exceeded")
+    func nodesShareTheAllowance() throws {
+        let url = try PostgresCluster.newDatabase()
+        let a = try ServerHarness.start(["--store", url, "--user-daily-quota", "1000"])
+        defer { a.stop() }
+        let b = try ServerHarness.start(["--store", url, "--user-daily-quota", "1000"])
+        defer { b.stop() }
+        _ = try ServerHarness.token("bob", store: url)
+        let token = try ServerHarness.token("alice", store: url)
+        let onA = try SyncTestClient(port: a.port, token: token, device: "phone")
+        defer { onA.close() }
+        let onB = try SyncTestClient(port: b.port, token: token, device: "laptop")
+        defer { onB.close() }
+        try onA.request(#"{"type":"sync"}"#)
+        try onB.request(#"{"type":"sync"}"#)
+        let conversation = try #require(try onA.request(#"{"type":"dm","user":"bob"}"#).conversation?.id)
+        func send(_ client: SyncTestClient, _ id: String) throws -> ResponseFrame {
+            try client.request(#"{"type":"send","conversation":"\#(conversation)","clientMessageId":"\#(id)","text":"\#(StorageQuotaTests.text(450))"}"#)
+        }
+        #expect(try send(onA, "a1").ok)
+        #expect(try send(onB, "b1").ok)
+        #expect(try send(onA, "a2").error?.code == .quotaExceeded)
+        #expect(try send(onB, "b2").error?.code == .quotaExceeded)
+    }
+}

@@ -1035,7 +1035,7 @@ enum OpenAPIDocument {
         }
       },
       "TooLate": {
-        "description": "too_late: the time to change the message has passed (15 minutes to edit, 2 minutes to unsend, unless the server was started with other --edit-window/--unsend-window); too_many_edits: it was edited 5 times already.",
+        "description": "too_late: the time to change the message has passed (15 minutes to edit, 2 minutes to unsend, unless the server was started with other --edit-window/--unsend-window); too_many_edits: it was edited 5 times already; conflict (edit only): the message is an image or was unsent.",
         "content": {
           "application/json": {
             "schema": {
