@@ -22,6 +22,10 @@ public struct StorageQuota: Sendable, Equatable {
     /// Whether sends and edits are metered at all.
     public var isLimited: Bool { bytesPerDay > 0 }
 
+    /// How much a node reserves in the store at a time (``StorageAllowances``): 64 KiB, hundreds of ordinary messages
+    /// per query, or a sixteenth of a smaller quota, so a few nodes' unspent shares never hold back much of it.
+    var reservationChunk: Int64 { max(min(64 << 10, bytesPerDay / 16), 1) }
+
     static let dayMilliseconds: Int64 = 86_400_000
 
     /// The UTC day (days since the epoch) `now` (ms since the epoch) falls on.

@@ -281,9 +281,11 @@ extension SyncCore {
     func chargeStorage(_ user: String, _ bytes: Int64, now: Int64) throws {
         let quota = configuration.storageQuota
         guard quota.isLimited else { return }
-        guard try store.chargeStorage(user: user, day: StorageQuota.day(now: now), bytes: bytes, limit: quota.bytesPerDay) else {
-            throw quota.exceeded(now: now)
+        let day = StorageQuota.day(now: now)
+        let spent = try storageAllowances.spend(bytes, user: user, day: day, quota: quota) { amount in
+            try store.chargeStorage(user: user, day: day, bytes: amount, limit: quota.bytesPerDay)
         }
+        guard spent else { throw quota.exceeded(now: now) }
     }
 
     /// Schedules the pushes of a new message, decided when its grace period ends (P1-P4).

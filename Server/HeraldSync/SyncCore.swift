@@ -50,6 +50,8 @@ public final class SyncCore<Device: Hashable> {
     public internal(set) var counters = SyncCounters()
     /// Per-user budgets of writing requests (``SyncConfiguration/requestRates``).
     var rateLimits: RequestRateLimits
+    /// This node's shares of the users' daily storage allowances (``SyncConfiguration/storageQuota``).
+    var storageAllowances = StorageAllowances()
     private var deviceCounter = 0
     /// Typing and presence (E1, E2): never stored, kept here while they last.
     var ephemeral = EphemeralState<Device>()
@@ -162,6 +164,7 @@ public final class SyncCore<Device: Hashable> {
             let pushes = try store.prunePushes(olderThan: cutoff)
             // Yesterday's row stays until today's is in use everywhere, whatever the nodes' clocks say.
             try store.pruneStorageUsage(before: StorageQuota.day(now: now) - 1)
+            storageAllowances.prune(before: StorageQuota.day(now: now))
             if events + pushes > 0 { logger.info("pruned old stream events and pushes", metadata: ["events": "\(events)", "pushes": "\(pushes)"]) }
         } catch {
             logger.error("pruning failed", metadata: ["error": "\(error)"])
