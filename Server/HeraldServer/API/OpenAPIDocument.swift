@@ -971,7 +971,7 @@ enum OpenAPIDocument {
         }
       },
       "Conflict": {
-        "description": "conflict: the user id exists with another name.",
+        "description": "conflict: the request conflicts with the current state: the user id exists with another name (create a user), the clientMessageId was used in another conversation (post a message), or the server has no credentials for the push provider (register a push target).",
         "content": {
           "application/json": {
             "schema": {
