@@ -1,4 +1,5 @@
 import Foundation
+@testable import HeraldClient
 import HeraldProtocol
 import HeraldTestSupport
 import Testing
@@ -37,5 +38,16 @@ struct ScriptOutputEscapingTests {
             #expect(!line.unicodeScalars.contains { (0x7F...0x9F).contains($0.value) || (0x202A...0x202E).contains($0.value) || (0x2066...0x2069).contains($0.value) },
                     "a raw control on stdout: \(line.debugDescription)")
         }
+    }
+}
+
+/// Script mode's human-readable lines (stderr) carry what the server said: they are drawable text, one line each.
+@Suite("herald: stderr lines are drawable text")
+struct StderrLineTests {
+    @Test("A close reason with OSC 0, CR and a bidi override is one line of control pictures")
+    func stderrLineIsDrawable() {
+        let line = ClientRunner.stderrLine("closed: \u{1B}]0;pwned\u{07}\r\nforged\u{202E}", error: true)
+        #expect(line == "herald: error: closed: ␛]0;pwned␇␍␊forged\n")
+        #expect(ClientRunner.stderrLine("plain") == "herald: plain\n")
     }
 }

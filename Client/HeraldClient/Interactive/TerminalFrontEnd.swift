@@ -73,7 +73,9 @@ final class TerminalFrontEnd: ClientFrontEnd {
         }
         let scene = context.scene
         switch key {
-        case .text(let text): editor.insert(text)
+        case .text(let text):
+            // A pasted C1 control would be drawn one column wider than the line's cursor counts: it is not text.
+            editor.insert(String(String.UnicodeScalarView(text.unicodeScalars.filter { !TerminalText.isControl($0) })))
         case .enter:
             if editor.isEmpty {
                 if showingHelp { showingHelp = false }

@@ -460,16 +460,21 @@ public final class ClientRunner {
 
     // MARK: - stderr
 
-    /// One stderr line. What it says may come from the server or a peer (a close reason, an error), and stderr is
-    /// usually a terminal: it is written as drawable text (TerminalText), one line whatever it holds.
     static func log(_ text: String) {
-        writeAll(2, "herald: \(TerminalText.line(text))\n")
+        writeAll(2, stderrLine(text))
+    }
+
+    /// One stderr line (`herald: …`, `herald: error: …`). What it says may come from the server or a peer (a close
+    /// reason, an error), and stderr is usually a terminal: it is written as drawable text (TerminalText), one line
+    /// whatever it holds.
+    static func stderrLine(_ text: String, error: Bool = false) -> String {
+        "herald: \(error ? "error: " : "")\(TerminalText.line(text))\n"
     }
 
     /// A one-line error naming the cause.
     public static func fail(_ text: String) {
         RawTerminal.restore()  // so the line is not lost on the alternate screen
-        writeAll(2, "herald: error: \(TerminalText.line(text))\n")
+        writeAll(2, stderrLine(text, error: true))
     }
 
     static func writeAll(_ fd: Int32, _ text: String) {
