@@ -1,3 +1,5 @@
+import HeraldRules
+
 /// A JSON value whose objects keep their key order, so every output line the client writes reads in the order the
 /// contract documents (`type` first) and tests can diff lines as text; and, decoded, a request body the backend API
 /// checks field by field with exact types (a `true` is not a number, `1.0` is an integer as JSON Schema says).
@@ -86,21 +88,13 @@ public enum JSONValue: Equatable, Sendable, ExpressibleByStringLiteral, Expressi
             case "\r": out += "\\r"
             case "\t": out += "\\t"
             case _ where scalar.value < 0x20 || scalar.value == 0x2028 || scalar.value == 0x2029
-                || (escapingTerminalControls && isTerminalControl(scalar.value)):
+                || (escapingTerminalControls && (TerminalText.isControl(scalar) || TerminalText.isBidiControl(scalar))):
                 let hex = String(scalar.value, radix: 16)
                 out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
             default: out.unicodeScalars.append(scalar)
             }
         }
         out += "\""
-    }
-
-    /// DEL, C1 and the bidirectional formatting characters.
-    private static func isTerminalControl(_ value: UInt32) -> Bool {
-        switch value {
-        case 0x7F...0x9F, 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: true
-        default: false
-        }
     }
 }
 

@@ -42,7 +42,7 @@ public enum ChatAction: Equatable, Sendable {
 
 /// Chat-style input, sans-IO: in a thread plain text is a message; commands start with `/` (`//` sends a line that
 /// starts with a slash), and only those: a bare word outside a thread runs nothing, however much it looks like a
-/// command (`sign-out` typed on the list was a sign-out of every device). Script commands work after a slash.
+/// command (a stray `sign-out` on the list must not sign every device out). Script commands work after a slash.
 public enum ChatInput {
     /// One command of the help screen.
     public struct Command: Sendable {

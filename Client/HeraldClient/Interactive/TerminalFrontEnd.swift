@@ -69,7 +69,8 @@ final class TerminalFrontEnd: ClientFrontEnd {
                 return commands
             }
             notice = "cancelled: nothing was done"
-            return []
+            // Ctrl-C still quits; any other key only answered the question.
+            guard case .control = key else { return [] }
         }
         let scene = context.scene
         switch key {
