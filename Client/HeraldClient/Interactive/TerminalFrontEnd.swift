@@ -287,7 +287,9 @@ final class TerminalFrontEnd: ClientFrontEnd {
             frame += "\u{1B}[2J"  // resized: clear what the old layout left
         }
         frame += "\u{1B}[H"
-        frame += lines.prefix(height).joined(separator: "\u{1B}[K\r\n") + "\u{1B}[K"
+        // Each row is cleared, then written from its first column: nothing of the previous frame is left beside it,
+        // whatever its width (with autowrap off, erasing after a full row would take its last column).
+        frame += lines.prefix(height).map { "\u{1B}[2K" + $0 }.joined(separator: "\r\n")
         frame += "\u{1B}[\(min(height, lines.count));\(3 + cursor)H"
         guard frame != lastFrame else { return }
         lastFrame = frame
