@@ -64,7 +64,18 @@ public enum Identifiers {
     public static let deviceNameRule = "1-64 characters of A-Z a-z 0-9 . _ -"
 
     /// The rule for display names, in words.
-    public static let displayNameRule = "1-100 characters, no control characters or line breaks"
+    public static let displayNameRule = "1-100 characters, no control characters, line breaks or bidirectional overrides"
+
+    /// A label other people see beside names (a group title): any text whose scalars are not controls, line or
+    /// paragraph separators or bidirectional overrides/isolates, as for a display name. Every participant's screen shows
+    /// it with no action of theirs (anyone may add anyone to a group), so it must never carry what a terminal obeys
+    /// or what makes it read as something else. Its length is the caller's rule.
+    public static func isLabel(_ text: String) -> Bool {
+        !text.unicodeScalars.contains(where: isControlOrSeparator)
+    }
+
+    /// ``isLabel(_:)`` in words.
+    public static let labelRule = "text without control characters, line breaks or bidirectional overrides (U+202A-U+202E, U+2066-U+2069)"
 
     private static func isUserIdStart(_ byte: UInt8) -> Bool {
         (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))

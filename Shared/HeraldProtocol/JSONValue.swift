@@ -1,3 +1,5 @@
+import HeraldRules
+
 /// A JSON value whose objects keep their key order, so every output line the client writes reads in the order the
 /// contract documents (`type` first) and tests can diff lines as text; and, decoded, a request body the backend API
 /// checks field by field with exact types (a `true` is not a number, `1.0` is an integer as JSON Schema says).
@@ -37,37 +39,46 @@ public enum JSONValue: Equatable, Sendable, ExpressibleByStringLiteral, Expressi
     /// The compact JSON text of this value (one line: newlines inside strings are escaped).
     public var text: String {
         var out = ""
-        write(into: &out)
+        write(into: &out, escapingTerminalControls: false)
         return out
     }
 
-    private func write(into out: inout String) {
+    /// ``text`` with DEL, the C1 controls (U+0080-U+009F) and the bidirectional formatting characters (U+061C,
+    /// U+200E, U+200F, U+202A-U+202E, U+2066-U+2069) escaped as `\uXXXX` too: the same JSON, but a terminal showing
+    /// it obeys nothing in it (a raw U+009B is a CSI to many terminals).
+    public var terminalSafeText: String {
+        var out = ""
+        write(into: &out, escapingTerminalControls: true)
+        return out
+    }
+
+    private func write(into out: inout String, escapingTerminalControls: Bool) {
         switch self {
         case .null: out += "null"
         case .bool(let value): out += value ? "true" : "false"
         case .int(let value): out += String(value)
         case .double(let value): out += value.isFinite ? String(value) : "null"
-        case .string(let value): JSONValue.writeString(value, into: &out)
+        case .string(let value): JSONValue.writeString(value, into: &out, escapingTerminalControls: escapingTerminalControls)
         case .array(let values):
             out += "["
             for (index, value) in values.enumerated() {
                 if index > 0 { out += "," }
-                value.write(into: &out)
+                value.write(into: &out, escapingTerminalControls: escapingTerminalControls)
             }
             out += "]"
         case .object(let fields):
             out += "{"
             for (index, field) in fields.enumerated() {
                 if index > 0 { out += "," }
-                JSONValue.writeString(field.key, into: &out)
+                JSONValue.writeString(field.key, into: &out, escapingTerminalControls: escapingTerminalControls)
                 out += ":"
-                field.value.write(into: &out)
+                field.value.write(into: &out, escapingTerminalControls: escapingTerminalControls)
             }
             out += "}"
         }
     }
 
-    private static func writeString(_ value: String, into out: inout String) {
+    private static func writeString(_ value: String, into out: inout String, escapingTerminalControls: Bool) {
         out += "\""
         for scalar in value.unicodeScalars {
             switch scalar {
@@ -76,7 +87,8 @@ public enum JSONValue: Equatable, Sendable, ExpressibleByStringLiteral, Expressi
             case "\n": out += "\\n"
             case "\r": out += "\\r"
             case "\t": out += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x2028 || scalar.value == 0x2029:
+            case _ where scalar.value < 0x20 || scalar.value == 0x2028 || scalar.value == 0x2029
+                || (escapingTerminalControls && (TerminalText.isControl(scalar) || TerminalText.isBidiControl(scalar))):
                 let hex = String(scalar.value, radix: 16)
                 out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
             default: out.unicodeScalars.append(scalar)

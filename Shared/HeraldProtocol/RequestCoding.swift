@@ -171,6 +171,7 @@ extension RequestFrame {
             return .dm(user: try check.userId(wire.user, "user"))
         case "group":
             let title = try check.text(wire.title, "title", max: limits.maxTitleBytes, allowEmpty: false)
+            guard Identifiers.isLabel(title) else { throw ErrorInfo(.badRequest, "field 'title' must be \(Identifiers.labelRule)") }
             guard let members = wire.members else { throw ErrorInfo(.badRequest, "missing field 'members'") }
             guard !members.isEmpty else { throw ErrorInfo(.badRequest, "a group needs at least one other member") }
             guard members.count <= limits.maxGroupMembers else {

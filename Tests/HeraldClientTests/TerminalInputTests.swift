@@ -131,9 +131,40 @@ struct TerminalInputTests {
         #expect(ChatInput.interpret("hello there", in: thread) == .commands(["send c2 hello there"]))
         #expect(ChatInput.interpret("//shrug", in: thread) == .commands(["send c2 /shrug"]))
         guard case .notice(let hint) = ChatInput.interpret("hello", in: list) else { Issue.record("no hint"); return }
-        #expect(hint.contains("/dm"))
-        #expect(ChatInput.interpret("open thread c1", in: list) == .commands(["open thread c1"]), "script commands still work in the list")
+        #expect(hint.contains("commands start with /"))
+        #expect(ChatInput.interpret("/lock", in: list) == .commands(["lock"]), "script commands work after a slash")
         #expect(ChatInput.interpret("   ", in: thread) == .nothing)
+    }
+
+    @Test("Chat: only /-prefixed input runs a command: bare words that are script commands run nothing on the list, and say how")
+    func bareWordsRunNothing() {
+        for line in ["sign-out", "sign-out phone", "leave c2", "lock", "open thread c1", "quit", "bell read-all", "mark-unread c1"] {
+            guard case .notice(let hint) = ChatInput.interpret(line, in: list) else {
+                Issue.record("\(line) ran something on the list")
+                continue
+            }
+            #expect(hint.contains("commands start with /"), "\(hint)")
+        }
+        #expect(ChatInput.interpret("sign-out", in: thread) == .commands(["send c2 sign-out"]), "in a thread a bare word is a message")
+    }
+
+    @Test("Chat: /sign-out and /leave ask (y/N) before they run; the question names what is lost")
+    func destructiveCommandsAsk() {
+        guard case .confirm(let question, let commands) = ChatInput.interpret("/sign-out", in: list) else {
+            Issue.record("/sign-out did not ask")
+            return
+        }
+        #expect(commands == ["sign-out"] && question.contains("every device") && question.hasSuffix("(y/N)"))
+        #expect(ChatInput.interpret("/sign-out phone", in: list) == .confirm(question: "Sign out the device phone? Its tokens stop working. (y/N)", commands: ["sign-out phone"]))
+        guard case .confirm(let leaving, let leave) = ChatInput.interpret("/leave", in: thread) else {
+            Issue.record("/leave did not ask")
+            return
+        }
+        #expect(leave == ["leave c2"] && leaving.contains("Team A") && leaving.hasSuffix("(y/N)"))
+        guard case .notice = ChatInput.interpret("/sign-out a b", in: list) else {
+            Issue.record("/sign-out with two devices ran")
+            return
+        }
     }
 
     @Test("Chat: /commands map to script commands; /open takes a number, a title or an id; /react defaults to the newest")

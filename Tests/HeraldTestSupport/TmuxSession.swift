@@ -37,6 +37,23 @@ public final class TmuxSession {
     /// The visible screen.
     public func screen() throws -> String { try tmuxCommand(["capture-pane", "-p", "-t", "main"]).standardOutput }
 
+    /// The visible screen with its colours and attributes as escape sequences (`capture-pane -e`).
+    public func screenWithAttributes() throws -> String { try tmuxCommand(["capture-pane", "-e", "-p", "-t", "main"]).standardOutput }
+
+    /// A tmux format of the pane, e.g. `#{pane_title}` (set by OSC 0/2) or `#{window_name}` (set by ESC k).
+    public func display(_ format: String) throws -> String {
+        try tmuxCommand(["display-message", "-p", "-t", "main", format]).standardOutput.trimmingCharacters(in: .newlines)
+    }
+
+    /// The paste buffers' contents (an OSC 52 clipboard write makes one when `set-clipboard` is on).
+    public func buffers() throws -> String { try tmuxCommand(["list-buffers"]).standardOutput }
+
+    /// Sets an option of the window (`allow-rename on`, so a program could rename it with ESC k) or, with `global`,
+    /// of the server (`set-clipboard on`, so OSC 52 reaches the buffers): what a victim's tmux may well allow.
+    public func setOption(_ name: String, _ value: String, global: Bool = false) throws {
+        try tmuxCommand(global ? ["set-option", "-s", name, value] : ["set-window-option", "-t", "main", name, value])
+    }
+
     /// Waits until the screen satisfies `predicate`; throws with the last screen at the deadline.
     @discardableResult
     public func waitScreen(_ what: String, timeout: Duration = .seconds(10), _ predicate: (String) -> Bool) throws -> String {

@@ -2,7 +2,7 @@ import HeraldProtocol
 import HeraldRules
 
 extension ClientCore {
-    /// The read-only model the presenters draw from.
+    /// The read-only model the presenters draw from, its text drawable on a terminal (TerminalText).
     public func screenModel(now: Instant) -> ScreenModel {
         let rows = directory.ordered.map {
             ScreenModel.ConversationRow(
@@ -28,7 +28,8 @@ extension ClientCore {
             newBelow: viewport?.newBelow ?? 0, toast: scene.isForeground ? toasts.visible : nil, toastSecondsLeft: remaining,
             pendingPushes: pushes.count, threadTitle: title, threadMembers: members, pending: pending)
         addTypingAndPresence(to: &model)
-        return model
+        // Others' text as drawable text, before a presenter measures or wraps it.
+        return model.drawable
     }
 
     /// User ids this device knows (everyone in its conversations and the last `users` answer), for completion.

@@ -64,7 +64,8 @@ extension ClientCore {
 
     // MARK: - What the thread shows
 
-    /// Every loaded message of `conversation` with its decorations (divider, "Seen"), oldest first.
+    /// Every loaded message of `conversation` with its decorations (divider, "Seen"), oldest first, as drawn: the
+    /// viewport is sized on the same drawable text the presenter wraps.
     func threadLines(_ conversation: String) -> [ScreenModel.ThreadLine] {
         guard let cache = threads[conversation] else { return [] }
         let divider = openedUnread?.conversation == conversation ? openedUnread?.divider : nil
@@ -74,7 +75,8 @@ extension ClientCore {
                 id: message.id, sender: message.sender, senderName: message.senderName, text: message.text ?? "",
                 imageURL: message.imageURL, createdAt: message.createdAt, isMine: message.sender == user,
                 unreadDividerAbove: message.id == divider, seenBy: seen?.message == message.id ? seen?.text : nil,
-                edited: message.edited == true, unsent: message.unsent == true)
+                edited: message.edited == true, unsent: message.unsent == true
+            ).drawable
         }
     }
 
@@ -96,7 +98,7 @@ extension ClientCore {
         let waiting = inFlight.sorted { $0.key < $1.key }.map(\.value) + deferred
         return waiting.compactMap { request, _ in
             guard case .send(let target, let clientMessageId, let kind, let text, let imageURL) = request, target == conversation else { return nil }
-            return ScreenModel.PendingLine(clientMessageId: clientMessageId, text: kind == .image ? "[image] \(imageURL ?? "")" : text ?? "")
+            return ScreenModel.PendingLine(clientMessageId: clientMessageId, text: kind == .image ? "[image] \(imageURL ?? "")" : text ?? "").drawable
         }
     }
 

@@ -33,13 +33,16 @@ public enum ChatAction: Equatable, Sendable {
     case help
     /// Tell the person something (a mistake, a hint); nothing is run.
     case notice(String)
+    /// Something that cannot be undone (signing every device out, leaving a group): ask `question`, and run the
+    /// commands only on a yes.
+    case confirm(question: String, commands: [String])
     /// Nothing (a blank line).
     case nothing
 }
 
 /// Chat-style input, sans-IO: in a thread plain text is a message; commands start with `/` (`//` sends a line that
-/// starts with a slash). Outside a thread, a line that is a script command still works as one, so what the script
-/// contract documents can be typed too.
+/// starts with a slash), and only those: a bare word outside a thread runs nothing, however much it looks like a
+/// command (a stray `sign-out` on the list must not sign every device out). Script commands work after a slash.
 public enum ChatInput {
     /// One command of the help screen.
     public struct Command: Sendable {
@@ -63,7 +66,8 @@ public enum ChatInput {
         Command(name: "edit", usage: "/edit <text> · /unsend", summary: "change or take back your last message"),
         Command(name: "unsend", usage: "/unsend", summary: "", listed: false),
         Command(name: "follow", usage: "/follow <user>", summary: "follow someone", listed: false),
-        Command(name: "leave", usage: "/leave", summary: "leave this group"),
+        Command(name: "leave", usage: "/leave", summary: "leave this group (asks first)"),
+        Command(name: "sign-out", usage: "/sign-out [<device>]", summary: "sign devices out (asks first)", listed: false),
         Command(name: "read-all", usage: "/read-all", summary: "mark every notification read", listed: false),
         Command(name: "mute", usage: "/mute [<minutes>] · /unmute", summary: "no alerts from this conversation"),
         Command(name: "unmute", usage: "/unmute", summary: "", listed: false),
@@ -87,7 +91,7 @@ public enum ChatInput {
         let width = listed.map { DisplayWidth.of($0.usage) }.max() ?? 0
         lines += listed.map { "  " + DisplayWidth.pad($0.usage, to: width) + "  " + $0.summary }
         lines += [
-            "  Script commands work after a slash too: /scroll up 5, /toast tap, /state.",
+            "  Script commands take the slash too: /state, /scroll up 5, /sign-out (asks y/N)",
             "Keys: Enter open/send · ↑↓ select or history · PgUp/PgDn scroll · End newest",
             "      Esc back · Tab complete · ^O/^X open/dismiss a toast · ^B bell · ^C quit",
         ]
@@ -105,8 +109,10 @@ public enum ChatInput {
         }
         guard trimmed.hasPrefix("/") else {
             if let open { return .commands(["send \(open) \(trimmed)"]) }
-            if case .success? = ScriptCommandParser.parse(trimmed) { return .commands([trimmed]) }
-            return .notice("No conversation is open: press Enter on one, /open it, or /dm <user>. /help lists commands.")
+            if case .success? = ScriptCommandParser.parse(trimmed) {
+                return .notice("commands start with /: type /\(trimmed.prefix(40)) to run it")
+            }
+            return .notice("No conversation is open: Enter opens one · commands start with / (/help)")
         }
         let body = String(trimmed.dropFirst())
         let words = body.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
@@ -156,7 +162,12 @@ public enum ChatInput {
             return .commands(["members \(target)"])
         case "leave":
             guard let target = arguments.first ?? open else { return .notice("usage: /leave (in a group)") }
-            return .commands(["leave \(target)"])
+            let title = context.conversations.first { $0.id == target }?.title ?? target
+            return .confirm(question: "Leave \(TerminalText.line(title))? You will not see its new messages. (y/N)", commands: ["leave \(target)"])
+        case "sign-out":
+            guard arguments.count <= 1 else { return .notice("usage: /sign-out [<device>]") }
+            let whom = arguments.first.map { "the device \(TerminalText.line($0))" } ?? "every device of yours (this one too)"
+            return .confirm(question: "Sign out \(whom)? Its tokens stop working. (y/N)", commands: [(["sign-out"] + arguments).joined(separator: " ")])
         case "mute":
             // In a conversation: /mute [minutes]; on the list: /mute <number | name> [minutes].
             var words = arguments

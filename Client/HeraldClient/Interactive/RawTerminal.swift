@@ -4,7 +4,7 @@ import Glibc
 nonisolated(unsafe) private var savedSettings = termios()
 nonisolated(unsafe) private var rawModeActive = false
 
-/// Raw mode via termios (no line buffering, no echo, Ctrl-C as a byte), the alternate screen, and a
+/// Raw mode via termios (no line buffering, no echo, Ctrl-C as a byte), the alternate screen without autowrap, and a
 /// guaranteed restore: on `restore()`, on SIGTERM/SIGHUP/SIGINT, and when the process exits.
 enum RawTerminal {
     /// Enters raw mode and the alternate screen; false when stdin is not a terminal.
@@ -24,7 +24,9 @@ enum RawTerminal {
             }
         }
         atexit { RawTerminal.restore() }
-        write("\u{1B}[?1049h\u{1B}[H\u{1B}[2J")
+        // Autowrap off (DECAWM): a row that a terminal draws wider than it was counted (an emoji sequence it does not
+        // join) is cut at the right edge instead of running onto the next row's cells.
+        write("\u{1B}[?1049h\u{1B}[?7l\u{1B}[H\u{1B}[2J")
         return true
     }
 
@@ -32,7 +34,7 @@ enum RawTerminal {
     static func restore() {
         guard rawModeActive else { return }
         rawModeActive = false
-        let leave: StaticString = "\u{1B}[?1049l\u{1B}[?25h"
+        let leave: StaticString = "\u{1B}[?7h\u{1B}[?1049l\u{1B}[?25h"
         _ = Glibc.write(1, leave.utf8Start, leave.utf8CodeUnitCount)
         tcsetattr(0, TCSAFLUSH, &savedSettings)
     }

@@ -30,6 +30,8 @@ final class TerminalFrontEnd: ClientFrontEnd {
     private var pageSize = 1
     /// The composer's text when it was last looked at for typing reports (E1).
     private var composerSeen = ""
+    /// Commands waiting for a yes (`/sign-out`, `/leave`): `y` runs them, any other key drops them.
+    private var awaitingConfirmation: (question: String, commands: [String])?
 
     /// Fixed rows around the scene: header, two toast rows, two rules, notice, status and input.
     static let chromeRows = 8
@@ -59,9 +61,22 @@ final class TerminalFrontEnd: ClientFrontEnd {
 
     /// What one key does; returns the script commands it runs.
     private func handle(_ key: Key) -> [String] {
+        if let commands = awaitingConfirmation?.commands {
+            // The question is answered by this key, which does nothing else: only `y` says yes (the default is no).
+            awaitingConfirmation = nil
+            if case .text(let text) = key, text == "y" || text == "Y" {
+                notice = ""
+                return commands
+            }
+            notice = "cancelled: nothing was done"
+            // Ctrl-C still quits; any other key only answered the question.
+            guard case .control = key else { return [] }
+        }
         let scene = context.scene
         switch key {
-        case .text(let text): editor.insert(text)
+        case .text(let text):
+            // A pasted C1 control would be drawn one column wider than the line's cursor counts: it is not text.
+            editor.insert(String(String.UnicodeScalarView(text.unicodeScalars.filter { !TerminalText.isControl($0) })))
         case .enter:
             if editor.isEmpty {
                 if showingHelp { showingHelp = false }
@@ -144,6 +159,8 @@ final class TerminalFrontEnd: ClientFrontEnd {
             return commands
         case .help: showingHelp = true
         case .notice(let text): notice = text
+        case .confirm(let question, let commands):
+            awaitingConfirmation = (question, commands)
         case .nothing: break
         }
         return []
@@ -255,22 +272,41 @@ final class TerminalFrontEnd: ClientFrontEnd {
         lines += body
         // E1: the typing line sits in the rule under the thread, so the thread keeps the rows its viewport counted.
         lines.append(model.typingLine.map { fit("── \($0) " + String(repeating: "─", count: width), width) } ?? String(repeating: "─", count: width))
-        lines.append(fit(notice, width))
+        // A question waiting for y/N stays in sight whatever else comes in meanwhile.
+        lines.append(awaitingConfirmation?.question ?? notice)
         lines.append(fit(statusLine(model, core: core, now: now), width))
         let (shown, cursor) = editor.view(width: width - 2)
         lines.append("> " + shown)
 
+        // The one point where text reaches the screen: every row is drawable text (TerminalText), whatever a
+        // presenter let through, cut to the width it really takes; only our own escape sequences are added after.
+        lines = lines.map { Self.drawable($0, width: width) }
         var frame = ""
         if (width, height) != lastSize {
             lastSize = (width, height)
             frame += "\u{1B}[2J"  // resized: clear what the old layout left
         }
         frame += "\u{1B}[H"
-        frame += lines.prefix(height).joined(separator: "\u{1B}[K\r\n") + "\u{1B}[K"
+        // Each row is cleared, then written from its first column: nothing of the previous frame is left beside it,
+        // whatever its width (with autowrap off, erasing after a full row would take its last column).
+        frame += lines.prefix(height).map { "\u{1B}[2K" + $0 }.joined(separator: "\r\n")
         frame += "\u{1B}[\(min(height, lines.count));\(3 + cursor)H"
         guard frame != lastFrame else { return }
         lastFrame = frame
         RawTerminal.write(frame)
+    }
+
+    /// The reverse video a presenter puts around the selected row: the only escape sequence a row may hold.
+    private static let highlight = (on: "\u{1B}[7m", off: "\u{1B}[0m")
+
+    /// `row` as the terminal may be given it: drawable text (TerminalText) of at most `width` columns, in the
+    /// presenter's reverse video when it is the selected row.
+    static func drawable(_ row: String, width: Int) -> String {
+        if row.hasPrefix(highlight.on), row.hasSuffix(highlight.off), row.count >= highlight.on.count + highlight.off.count {
+            let inner = row.dropFirst(highlight.on.count).dropLast(highlight.off.count)
+            return highlight.on + fit(TerminalText.line(String(inner)), width) + highlight.off
+        }
+        return fit(TerminalText.line(row), width)
     }
 
     /// The connection's state and what the keys do here.

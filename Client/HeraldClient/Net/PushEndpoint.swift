@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import HeraldCrypto
 import HeraldProtocol
+import HeraldRules
 
 /// The client's own Web Push endpoint, as a browser's push service would be: a loopback HTTP listener the server POSTs
 /// encrypted pushes to (RFC 8030), which it decrypts with the subscription's keys (RFC 8291). It keeps listening while
@@ -20,6 +21,9 @@ final class PushEndpoint {
     private let key: P256PrivateKey
     private let authSecret: [UInt8]
     private var connections: [Int32: PushEndpointRequest] = [:]
+    /// A push service opens a handful of connections and sends at once: 32 at most, each with 10 s for its request;
+    /// a new one past the limit closes the oldest, so idle connections never keep the real pushes out.
+    private var deadlines = ConnectionDeadlines<Int32>(limit: 32, deadline: .seconds(10))
 
     /// Listens on 127.0.0.1:`port` (0: any free port) with a new key pair and auth secret.
     init(port: Int) throws {
@@ -56,16 +60,24 @@ final class PushEndpoint {
     /// The descriptors to poll for reading.
     var descriptors: [Int32] { [listener] + connections.keys.sorted() }
 
+    /// When the oldest open connection's time to deliver its request runs out, if one is open.
+    var nextDeadline: Instant? { deadlines.nextDeadline }
+
+    /// Closes the connections whose time to deliver a request has run out at `now`.
+    func expire(now: Instant) {
+        for fd in deadlines.expire(now: now) { drop(fd) }
+    }
+
     /// `fd` is readable: accepts, or reads and answers a complete request. Returns the pushes that came in.
-    func readable(_ fd: Int32) -> [Received] {
+    func readable(_ fd: Int32, now: Instant) -> [Received] {
         if fd == listener {
             while true {
                 let client = accept(listener, nil, nil)
                 guard client >= 0 else { break }
                 _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK)
                 _ = fcntl(client, F_SETFD, FD_CLOEXEC)
-                // A handful at a time is all a push service opens; more would be someone else's mischief.
-                if connections.count >= 32 { Glibc.close(client) } else { connections[client] = PushEndpointRequest() }
+                for oldest in deadlines.admit(client, now: now) { drop(oldest) }
+                connections[client] = PushEndpointRequest()
             }
             return []
         }
@@ -116,7 +128,8 @@ final class PushEndpoint {
     }
 
     private func drop(_ fd: Int32) {
-        connections[fd] = nil
+        deadlines.remove(fd)
+        guard connections.removeValue(forKey: fd) != nil else { return }
         Glibc.close(fd)
     }
 }

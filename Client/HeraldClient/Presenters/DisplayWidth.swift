@@ -7,7 +7,13 @@ public enum DisplayWidth {
         guard let first = scalars.first else { return 0 }
         if first.value < 0x20 || (0x7F..<0xA0).contains(first.value) { return 0 }
         switch first.properties.generalCategory {
-        case .nonspacingMark, .enclosingMark, .format: return 0
+        case .nonspacingMark, .enclosingMark: return 0
+        case .format:
+            // The soft hyphen and the prepended concatenation marks (U+0600 ARABIC NUMBER SIGN, …) are drawn a column
+            // wide, and such a mark makes one cluster with what follows it, which is drawn too; other format
+            // characters are not drawn. Counting fewer columns than are drawn would let text run past its cells.
+            guard isDrawnFormat(first.value) else { return 0 }
+            return 1 + of(String(String.UnicodeScalarView(scalars.dropFirst())))
         default: break
         }
         if first.properties.isEmojiPresentation || isWide(first.value) { return 2 }
@@ -42,12 +48,22 @@ public enum DisplayWidth {
         return cut + String(repeating: " ", count: max(0, width - of(cut)))
     }
 
-    /// Unicode's East Asian Wide and Fullwidth blocks (Hangul, CJK, fullwidth forms, …).
+    /// Format characters a terminal draws a column wide (as `wcwidth` counts them).
+    private static func isDrawnFormat(_ value: UInt32) -> Bool {
+        switch value {
+        case 0x00AD, 0x0600...0x0605, 0x06DD, 0x070F, 0x0890, 0x0891, 0x08E2, 0x110BD, 0x110CD: true
+        default: false
+        }
+    }
+
+    /// Unicode's East Asian Wide and Fullwidth blocks (Hangul, CJK, Yijing hexagrams, vertical and small forms,
+    /// Tangut, Kana supplements, fullwidth forms, …), as terminals draw them.
     private static func isWide(_ value: UInt32) -> Bool {
         switch value {
-        case 0x1100...0x115F, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xA000...0xA4CF,
-             0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60, 0xFFE0...0xFFE6,
-             0x1F300...0x1F64F, 0x1F900...0x1F9FF, 0x20000...0x2FFFD, 0x30000...0x3FFFD:
+        case 0x1100...0x115F, 0x2329...0x232A, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x9FFF, 0xA000...0xA4CF,
+             0xA960...0xA97C, 0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE10...0xFE19, 0xFE30...0xFE6B, 0xFF00...0xFF60,
+             0xFFE0...0xFFE6, 0x16FE0...0x16FE4, 0x16FF0...0x16FF1, 0x17000...0x18CFF, 0x18D00...0x18D08, 0x1AFF0...0x1B2FF,
+             0x1F200...0x1F265, 0x1F300...0x1F64F, 0x1F900...0x1F9FF, 0x20000...0x2FFFD, 0x30000...0x3FFFD:
             return true
         default:
             return false

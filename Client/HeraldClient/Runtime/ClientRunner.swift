@@ -161,7 +161,8 @@ public final class ClientRunner {
         for fd in pushDescriptors { fds.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0)) }
         let now = MonotonicClock.now()
         let keepAlive = webSocket?.nextDeadline.map(Instant.init(milliseconds:))
-        let deadlines = [core.nextDeadline, reconnectAt, handshakeDeadline, frontEnd.nextRedraw(now: now), keepAlive].compactMap { $0 }
+        let deadlines = [core.nextDeadline, reconnectAt, handshakeDeadline, frontEnd.nextRedraw(now: now), keepAlive, pushEndpoint?.nextDeadline]
+            .compactMap { $0 }
         var timeout: Int32 = -1
         if let next = deadlines.min() { timeout = Int32(clamping: max(0, (next - now).value)) }
         if quitting { timeout = 0 }
@@ -170,12 +171,13 @@ public final class ClientRunner {
         if let stdinIndex, fds[stdinIndex].revents != 0 { readInput() }
         if let socketIndex, fds[socketIndex].revents != 0 { socketReady(fds[socketIndex].revents) }
         for (offset, fd) in pushDescriptors.enumerated() where fds[pushIndex + offset].revents != 0 { pushReadable(fd) }
+        pushEndpoint?.expire(now: MonotonicClock.now())
     }
 
     /// A push reached the endpoint (or a request is under way): decrypted pushes go to the core.
     private func pushReadable(_ fd: Int32) {
         guard let pushEndpoint else { return }
-        for received in pushEndpoint.readable(fd) {
+        for received in pushEndpoint.readable(fd, now: MonotonicClock.now()) {
             switch received {
             case .payload(let payload): core.receiveProviderPush(payload, now: MonotonicClock.now())
             case .undecryptable(let reason): frontEnd.log("push endpoint refused \(reason)")
@@ -459,13 +461,20 @@ public final class ClientRunner {
     // MARK: - stderr
 
     static func log(_ text: String) {
-        writeAll(2, "herald: \(text)\n")
+        writeAll(2, stderrLine(text))
+    }
+
+    /// One stderr line (`herald: …`, `herald: error: …`). What it says may come from the server or a peer (a close
+    /// reason, an error), and stderr is usually a terminal: it is written as drawable text (TerminalText), one line
+    /// whatever it holds.
+    static func stderrLine(_ text: String, error: Bool = false) -> String {
+        "herald: \(error ? "error: " : "")\(TerminalText.line(text))\n"
     }
 
     /// A one-line error naming the cause.
     public static func fail(_ text: String) {
         RawTerminal.restore()  // so the line is not lost on the alternate screen
-        writeAll(2, "herald: error: \(text)\n")
+        writeAll(2, stderrLine(text, error: true))
     }
 
     static func writeAll(_ fd: Int32, _ text: String) {
@@ -507,7 +516,9 @@ final class ScriptFrontEnd: ClientFrontEnd {
         return lines
     }
 
-    func deliver(_ line: JSONValue) { ClientRunner.writeAll(1, line.text + "\n") }
+    /// One JSON line; C1 controls, DEL and bidirectional controls are escaped (`\u009b`), so the line stays ASCII
+    /// where a terminal would obey it, also when stdout is one.
+    func deliver(_ line: JSONValue) { ClientRunner.writeAll(1, line.terminalSafeText + "\n") }
     func render(_ core: ClientCore, now: Instant) {}
     func nextRedraw(now: Instant) -> Instant? { nil }
     func finish() {}

@@ -175,6 +175,7 @@ enum APIRequestBodies {
             return .createDirect(members[0], members[1])
         case .string("group")?:
             let title = try fields.requiredText("title", maxLength: APIFieldRules.maxTitleLength)
+            guard Identifiers.isLabel(title) else { throw .badRequest("title must be \(Identifiers.labelRule)") }
             let creator = try fields.userId("creator") ?? ""
             let members = try fields.userIds("members", minItems: 1, maxItems: APIFieldRules.maxGroupMembers)
             return .createGroup(title: title, creator: creator, members: members)

@@ -1212,7 +1212,8 @@ enum OpenAPIDocument {
                 "type": "string",
                 "minLength": 1,
                 "maxLength": 200,
-                "pattern": "^[^\\u0000]*$"
+                "pattern": "^[^\\u0000-\\u001F\\u007F-\\u009F\\u2028-\\u202E\\u2066-\\u2069]+$",
+                "description": "Shown on every member's screen, so the display-name rule: any script; no control characters, line or paragraph separators, or bidirectional overrides (400 bad_request, nothing stored)."
               },
               "creator": {
                 "$ref": "#/components/schemas/UserId"
