@@ -184,7 +184,7 @@ public final class PushGateway: @unchecked Sendable {
         case .send:
             transfer.forgetSummary()
             deliver(delivery, with: client, over: transfer, store: store)
-            let failed = PushHostGate.failed(transfer.lastSummary)
+            let failed = PushHostGate.failed(transfer.lastSummary, tooManyRequestsIsTheHost: client.provider == .webpush)
             gate.withLock { $0.finish(host, failed: failed, now: Self.wallMilliseconds()) }
         }
     }

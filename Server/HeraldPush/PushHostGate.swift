@@ -22,7 +22,7 @@ struct PushHostGate: Sendable {
         var backoffBaseMilliseconds: Int64
         var backoffMaxMilliseconds: Int64
         /// How long a row waits when its host has no free share (a slot frees within a stall timeout at most).
-        var busyPutOffMilliseconds: Int64 = 1_000
+        var busyPutOffMilliseconds: Int64 = 500
     }
 
     enum Admission: Sendable, Equatable {
@@ -64,8 +64,10 @@ struct PushHostGate: Sendable {
             state.tokens = min(Double(burst), state.tokens + elapsed * limits.retriesPerSecond / 1_000)
             state.refilledAt = now
             if state.tokens < 1 {
-                let wait = limits.retriesPerSecond > 0 ? Int64(((1 - state.tokens) * 1_000 / limits.retriesPerSecond).rounded(.up)) : limits.backoffMaxMilliseconds
-                return .putOff(until: now + min(max(wait, 1), limits.backoffMaxMilliseconds), reason: "the host's retry budget is spent")
+                // Until the next token, capped before the conversion (a tiny rate would make a Double no Int64 holds).
+                let cap = Double(limits.backoffMaxMilliseconds)
+                let wait = limits.retriesPerSecond > 0 ? min(((1 - state.tokens) * 1_000 / limits.retriesPerSecond).rounded(.up), cap) : cap
+                return .putOff(until: now + max(Int64(wait), 1), reason: "the host's retry budget is spent")
             }
             state.tokens -= 1
         }
@@ -97,12 +99,14 @@ struct PushHostGate: Sendable {
         hosts = hosts.filter { $0.value.inFlight > 0 || $0.value.closedUntil > now }
     }
 
-    /// Whether a request that came to `summary` counts as the host failing.
-    static func failed(_ summary: TransferSummary?) -> Bool? {
+    /// Whether a request that came to `summary` counts as the host failing: no answer, or a 5xx; a 429 too when
+    /// `tooManyRequestsIsTheHost` (a Web Push service throttling this server). APNs and FCM answer 429 for one device
+    /// token sent too much, which says nothing about the host, so one such device never holds up the others.
+    static func failed(_ summary: TransferSummary?, tooManyRequestsIsTheHost: Bool) -> Bool? {
         switch summary {
         case nil: nil
         case .noAnswer?: true
-        case .answered(let status)?: status == 429 || (500..<600).contains(status)
+        case .answered(let status)?: (status == 429 && tooManyRequestsIsTheHost) || (500..<600).contains(status)
         }
     }
 

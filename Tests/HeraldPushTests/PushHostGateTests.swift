@@ -65,4 +65,20 @@ struct PushHostGateTests {
         #expect(PushHostGate.site(ofEndpoint: "http://127.0.0.2:9000/p") == "127.0.0.2")
         #expect(PushHostGate.site(ofEndpoint: "http://[::1]:9000/p") == "::1")
     }
+
+    @Test("What counts as the host failing: no answer and 5xx always; 429 only where it is the host throttling (Web Push), not one APNs/FCM device token")
+    func failures() {
+        #expect(PushHostGate.failed(.noAnswer, tooManyRequestsIsTheHost: false) == true)
+        #expect(PushHostGate.failed(.answered(status: 503), tooManyRequestsIsTheHost: false) == true)
+        #expect(PushHostGate.failed(.answered(status: 429), tooManyRequestsIsTheHost: true) == true)
+        #expect(PushHostGate.failed(.answered(status: 429), tooManyRequestsIsTheHost: false) == false)
+        #expect(PushHostGate.failed(.answered(status: 410), tooManyRequestsIsTheHost: true) == false)
+        #expect(PushHostGate.failed(nil, tooManyRequestsIsTheHost: true) == nil, "no request made: nothing learnt")
+    }
+
+    @Test("A tiny retry rate puts a retry off no longer than the longest backoff, never trapping on the conversion")
+    func tinyRate() {
+        var gate = Self.gate(maxInFlight: 64, burst: 0, perSecond: 1e-300)
+        #expect(Self.putOffUntil(gate.admit("slow.example", isRetry: true, now: Self.now)) == Self.now + 8_000)
+    }
 }
