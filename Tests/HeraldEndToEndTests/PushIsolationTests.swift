@@ -72,6 +72,29 @@ extension EndToEnd {
             #expect(tarpits.allSatisfy { !$0.connections.isEmpty }, "every tarpit was tried: \(tarpits.map(\.connections.count))")
         }
 
+        @Test("A slow host gets its share only: three tarpit endpoints on one host hold two of three workers, bob's push leaves within 2 s")
+        func tarpitHostGetsItsShare() throws {
+            // One site (one address, three ports): --push-host-concurrency 2 of --push-concurrency 3.
+            let tarpits = try (0..<3).map { _ in try TarpitListener(host: "127.0.0.6") }
+            defer { tarpits.forEach { $0.stop() } }
+            let (standIn, file) = try Self.webPushStandIn(subscriptions: 1)
+            let scene = try Self.scene(
+                standIn: standIn, subscriptionsFile: file, arguments: ["--push-allow-http-loopback", "--push-concurrency", "3", "--push-host-concurrency", "2"])
+            let healthy = try #require(scene.subscriptions.first)
+            for (index, tarpit) in tarpits.enumerated() {
+                try Self.register(scene, "mallory", device: "mallory-\(index)", endpoint: tarpit.endpoint("push/\(index)"), keys: healthy)
+            }
+            try Self.register(scene, "bob", device: "bob-browser", endpoint: healthy["endpoint"] ?? "", keys: healthy)
+            let group = try scene.world.group(scene.alice, title: "Tarpit", ["mallory", "bob"])
+            let sentAt = Date()
+            let message = try scene.world.send(scene.alice, group, "for everyone")
+            let delivered = try standIn.waitLog("bob's push", timeout: .seconds(30)) { PushStandIn.entries($0, about: message).first }
+            let leftAfter = ((delivered["time"] as? NSNumber)?.doubleValue ?? .infinity) - sentAt.timeIntervalSince1970
+            #expect(leftAfter < 2, "bob's push left \(leftAfter) s after it was due, while the tarpit host held its share")
+            let early = tarpits.flatMap(\.connections).filter { $0.timeIntervalSince(sentAt) < 4 }
+            #expect(early.count == 2, "the host had two requests in flight, never its third before the first were given up: \(early.count)")
+        }
+
         @Test("--push-concurrency 2: two requests are in flight at once")
         func twoRequestsInFlight() throws {
             let tarpits = try ["127.0.0.2", "127.0.0.3"].map { try TarpitListener(host: $0) }
@@ -112,6 +135,32 @@ extension EndToEnd {
             // most: about five windows of two. Each row retried on its own backoff made over thirty.
             #expect(requests.count <= 12, "\(requests.count) requests to one failing host in 12 s")
             #expect(requests.count >= 2, "it was tried")
+        }
+
+        @Test("Operator-configured URLs are checked at connect time too: a webhook host that resolves to 0.0.0.0 (the local host on Linux) is never connected to")
+        func operatorURLCheckedToo() throws {
+            let listener = try TarpitListener(host: "127.0.0.1")
+            defer { listener.stop() }
+            let secret = try EndToEnd.PushFaults.secretFile()
+            let webhook = try PushStandIn("webhook.py", ["--secret-file", secret], certificate: try SelfSignedCertificate.make())
+            let scene = try Providers.scene(Providers.Setup(
+                standIn: webhook,
+                serverArguments: [
+                    "--webhook-url", "https://hook.example:\(listener.port)/push", "--webhook-secret-file", secret, "--push-test-resolve",
+                    "hook.example:\(listener.port):0.0.0.0",
+                ],
+                registration: #"{"device":"bob-app","provider":"webhook","token":"device-1"}"#))
+            _ = try scene.world.send(scene.alice, scene.conversation, "to an unspecified address")
+            let deadline = ContinuousClock.now + .seconds(15)
+            var refused = false
+            while ContinuousClock.now < deadline, !refused {
+                Thread.sleep(forTimeInterval: 0.1)
+                refused = scene.world.server.standardError.split(separator: "\n").contains {
+                    $0.contains("push connection refused") && $0.contains("hook.example") && $0.contains("0.0.0.0")
+                }
+            }
+            #expect(refused, "the refusal is logged with the host and address")
+            #expect(listener.connections.isEmpty, "nothing connected to the local host through 0.0.0.0")
         }
 
         @Test(
