@@ -159,7 +159,7 @@ final class HTTPTransfer {
                 logger?.warning(
                     "push connection refused: the host's address is not allowed",
                     metadata: ["host": "\(host)", "address": "\(refused.address)", "kind": "\(refused.reason)"])
-                return .failure(TransferError(code: -3, message: "refused to connect to \(host): \(refused.address) is \(refused.reason), not a public address"))
+                return .failure(TransferError(code: -3, message: "refused to connect to \(host): \(refused.address) is \(refused.reason), not an address pushes may connect to"))
             }
             let detail = errorBuffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
             return .failure(TransferError(code: Int(code.rawValue), message: detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail))

@@ -9,9 +9,6 @@ public struct PushGatewaySettings: Sendable {
     /// Workers per provider, each sending one push at a time: the requests in flight per provider. A slow provider
     /// never holds up another's pushes, and a slow host never holds up more than its share (`hostConcurrency`).
     public var concurrency = 4
-    /// Rows one worker claims at a time. One: a worker sends what it claimed at once, so no push waits behind another's
-    /// slow request (a batch sent one after the other did), and memory stays at `concurrency` pushes per provider.
-    public var claimBatch = 1
     /// How long a claimed row is left to its worker before another may take it (a worker or process that died).
     public var leaseMilliseconds: Int64 = 60_000
     /// The longest sleep between looks at the queue (pushes another node queued, retries coming due).
@@ -68,8 +65,9 @@ public struct PushGatewaySettings: Sendable {
 
 /// Delivers the store's push queue to the providers: threads of its own (never an event loop or the sync thread), each
 /// with its own store connection and HTTP connection, claiming due rows under a lease (one at a time, so a provider's
-/// workers are its requests in flight) and settling each by the provider's answer: accepted (gone from the queue), retried with backoff and jitter until it expires (Retry-After
-/// honoured), refused for good (dropped), or the target gone (forgotten).
+/// workers are its requests in flight) and settling each by the provider's answer: accepted (gone from the queue),
+/// retried with backoff and jitter until it expires (Retry-After honoured), refused for good (dropped), or the target
+/// gone (forgotten).
 ///
 /// Nothing is lost across a crash: a row leaves the queue only once its provider accepted it; a row whose worker died
 /// is claimed again when its lease ends. Order per device: the store hands out only the oldest row of each target.
@@ -146,8 +144,10 @@ public final class PushGateway: @unchecked Sendable {
             let now = Self.wallMilliseconds()
             let claimed: [PushDeliveryRecord]
             do {
+                // One row: a worker sends what it claimed at once, so no push waits behind another's slow request (a
+                // batch sent one after the other did), and memory stays at `concurrency` pushes per provider.
                 claimed = try store.claimPushDeliveries(
-                    provider: client.provider, limit: max(settings.claimBatch, 1), now: now, leaseMilliseconds: settings.leaseMilliseconds)
+                    provider: client.provider, limit: 1, now: now, leaseMilliseconds: settings.leaseMilliseconds)
             } catch {
                 logger.warning("push queue unreadable", metadata: ["provider": "\(client.provider.rawValue)", "error": "\(error)"])
                 signal.wait(after: seen, milliseconds: settings.pollMilliseconds)
