@@ -168,16 +168,17 @@ extension EndToEnd {
         )
         func nonPublicAddressesRefused() throws {
             let loopback4 = try TarpitListener(host: "127.0.0.5")
-            let loopback6 = try TarpitListener(host: "::1")
+            // A machine without IPv6 on loopback (some containers) still checks the refusal, with no witness for ::1.
+            let loopback6 = try? TarpitListener(host: "::1")
             defer {
                 loopback4.stop()
-                loopback6.stop()
+                loopback6?.stop()
             }
             let (standIn, file) = try Self.webPushStandIn(subscriptions: 1)
             // Names with a public look, as a user may register them; --push-test-resolve plays their DNS answers. No
             // loopback allowance: these endpoints are what any user could register.
             let names: [(host: String, port: Int, address: String)] = [
-                ("push.loopback4.example", loopback4.port, "127.0.0.5"), ("push.loopback6.example", loopback6.port, "[::1]"),
+                ("push.loopback4.example", loopback4.port, "127.0.0.5"), ("push.loopback6.example", loopback6?.port ?? 443, "[::1]"),
                 ("push.private4.example", 443, "10.0.0.1"), ("push.metadata.example", 80, "169.254.169.254"),
                 ("push.linklocal6.example", 443, "[fe80::1]"), ("push.uniquelocal6.example", 443, "[fd00::1]"),
                 ("push.mapped6.example", loopback4.port, "[::ffff:127.0.0.5]"),
@@ -200,7 +201,7 @@ extension EndToEnd {
             }
             for name in names { #expect(refused(name.host), "a refusal is logged for \(name.host) (\(name.address))") }
             #expect(loopback4.connections.isEmpty, "nothing connected to 127.0.0.5")
-            #expect(loopback6.connections.isEmpty, "nothing connected to ::1")
+            #expect(loopback6?.connections.isEmpty ?? true, "nothing connected to ::1")
             #expect(try standIn.log().isEmpty, "nothing delivered anywhere")
         }
     }
