@@ -43,8 +43,10 @@ struct PushHostGate: Sendable {
 
     let limits: Limits
     private var hosts: [String: Host] = [:]
-    /// Hosts remembered at most (each a few dozen bytes); past it, idle ones are forgotten.
+    /// Hosts remembered before idle ones are forgotten (each a few dozen bytes); the ones in flight or backing off stay.
     private let maxHosts = 10_000
+    /// When idle hosts were last forgotten: at most once a second, so a full table costs one sweep, not one per push.
+    private var forgottenAt: Int64 = 0
 
     init(limits: Limits) {
         self.limits = limits
@@ -52,7 +54,10 @@ struct PushHostGate: Sendable {
 
     /// Whether a request to `host` may go now; `isRetry`: the row was attempted before.
     mutating func admit(_ host: String, isRetry: Bool, now: Int64) -> Admission {
-        if hosts.count >= maxHosts { forgetIdle(now: now) }
+        if hosts.count >= maxHosts, now - forgottenAt >= 1_000 {
+            forgetIdle(now: now)
+            forgottenAt = now
+        }
         var state = hosts[host] ?? Host(tokens: Double(limits.retryBurst ?? 0), refilledAt: now)
         defer { hosts[host] = state }
         if state.closedUntil > now { return .putOff(until: state.closedUntil, reason: "the host failed \(state.failures) time(s) in a row; backing off") }
