@@ -9,3 +9,6 @@ static inline CURLcode ccurl_setopt_size(CURL *handle, CURLoption option, curl_o
 typedef size_t (*ccurl_data_callback)(char *data, size_t size, size_t count, void *context);
 static inline CURLcode ccurl_setopt_callback(CURL *handle, CURLoption option, ccurl_data_callback callback) { return curl_easy_setopt(handle, option, callback); }
 static inline CURLcode ccurl_getinfo_long(CURL *handle, CURLINFO info, long *value) { return curl_easy_getinfo(handle, info, value); }
+// The opening of each connection's socket, with the address libcurl is about to connect to: where outbound addresses
+// are checked (HTTPTransfer).
+static inline CURLcode ccurl_setopt_opensocket(CURL *handle, curl_opensocket_callback callback) { return curl_easy_setopt(handle, CURLOPT_OPENSOCKETFUNCTION, callback); }

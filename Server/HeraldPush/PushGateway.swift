@@ -6,30 +6,74 @@ import Synchronization
 
 /// How the delivery workers run.
 public struct PushGatewaySettings: Sendable {
-    /// Workers (so requests in flight) per provider: a slow provider never holds up another's pushes.
+    /// Workers per provider, each sending one push at a time: the requests in flight per provider. A slow provider
+    /// never holds up another's pushes, and a slow host never holds up more than its share (`hostConcurrency`).
     public var concurrency = 4
-    /// Rows one worker claims at a time (bounded memory: at most `concurrency × claimBatch` pushes per provider).
-    public var claimBatch = 16
     /// How long a claimed row is left to its worker before another may take it (a worker or process that died).
     public var leaseMilliseconds: Int64 = 60_000
     /// The longest sleep between looks at the queue (pushes another node queued, retries coming due).
     public var pollMilliseconds: Int64 = 1_000
     /// One request's limit; a provider that hangs is retried later.
     public var requestTimeoutMilliseconds = 15_000
+    /// TCP connect and TLS handshake limit: a host that accepts and never finishes the handshake is given up early.
+    public var connectTimeoutMilliseconds = 5_000
+    /// Nothing received for this long (whole seconds): the request is given up. A tarpit that takes the request and
+    /// never answers holds a worker this long, not `requestTimeoutMilliseconds`.
+    public var stallTimeoutMilliseconds = 5_000
+    /// Requests in flight to one Web Push site (``PushHostGate/site(ofEndpoint:)``): the most of a provider's workers
+    /// one host can hold. Operator-configured providers (APNs, FCM, webhook) are one host and get all the workers.
+    public var hostConcurrency = 2
+    /// Retry budget per Web Push site: this many retries at once, then `hostRetriesPerSecond`; past it a retry waits.
+    public var hostRetryBurst = 10
+    public var hostRetriesPerSecond = 1.0
+    /// Web Push endpoints (chosen by users) may connect to loopback addresses as well as public ones: the tests'
+    /// allowance (`--push-allow-http-loopback`). Private, link-local and the rest are refused either way.
+    public var allowsLoopbackEndpoints = false
+    /// `host:port:address` entries that replace name resolution, as curl's `--resolve` does (tests only, since they
+    /// cannot change DNS): the address is still checked at connect time like any resolved one.
+    public var resolve: [String] = []
     /// Certificates to trust instead of the system's (tests' stand-ins).
     public var caFile: String?
     public var retry = PushRetryPolicy()
 
     public init() {}
+
+    /// Where `provider`'s connections may go: users choose Web Push endpoints, so those go to public addresses only;
+    /// the other providers' URLs are the operator's (``OutboundAddressPolicy/operatorConfigured``).
+    func addressPolicy(for provider: PushProvider) -> OutboundAddressPolicy {
+        guard provider == .webpush else { return .operatorConfigured }
+        return allowsLoopbackEndpoints ? .publicOrLoopback : .publicOnly
+    }
+
+    /// How `provider`'s hosts share its workers. An operator-configured provider is one host that gets every worker and
+    /// no retry budget (a budget would slow its recovery after an outage); it still backs off when it fails.
+    func hostLimits(for provider: PushProvider) -> PushHostGate.Limits {
+        let backoff = (base: retry.baseMilliseconds, max: retry.maxBackoffMilliseconds)
+        guard provider == .webpush else {
+            return PushHostGate.Limits(
+                maxInFlight: max(concurrency, 1), retryBurst: nil, retriesPerSecond: 0, backoffBaseMilliseconds: backoff.base, backoffMaxMilliseconds: backoff.max)
+        }
+        return PushHostGate.Limits(
+            maxInFlight: max(min(hostConcurrency, concurrency), 1), retryBurst: hostRetryBurst, retriesPerSecond: hostRetriesPerSecond,
+            backoffBaseMilliseconds: backoff.base, backoffMaxMilliseconds: backoff.max)
+    }
+
+    var timeouts: TransferTimeouts {
+        TransferTimeouts(requestMilliseconds: requestTimeoutMilliseconds, connectMilliseconds: connectTimeoutMilliseconds, stallMilliseconds: stallTimeoutMilliseconds)
+    }
 }
 
 /// Delivers the store's push queue to the providers: threads of its own (never an event loop or the sync thread), each
-/// with its own store connection and HTTP connection, claiming due rows under a lease and settling each by the
-/// provider's answer: accepted (gone from the queue), retried with backoff and jitter until it expires (Retry-After
-/// honoured), refused for good (dropped), or the target gone (forgotten).
+/// with its own store connection and HTTP connection, claiming due rows under a lease (one at a time, so a provider's
+/// workers are its requests in flight) and settling each by the provider's answer: accepted (gone from the queue),
+/// retried with backoff and jitter until it expires (Retry-After honoured), refused for good (dropped), or the target
+/// gone (forgotten).
 ///
 /// Nothing is lost across a crash: a row leaves the queue only once its provider accepted it; a row whose worker died
 /// is claimed again when its lease ends. Order per device: the store hands out only the oldest row of each target.
+///
+/// Hosts share a provider's workers through a ``PushHostGate``: a row whose host has its share in flight, is backing
+/// off, or has spent its retry budget is put off (not counted as an attempt) and the worker takes the next row.
 public final class PushGateway: @unchecked Sendable {
     public let metrics: PushMetrics
     private let clients: [any PushProviderClient]
@@ -53,13 +97,14 @@ public final class PushGateway: @unchecked Sendable {
         metrics = PushMetrics(providers: clients.map(\.provider))
     }
 
-    /// Starts the workers.
+    /// Starts the workers: `concurrency` per provider, sharing that provider's host gate.
     public func start() {
         for client in clients {
+            let gate = HostGateLock(PushHostGate(limits: settings.hostLimits(for: client.provider)))
             for index in 0..<max(settings.concurrency, 1) {
                 finished.enter()
                 let thread = Thread { [self] in
-                    work(client)
+                    work(client, gate: gate)
                     finished.leave()
                 }
                 thread.name = "herald-push-\(client.provider.rawValue)-\(index)"
@@ -82,7 +127,7 @@ public final class PushGateway: @unchecked Sendable {
 
     // MARK: - Worker
 
-    private func work(_ client: any PushProviderClient) {
+    private func work(_ client: any PushProviderClient, gate: HostGateLock) {
         var opened: (any PushQueueStore)?
         while opened == nil, !stopping.load(ordering: .relaxed) {
             do { opened = try makeStore() } catch {
@@ -91,14 +136,18 @@ public final class PushGateway: @unchecked Sendable {
             }
         }
         guard let store = opened else { return }
-        let transfer = HTTPTransfer(caFile: settings.caFile, timeoutMilliseconds: settings.requestTimeoutMilliseconds)
+        let transfer = HTTPTransfer(
+            caFile: settings.caFile, timeouts: settings.timeouts, policy: settings.addressPolicy(for: client.provider), resolve: settings.resolve,
+            logger: logger)
         while !stopping.load(ordering: .relaxed) {
             let seen = signal.current
             let now = Self.wallMilliseconds()
             let claimed: [PushDeliveryRecord]
             do {
+                // One row: a worker sends what it claimed at once, so no push waits behind another's slow request (a
+                // batch sent one after the other did), and memory stays at `concurrency` pushes per provider.
                 claimed = try store.claimPushDeliveries(
-                    provider: client.provider, limit: settings.claimBatch, now: now, leaseMilliseconds: settings.leaseMilliseconds)
+                    provider: client.provider, limit: 1, now: now, leaseMilliseconds: settings.leaseMilliseconds)
             } catch {
                 logger.warning("push queue unreadable", metadata: ["provider": "\(client.provider.rawValue)", "error": "\(error)"])
                 signal.wait(after: seen, milliseconds: settings.pollMilliseconds)
@@ -112,8 +161,31 @@ public final class PushGateway: @unchecked Sendable {
             }
             for delivery in claimed {
                 if stopping.load(ordering: .relaxed) { break }  // the rest's leases run out; the next start sends them
-                deliver(delivery, with: client, over: transfer, store: store)
+                send(delivery, with: client, over: transfer, store: store, gate: gate)
             }
+        }
+    }
+
+    /// Sends `delivery` if its host's share, backoff and retry budget allow; else puts it off, not counted as an attempt.
+    private func send(_ delivery: PushDeliveryRecord, with client: any PushProviderClient, over transfer: HTTPTransfer, store: any PushQueueStore, gate: HostGateLock) {
+        let now = Self.wallMilliseconds()
+        // An expired row is dropped without a request: no host is asked.
+        if now >= delivery.expiresAt { return deliver(delivery, with: client, over: transfer, store: store) }
+        // Web Push endpoints are users' hosts, shared out by site; the other providers are one operator-configured host.
+        let host = client.provider == .webpush ? PushHostGate.site(ofEndpoint: delivery.target.token) : client.provider.rawValue
+        switch gate.withLock({ $0.admit(host, isRetry: delivery.attempts > 1, now: now) }) {
+        case .putOff(let until, let reason):
+            do { try store.deferPushDelivery(id: delivery.id, at: until) } catch {
+                // The lease runs out and the row is claimed again: later than asked, never lost.
+                logger.warning("push not put off", metadata: ["provider": "\(client.provider.rawValue)", "push": "\(delivery.id)", "error": "\(error)"])
+            }
+            logger.debug(
+                "push put off", metadata: ["provider": "\(client.provider.rawValue)", "push": "\(delivery.id)", "reason": "\(reason)", "inMs": "\(until - now)"])
+        case .send:
+            transfer.forgetSummary()
+            deliver(delivery, with: client, over: transfer, store: store)
+            let failed = PushHostGate.failed(transfer.lastSummary, tooManyRequestsIsTheHost: client.provider == .webpush)
+            gate.withLock { $0.finish(host, failed: failed, now: Self.wallMilliseconds()) }
         }
     }
 
@@ -186,4 +258,13 @@ public final class PushGateway: @unchecked Sendable {
         clock_gettime(CLOCK_REALTIME, &now)
         return Int64(now.tv_sec) * 1_000 + Int64(now.tv_nsec) / 1_000_000
     }
+}
+
+/// One provider's ``PushHostGate``, shared by its workers.
+final class HostGateLock: Sendable {
+    private let gate: Mutex<PushHostGate>
+
+    init(_ gate: PushHostGate) { self.gate = Mutex(gate) }
+
+    func withLock<T>(_ body: (inout PushHostGate) -> T) -> T { gate.withLock { body(&$0) } }
 }

@@ -28,6 +28,13 @@ func makePushGateway(options: HeraldServerOptions, location: StoreLocation, logg
     }
     var settings = PushGatewaySettings()
     settings.concurrency = push.concurrency
+    settings.hostConcurrency = push.hostConcurrency
+    settings.stallTimeoutMilliseconds = push.stallTimeoutMs
+    settings.connectTimeoutMilliseconds = push.stallTimeoutMs
+    // The registration rule and the connect-time check are one allowance: a loopback endpoint a user may register is
+    // one the workers may connect to, and no other non-public address.
+    settings.allowsLoopbackEndpoints = push.allowsLoopbackHTTP
+    settings.resolve = push.testResolve
     settings.caFile = push.caFile
     settings.retry.maxBackoffMilliseconds = Int64(push.maxBackoffMs)
     return PushGateway(clients: clients, settings: settings, makeStore: { try location.openPushQueue() }, logger: logger)

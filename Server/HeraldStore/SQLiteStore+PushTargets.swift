@@ -180,6 +180,15 @@ extension SQLiteStore: PushQueueStore {
         }
     }
 
+    public func deferPushDelivery(id: Int64, at: Int64) throws {
+        try transaction {
+            guard let target = try connection.scalar("SELECT target_id FROM push_deliveries WHERE id = ?", .int(id)) else { return }
+            try connection.execute(
+                "UPDATE push_deliveries SET next_attempt_at = ?, leased_until = NULL, attempts = max(attempts - 1, 0) WHERE id = ?", .int(at), .int(id))
+            try settleHead(of: target, releasing: true)
+        }
+    }
+
     public func dropPushDelivery(id: Int64) throws {
         try removeHead(id: id)
     }

@@ -174,6 +174,19 @@ extension PostgresStore: PushQueueStore {
             """, .int(id), .int(at))
     }
 
+    public func deferPushDelivery(id: Int64, at: Int64) throws {
+        // As retryPushDelivery, with the claim's attempt given back.
+        try connection.execute(
+            """
+            WITH moved AS (UPDATE push_deliveries SET next_attempt_at = $2, leased_until = NULL, attempts = GREATEST(attempts - 1, 0) WHERE id = $1
+                RETURNING target_id)
+            UPDATE push_targets SET queue_leased_until = NULL,
+                queue_due_at = (SELECT CASE WHEN min(d.id) = $1 THEN $2 ELSE (SELECT e.next_attempt_at FROM push_deliveries e
+                    WHERE e.target_id = push_targets.id ORDER BY e.id LIMIT 1) END FROM push_deliveries d WHERE d.target_id = push_targets.id)
+            WHERE id IN (SELECT target_id FROM moved)
+            """, .int(id), .int(at))
+    }
+
     public func dropPushDelivery(id: Int64) throws {
         try removeHead(id: id)
     }

@@ -130,6 +130,9 @@ public protocol PushQueueStore: AnyObject {
     func completePushDelivery(id: Int64) throws
     /// Try again at `at` (backoff or Retry-After); the lease ends.
     func retryPushDelivery(id: Int64, at: Int64) throws
+    /// Not sent now, for its host's sake (its share busy, backing off, its retry budget spent): due again at `at`, the
+    /// lease ends, and the attempt the claim counted is given back, so waiting for a host never counts as trying.
+    func deferPushDelivery(id: Int64, at: Int64) throws
     /// Never deliverable (expired, refused for good): the row goes.
     func dropPushDelivery(id: Int64) throws
     /// The provider says the target is gone (APNs 410, FCM UNREGISTERED, Web Push 404/410): the target and its

@@ -26,6 +26,9 @@ extension EndToEnd {
             (["--webhook-url", "https://app.example.com/push"], "--webhook-secret-file as well"),
             (["--push-preview", "loud"], "full, sender or none"),
             (["--push-concurrency", "0"], "positive integer"),
+            (["--push-host-concurrency", "65"], "1...64"),
+            (["--push-stall-timeout", "100"], "1000...60000 ms"),
+            (["--push-test-resolve", "push.example.com"], "host:port:address entries"),
         ] as [([String], String)])
         func refused(arguments: [String], reason: String) throws {
             let result = try Self.serve(arguments)

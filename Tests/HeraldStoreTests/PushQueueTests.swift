@@ -54,6 +54,21 @@ struct PushQueueTests {
         #expect(try store.claimPushDeliveries(provider: .apns, limit: 10, now: Self.now + 10_000, leaseMilliseconds: 1_000).isEmpty, "by provider")
     }
 
+    @Test("Putting a claimed row off for its host's sake gives its attempt back, ends the lease and keeps the order", arguments: StoreBackend.allCases)
+    func deferGivesTheAttemptBack(_ backend: StoreBackend) throws {
+        let (_, store) = try storeWithUsers(backend)
+        let phone = try store.transaction { try store.registerPushTarget(Self.target("bob-phone"), now: Self.now) }
+        try store.transaction {
+            for message in ["m1", "m2"] { try store.enqueuePushDelivery(Self.delivery(phone, message: message), notBefore: Self.now) }
+        }
+        let first = try store.claimPushDeliveries(provider: .webhook, limit: 10, now: Self.now, leaseMilliseconds: 60_000)
+        #expect(first.map { "\($0.message ?? "") \($0.attempts)" } == ["m1 1"])
+        try store.deferPushDelivery(id: first[0].id, at: Self.now + 2_000)
+        #expect(try store.claimPushDeliveries(provider: .webhook, limit: 10, now: Self.now + 1_999, leaseMilliseconds: 60_000).isEmpty, "m2 waits behind m1")
+        let again = try store.claimPushDeliveries(provider: .webhook, limit: 10, now: Self.now + 2_000, leaseMilliseconds: 60_000)
+        #expect(again.map { "\($0.message ?? "") \($0.attempts)" } == ["m1 1"], "due when asked, its lease over; still its first attempt")
+    }
+
     @Test("Cancelling takes only rows not yet claimed; removing a gone target takes its rows unless it registered again since", arguments: StoreBackend.allCases)
     func cancelAndRemove(_ backend: StoreBackend) throws {
         let (_, store) = try storeWithUsers(backend)

@@ -61,8 +61,27 @@ extension HeraldServerOptions {
             },
             .integer("push-ttl", \.push.timeToLiveSeconds, "Seconds an undelivered push keeps being retried (its TTL at the provider)."),
             .positiveInteger("push-concurrency", \.push.concurrency, "Requests in flight per push provider."),
+            .positiveInteger(
+                "push-host-concurrency", \.push.hostConcurrency,
+                "Requests in flight to one Web Push site (its last two name labels); the rest of --push-concurrency stays free for other hosts."),
+            .positiveInteger(
+                "push-stall-timeout", \.push.stallTimeoutMs,
+                "Give up a push request that connects or receives nothing for this many ms (whole seconds); the host is then backed off."),
+            ServerSetting(
+                name: "push-test-resolve", form: .value(placeholder: "push-test-resolve"),
+                help: "Tests only: host:port:address[,...] used instead of DNS for push requests (like curl --resolve); the address is still checked (Web Push: public only).",
+                defaultText: nil
+            ) { text, options in
+                let entries = text.split(separator: ",").map(String.init)
+                let wellFormed = entries.allSatisfy { entry in
+                    entry.split(separator: ":", maxSplits: 2).count == 3 && !entry.contains(where: { $0.isWhitespace || $0.isNewline })
+                }
+                guard !entries.isEmpty, wellFormed else { return "host:port:address entries separated by commas" }
+                options.push.testResolve = entries
+                return nil
+            },
             .positiveInteger("push-max-backoff", \.push.maxBackoffMs, "Longest wait in ms between two attempts of one push."),
-            .toggle("push-allow-http-loopback", \.push.allowsLoopbackHTTP, "Accept Web Push endpoints on loopback (127.x, localhost, [::1]; https or plain http); others need a public DNS name (tests only)."),
+            .toggle("push-allow-http-loopback", \.push.allowsLoopbackHTTP, "Accept Web Push endpoints on loopback (127.x, localhost, [::1]; https or plain http), and let them connect to loopback addresses; others need a public DNS name that resolves to a public address (tests only)."),
             .optionalText("push-ca-file", \.push.caFile, "PEM certificates to trust for push providers instead of the system's."),
             .optionalText("apns-key-file", \.push.apnsKeyFile, "APNs auth key (.p8) for token-based authentication; enables apns targets."),
             .optionalText("apns-key-id", \.push.apnsKeyID, "The APNs key's 10-character key id."),

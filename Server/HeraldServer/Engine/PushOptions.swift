@@ -11,6 +11,13 @@ public struct PushOptions: Sendable {
     public var allowsLoopbackHTTP = false
     /// Requests in flight per provider.
     public var concurrency = 4
+    /// Requests in flight to one Web Push site (a tarpit holds no more of the provider's workers than this).
+    public var hostConcurrency = 2
+    /// A request that receives nothing for this long is given up, ms (whole seconds); the connect phase has as long.
+    public var stallTimeoutMs = 5_000
+    /// Tests only: `host:port:address` entries that replace name resolution for push requests (curl's --resolve); the
+    /// address is still checked at connect time.
+    public var testResolve: [String] = []
     /// The longest wait between two attempts of one push, ms.
     public var maxBackoffMs = 60_000
     /// PEM certificates trusted for providers instead of the system's (tests' stand-ins, a corporate proxy).
@@ -59,6 +66,8 @@ public struct PushOptions: Sendable {
             }
         }
         if !(1...64).contains(concurrency) { throw OptionsError(name: "push-concurrency", value: String(concurrency), expected: "1...64") }
+        if !(1...64).contains(hostConcurrency) { throw OptionsError(name: "push-host-concurrency", value: String(hostConcurrency), expected: "1...64") }
+        if !(1_000...60_000).contains(stallTimeoutMs) { throw OptionsError(name: "push-stall-timeout", value: String(stallTimeoutMs), expected: "1000...60000 ms") }
         if !(1_000...3_600_000).contains(maxBackoffMs) { throw OptionsError(name: "push-max-backoff", value: String(maxBackoffMs), expected: "1000...3600000 ms") }
         if !(0...28 * 86_400).contains(timeToLiveSeconds) {
             throw OptionsError(name: "push-ttl", value: String(timeToLiveSeconds), expected: "0...2419200 seconds (28 days, FCM's limit)")
