@@ -71,8 +71,10 @@ public final class FCMClient: PushProviderClient {
                     "FCM token endpoint answered \(response.status): \(String(decoding: response.body.prefix(200), as: UTF8.self))")
             }
             // A minute early, so a token never expires between this check and FCM reading it.
-            let lifetime = answer["expires_in"]?.integer ?? 3_600
-            accessToken.withLock { $0 = (token, now + max(lifetime - 60, 1) * 1_000) }
+            // `expires_in` is the token endpoint's word: bounded to a day (Google's are an hour) before any arithmetic.
+            let lifetime = min(max(answer["expires_in"]?.integer ?? 3_600, 61), 86_400)
+            let (expiresAt, overflow) = now.addingReportingOverflow((lifetime - 60) * 1_000)
+            accessToken.withLock { $0 = (token, overflow ? now : expiresAt) }
             return token
         }
     }
@@ -142,7 +144,7 @@ public final class FCMClient: PushProviderClient {
              400 where status.code == "UNREGISTERED":
             return .targetGone(reason: "FCM: \(status.code ?? "NOT_FOUND")")
         case 401: return .refreshCredentials(reason: "FCM 401: \(status.status ?? "UNAUTHENTICATED")")
-        case 429, 500, 503: return .retry(afterSeconds: response.retryAfterSeconds, reason: "FCM \(response.status): \(status.status ?? "")")
+        case 429, 500, 503: return .retry(after: response.retryAfter, reason: "FCM \(response.status): \(status.status ?? "")")
         default: return .rejected(reason: "FCM \(response.status): \(status.status ?? "") \(status.code ?? "")")
         }
     }

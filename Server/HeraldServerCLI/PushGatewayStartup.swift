@@ -30,6 +30,7 @@ func makePushGateway(options: HeraldServerOptions, location: StoreLocation, logg
     settings.concurrency = push.concurrency
     settings.caFile = push.caFile
     settings.retry.maxBackoffMilliseconds = Int64(push.maxBackoffMs)
+    settings.retry.maxRetryAfterSeconds = Int64(push.maxRetryAfterSeconds)
     return PushGateway(clients: clients, settings: settings, makeStore: { try location.openPushQueue() }, logger: logger)
 }
 

@@ -265,5 +265,12 @@ enum Schema {
         ALTER TABLE event_bodies ADD COLUMN audience_conversation INTEGER;
         ALTER TABLE event_bodies ADD COLUMN audience_user TEXT;
         """,
+        // 13: a queued push's opaque reference (`--push-preview none`: the id it carries instead of conversation,
+        // message and sender) and its claims in a row whose lease ran out unsettled (the gateway quarantines a push
+        // that keeps killing its worker).
+        """
+        ALTER TABLE push_deliveries ADD COLUMN reference TEXT;
+        ALTER TABLE push_deliveries ADD COLUMN lapsed_claims INTEGER NOT NULL DEFAULT 0;
+        """,
     ]
 }

@@ -308,5 +308,11 @@ enum PostgresSchema {
         """,
         // 13: checks inside statements, so a batch costs one round trip (PostgresSchema+Checks.swift).
         checksMigration,
+        // 14: a queued push's opaque reference (`--push-preview none`: the id it carries instead of conversation,
+        // message and sender) and its claims in a row whose lease ran out unsettled (the gateway quarantines a push
+        // that keeps killing its worker).
+        """
+        ALTER TABLE push_deliveries ADD COLUMN reference text COLLATE "C", ADD COLUMN lapsed_claims integer NOT NULL DEFAULT 0;
+        """,
     ]
 }

@@ -69,8 +69,8 @@ struct ProviderRequestTests {
         (410, #"{"reason":"Unregistered","timestamp":1}"#, .targetGone(reason: "APNs: Unregistered")),
         (400, #"{"reason":"BadDeviceToken"}"#, .targetGone(reason: "APNs: BadDeviceToken")),
         (403, #"{"reason":"ExpiredProviderToken"}"#, .refreshCredentials(reason: "APNs: ExpiredProviderToken")),
-        (429, #"{"reason":"TooManyRequests"}"#, .retry(afterSeconds: nil, reason: "APNs 429: TooManyRequests")),
-        (503, #"{"reason":"ServiceUnavailable"}"#, .retry(afterSeconds: nil, reason: "APNs 503: ServiceUnavailable")),
+        (429, #"{"reason":"TooManyRequests"}"#, .retry(after: nil, reason: "APNs 429: TooManyRequests")),
+        (503, #"{"reason":"ServiceUnavailable"}"#, .retry(after: nil, reason: "APNs 503: ServiceUnavailable")),
         (413, #"{"reason":"PayloadTooLarge"}"#, .rejected(reason: "APNs 413: PayloadTooLarge")),
     ] as [(Int, String, DeliveryOutcome)])
     func apnsAnswers(status: Int, body: String, expected: DeliveryOutcome) throws {
@@ -136,12 +136,13 @@ struct ProviderRequestTests {
         #expect(throws: PushProviderError.self) { try client.request(for: Self.delivery(target), now: Self.now, send: Self.noNetwork) }
     }
 
-    @Test("Retry-After in delay-seconds, as libcurl hands the header line (with CRLF); an HTTP date reads as soon")
+    @Test("Retry-After in delay-seconds, as libcurl hands the header line (with CRLF), and as an HTTP date")
     func retryAfter() {
-        #expect(HTTPResponse(status: 429, headers: ["retry-after": "4\r\n"]).retryAfterSeconds == 4)
-        #expect(HTTPResponse(status: 429, headers: ["retry-after": " 120 "]).retryAfterSeconds == 120)
-        #expect(HTTPResponse(status: 503, headers: ["retry-after": "Wed, 21 Oct 2026 07:28:00 GMT"]).retryAfterSeconds == 1)
-        #expect(HTTPResponse(status: 503).retryAfterSeconds == nil)
+        #expect(HTTPResponse(status: 429, headers: ["retry-after": "4\r\n"]).retryAfter == .delay(seconds: 4))
+        #expect(HTTPResponse(status: 429, headers: ["retry-after": " 120 "]).retryAfter == .delay(seconds: 120))
+        let date = HTTPResponse(status: 503, headers: ["retry-after": "Wed, 21 Oct 2026 07:28:00 GMT"]).retryAfter
+        #expect(date?.seconds(now: 1_792_567_650_000) == 30, "30 s before that date")
+        #expect(HTTPResponse(status: 503).retryAfter == nil)
     }
 
     @Test("Retry backoff: doubles from 1 s to its cap, half fixed and half jitter, never sooner than Retry-After")

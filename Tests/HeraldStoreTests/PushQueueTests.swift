@@ -54,6 +54,36 @@ struct PushQueueTests {
         #expect(try store.claimPushDeliveries(provider: .apns, limit: 10, now: Self.now + 10_000, leaseMilliseconds: 1_000).isEmpty, "by provider")
     }
 
+    @Test("A claim whose lease ran out with no outcome counts as lapsed, in a row; any outcome recorded starts the count again", arguments: StoreBackend.allCases)
+    func lapsedClaims(_ backend: StoreBackend) throws {
+        let (_, store) = try storeWithUsers(backend)
+        let phone = try store.transaction { try store.registerPushTarget(Self.target("bob-phone"), now: Self.now) }
+        _ = try store.transaction { try store.enqueuePushDelivery(Self.delivery(phone, message: "m1"), notBefore: Self.now) }
+        var lapsed: [Int] = []
+        // Three workers die holding it: each claim after a lease ran out sees one more lapse.
+        for step in 0..<4 {
+            let claimed = try store.claimPushDeliveries(provider: .webhook, limit: 10, now: Self.now + Int64(step) * 1_000, leaseMilliseconds: 1_000)
+            lapsed += claimed.map(\.lapsedClaims)
+        }
+        #expect(lapsed == [0, 1, 2, 3])
+        let last = try #require(try store.claimPushDeliveries(provider: .webhook, limit: 10, now: Self.now + 4_000, leaseMilliseconds: 1_000).first)
+        try store.retryPushDelivery(id: last.id, at: Self.now + 5_000)
+        let afterOutcome = try store.claimPushDeliveries(provider: .webhook, limit: 10, now: Self.now + 5_000, leaseMilliseconds: 1_000)
+        #expect(afterOutcome.map(\.lapsedClaims) == [0], "a retry is an outcome: the next claim is not a lapse")
+        #expect(afterOutcome.map(\.attempts) == [6])
+    }
+
+    @Test("A push's opaque reference is kept as queued", arguments: StoreBackend.allCases)
+    func reference(_ backend: StoreBackend) throws {
+        let (_, store) = try storeWithUsers(backend)
+        let phone = try store.transaction { try store.registerPushTarget(Self.target("bob-phone"), now: Self.now) }
+        var delivery = Self.delivery(phone, message: "m1")
+        delivery.reference = "p42"
+        _ = try store.transaction { try store.enqueuePushDelivery(delivery, notBefore: Self.now) }
+        let claimed = try store.claimPushDeliveries(provider: .webhook, limit: 10, now: Self.now, leaseMilliseconds: 1_000)
+        #expect(claimed.map(\.reference) == ["p42"])
+    }
+
     @Test("Cancelling takes only rows not yet claimed; removing a gone target takes its rows unless it registered again since", arguments: StoreBackend.allCases)
     func cancelAndRemove(_ backend: StoreBackend) throws {
         let (_, store) = try storeWithUsers(backend)
