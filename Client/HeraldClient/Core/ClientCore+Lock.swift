@@ -29,6 +29,11 @@ extension ClientCore {
         locked = false
         scene = .background
         enterForeground(to: .list)
+        // An opaque push (`--push-preview none`) names no conversation: once connected, the app asks the server what
+        // its ref was about, then follows that message's link like any other (D2).
+        if push.conversation.isEmpty, push.url == DeepLink.messages.url, !push.message.isEmpty {
+            return request(.pushResolve(reference: push.message), purpose: .pushResolve)
+        }
         follow(url: push.url, answers: true)
     }
 
