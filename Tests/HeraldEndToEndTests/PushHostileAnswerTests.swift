@@ -22,29 +22,29 @@ extension EndToEnd {
         }
 
         @Test(
-            "Retry-After Int64.max, Int64.max/1000, beyond Int64, negative, garbage and an HTTP-date in year 9999: the server stays up, retries within the limit (--push-max-retry-after 2), and other pushes flow"
-        )
-        func extremeRetryAfter() throws {
-            let secret = try EndToEnd.PushFaults.secretFile()
-            let standIn = try PushStandIn("webhook.py", ["--secret-file", secret], certificate: try SelfSignedCertificate.make())
-            let scene = try Providers.scene(
-                Providers.Setup(
-                    standIn: standIn, serverArguments: ["--webhook-url", "https://127.0.0.1:\(standIn.port)/push", "--webhook-secret-file", secret],
-                    registration: #"{"device":"bob-app","provider":"webhook","token":"device-1"}"#),
-                arguments: ["--push-max-retry-after", "2", "--push-max-backoff", "1000"])
-            let hostile = [
-                "9223372036854775807", "9223372036854775", "99999999999999999999999", "-1", "-9223372036854775808", "soon", "1.5",
-                "Fri, 31 Dec 9999 23:59:59 GMT",
-            ]
+            "Retry-After Int64.max, Int64.max/1000, beyond Int64, negative, garbage and an HTTP-date in year 9999: the server stays up, retries within the limit (--push-max-retry-after 2), and other pushes flow",
+            arguments: ["webhook", "apns", "fcm", "webpush"])
+        func extremeRetryAfter(provider: String) throws {
+            let setup = try EndToEnd.PushPreviewNone.setup(provider)
+            let standIn = setup.standIn
+            let scene = try Providers.scene(setup, arguments: ["--push-max-retry-after", "2", "--push-max-backoff", "1000"])
+            // Every value through the webhook; the other providers share the parser, so three kinds each keep the run short.
+            let hostile =
+                provider == "webhook"
+                ? [
+                    "9223372036854775807", "9223372036854775", "99999999999999999999999", "-1", "-9223372036854775808", "soon", "1.5",
+                    "Fri, 31 Dec 9999 23:59:59 GMT",
+                ] : ["9223372036854775807", "soon", "Fri, 31 Dec 9999 23:59:59 GMT"]
             for value in hostile {
                 try standIn.respond("503:retry-after=\(Self.encoded(value)),200")
                 let message = try scene.world.send(scene.alice, scene.conversation, "answered Retry-After \(value)")
-                let requests = try standIn.waitLog("\(value): retried and accepted", timeout: .seconds(15)) { log -> [[String: Any]]? in
+                let requests = try standIn.waitLog("\(provider) \(value): retried and accepted", timeout: .seconds(15)) { log -> [[String: Any]]? in
                     let about = PushStandIn.entries(log, about: message)
                     return about.contains { (200..<300).contains(Providers.status($0)) } ? about : nil
                 }
                 #expect(scene.world.server.isRunning, "the server survives Retry-After \(value)")
-                #expect(requests.map(Providers.status) == [503, 200], "\(value): one refusal, one retry")
+                let statuses = requests.map(Providers.status)
+                #expect(statuses.count == 2 && statuses.first == 503 && (200..<300).contains(statuses.last ?? 0), "\(value): one refusal, one retry: \(statuses)")
                 let times = requests.compactMap { ($0["time"] as? NSNumber)?.doubleValue }
                 if times.count == 2 {
                     // The limit is 2 s; the worker's poll and the stand-in's clock add a little.
@@ -58,11 +58,11 @@ extension EndToEnd {
             // Other pushes still flow, and everything was verified by the stand-in.
             try standIn.respond("200")
             let after = try scene.world.send(scene.alice, scene.conversation, "after the hostile answers")
-            try standIn.waitLog("a push after them") { log in PushStandIn.entries(log, about: after).first { Providers.status($0) == 200 } }
+            try standIn.waitLog("a push after them") { log in PushStandIn.entries(log, about: after).first { (200..<300).contains(Providers.status($0)) } }
             #expect(try standIn.log().allSatisfy { $0["verified"] as? Bool == true })
-            #expect(try Self.metric("herald_push_sent_total", provider: "webhook", server: scene.world.server) == hostile.count + 1)
+            #expect(try Self.metric("herald_push_sent_total", provider: provider, server: scene.world.server) == hostile.count + 1)
         }
-    
+
         @Test("A push whose handling died with its worker twice before (its lease ran out, no outcome) is quarantined at the third: never sent, counted, and the queue flows")
         func quarantine() throws {
             let port = try Providers.freePort()
