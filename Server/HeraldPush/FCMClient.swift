@@ -93,13 +93,15 @@ public final class FCMClient: PushProviderClient {
     /// heads-up banner) before it registers its token.
     public static let quietChannelID = "herald_quiet"
 
-    /// `{"message": {...}}`: FCM's data values must all be strings.
+    /// `{"message": {...}}`: FCM's data values must all be strings, and its keys none of FCM's reserved words ("from",
+    /// "notification", "message_type", "google…", "gcm…"): a bell push's notification id goes as `notificationId`.
     static func message(for delivery: PushDeliveryRecord, now: Int64) -> JSONValue {
         let data: [JSONField] = PushPayload.fields(of: delivery).map { field in
+            let key = field.key == "notification" ? "notificationId" : field.key
             switch field.value {
-            case .string: field
-            case .int(let number): JSONField(field.key, .string(String(number)))
-            default: JSONField(field.key, .string(field.value.text))
+            case .string: return JSONField(key, field.value)
+            case .int(let number): return JSONField(key, .string(String(number)))
+            default: return JSONField(key, .string(field.value.text))
             }
         }
         let ttl = JSONValue.string("\(PushPayload.timeToLiveSeconds(of: delivery, now: now))s")
