@@ -145,6 +145,26 @@ struct ProviderRequestTests {
         #expect(HTTPResponse(status: 503).retryAfter == nil)
     }
 
+    @Test("FCM token endpoint: an expires_in of any size or sign is bounded (a minute to a day) and never traps", arguments: [
+        Int64.max, Int64.max / 1_000, Int64.min, -1, 0, 3_600,
+    ])
+    func fcmTokenLifetime(lifetime: Int64) throws {
+        let pem = try FCMClientOutcome.runOpenSSL(["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048"])
+        let key = String(decoding: try JSONSerialization.data(withJSONObject: [pem]), as: UTF8.self).dropFirst().dropLast()
+        let account = #"{"type":"service_account","project_id":"p","private_key":\#(key),"client_email":"e@p.iam.gserviceaccount.com","token_uri":"https://oauth2.example.com/token"}"#
+        let client = try FCMClient(serviceAccountJSON: Array(account.utf8))
+        var grants = 0
+        let send = { (_: OutboundRequest) -> Result<HTTPResponse, TransferError> in
+            grants += 1
+            return .success(HTTPResponse(status: 200, body: Array(#"{"access_token":"token","expires_in":\#(lifetime)}"#.utf8)))
+        }
+        #expect(try client.token(now: Self.now, send: send) == "token")
+        #expect(try client.token(now: Self.now, send: send) == "token")
+        #expect(grants == 1, "kept at least for the moment it was granted")
+        _ = try client.token(now: Self.now + 86_400_000, send: send)
+        #expect(grants == 2, "never kept beyond a day, whatever the endpoint said")
+    }
+
     @Test("Retry backoff: doubles from 1 s to its cap, half fixed and half jitter, never sooner than Retry-After")
     func backoff() {
         let policy = PushRetryPolicy(baseMilliseconds: 1_000, maxBackoffMilliseconds: 60_000)
