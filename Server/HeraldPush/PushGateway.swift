@@ -19,9 +19,10 @@ public struct PushGatewaySettings: Sendable {
     /// Certificates to trust instead of the system's (tests' stand-ins).
     public var caFile: String?
     public var retry = PushRetryPolicy()
-    /// A push whose lease ran out this many claims in a row with no outcome recorded (its worker, or the process, died
-    /// while handling it) is quarantined: taken out of the queue, logged and counted, never handled again. Three lets a
-    /// push survive a crash or two for reasons of its own; one that keeps killing the server stops at the third.
+    /// A push whose lease ran out this many claims in a row with no outcome recorded, the last one held by a process
+    /// that is gone (it died while handling the push), is quarantined: taken out of the queue, logged and counted, never
+    /// handled again (``PushQuarantine``). Three lets a push survive a crash or two for reasons of its own; one that
+    /// keeps killing the server stops at the third.
     public var quarantineAfterLapsedClaims = 3
 
     public init() {}
@@ -43,6 +44,8 @@ public final class PushGateway: @unchecked Sendable {
     private let signal = PushWakeSignal()
     private let stopping = Atomic<Bool>(false)
     private let finished = DispatchGroup()
+    /// When this gateway came up: a lease taken before then was held by a process that is gone.
+    private let startedAt = PushGateway.wallMilliseconds()
 
     /// - Parameters:
     ///   - clients: one per configured provider.
@@ -123,7 +126,9 @@ public final class PushGateway: @unchecked Sendable {
 
     private func deliver(_ delivery: PushDeliveryRecord, with client: any PushProviderClient, over transfer: HTTPTransfer, store: any PushQueueStore) {
         let counters = metrics.providers[client.provider]
-        if delivery.lapsedClaims >= settings.quarantineAfterLapsedClaims {
+        if PushQuarantine.applies(
+            to: delivery, limit: settings.quarantineAfterLapsedClaims, gatewayStartedAt: startedAt, leaseMilliseconds: settings.leaseMilliseconds)
+        {
             quarantine(delivery, provider: client.provider, store: store)
             return
         }

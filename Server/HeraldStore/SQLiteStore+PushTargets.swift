@@ -215,11 +215,11 @@ extension SQLiteStore: PushQueueStore {
 
     static let deliveryColumns =
         "d.id, d.kind, d.conversation, d.message, d.notification, d.sender, d.title, d.body, d.url, d.badge, d.created_at, d.expires_at, d.attempts, "
-        + "d.quiet, d.mentioned, d.reference, d.lapsed_claims"
+        + "d.quiet, d.mentioned, d.reference, d.lapsed_claims, d.leased_until"
 
     static func delivery(_ row: SQLiteRow) -> PushDeliveryRecord {
         var delivery = PushDeliveryRecord(
-            id: row.int(0), target: pushTarget(row, from: 17), kind: PushDeliveryKind(rawValue: row.text(1)) ?? .message,
+            id: row.int(0), target: pushTarget(row, from: 18), kind: PushDeliveryKind(rawValue: row.text(1)) ?? .message,
             conversation: row.optionalText(2), message: row.optionalText(3), notification: row.optionalText(4), sender: row.optionalText(5),
             title: row.text(6), body: row.text(7), url: row.optionalText(8), badge: Int(row.int(9)), createdAt: row.int(10),
             expiresAt: row.int(11), attempts: Int(row.int(12)))
@@ -227,6 +227,7 @@ extension SQLiteStore: PushQueueStore {
         delivery.mentioned = row.int(14) != 0  // N2
         delivery.reference = row.optionalText(15)
         delivery.lapsedClaims = Int(row.int(16))
+        delivery.previousLeaseEnd = row.optionalInt(17)  // read before the claim sets a new lease
         return delivery
     }
 }

@@ -102,6 +102,9 @@ public struct PushDeliveryRecord: Sendable, Equatable {
     /// Claims in a row whose lease ran out with no outcome recorded: a worker (or the whole process) died while
     /// handling it. The gateway quarantines a push past its limit instead of handling it again.
     public var lapsedClaims = 0
+    /// When the lease of the claim before this one ended, if it ran out with no outcome (ms since the epoch): so the
+    /// gateway can tell a worker of its own that was merely slow from a process that died holding the push.
+    public var previousLeaseEnd: Int64?
 
     public init(
         id: Int64 = 0, target: PushTargetRecord, kind: PushDeliveryKind, conversation: String? = nil, message: String? = nil,

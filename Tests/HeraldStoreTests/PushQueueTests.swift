@@ -60,12 +60,15 @@ struct PushQueueTests {
         let phone = try store.transaction { try store.registerPushTarget(Self.target("bob-phone"), now: Self.now) }
         _ = try store.transaction { try store.enqueuePushDelivery(Self.delivery(phone, message: "m1"), notBefore: Self.now) }
         var lapsed: [Int] = []
-        // Three workers die holding it: each claim after a lease ran out sees one more lapse.
+        var previousLeases: [Int64?] = []
+        // Three workers die holding it: each claim after a lease ran out sees one more lapse, and when that lease ended.
         for step in 0..<4 {
             let claimed = try store.claimPushDeliveries(provider: .webhook, limit: 10, now: Self.now + Int64(step) * 1_000, leaseMilliseconds: 1_000)
             lapsed += claimed.map(\.lapsedClaims)
+            previousLeases += claimed.map(\.previousLeaseEnd)
         }
         #expect(lapsed == [0, 1, 2, 3])
+        #expect(previousLeases == [nil, Self.now + 1_000, Self.now + 2_000, Self.now + 3_000])
         let last = try #require(try store.claimPushDeliveries(provider: .webhook, limit: 10, now: Self.now + 4_000, leaseMilliseconds: 1_000).first)
         try store.retryPushDelivery(id: last.id, at: Self.now + 5_000)
         let afterOutcome = try store.claimPushDeliveries(provider: .webhook, limit: 10, now: Self.now + 5_000, leaseMilliseconds: 1_000)
