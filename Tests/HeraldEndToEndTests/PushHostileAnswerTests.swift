@@ -3,10 +3,11 @@ import HeraldTestSupport
 import Testing
 
 extension EndToEnd {
-    /// Everything a provider answers is untrusted input. A running server whose provider (the webhook stand-in, which
-    /// verifies every signature) answers 503 with extreme Retry-After values stays up, retries each push no later than
-    /// the Retry-After limit, and keeps delivering the others.
-    @Suite("Push: hostile provider answers")
+    /// Everything a provider answers, and every target a user registers, is untrusted input. A running server whose
+    /// providers' stand-ins answer 503 with extreme Retry-After values stays up, retries each push no later than the
+    /// Retry-After limit and keeps delivering the others; a push that keeps killing its worker is quarantined; a user
+    /// cannot register targets without bound.
+    @Suite("Push: hostile provider answers and registrations")
     struct PushHostileAnswers {
         typealias Providers = EndToEnd.PushProviders
 
@@ -102,6 +103,30 @@ extension EndToEnd {
             let after = try scene.world.send(alice, scene.conversation, "after the quarantine")
             try standIn.waitLog("the next push") { log in PushStandIn.entries(log, about: after).first { Providers.status($0) == 200 } }
             #expect(PushStandIn.entries(try standIn.log(), about: doomed).isEmpty, "the quarantined push is never sent")
+        }
+
+        @Test("A user's push targets are capped (10 by default, one per device): the backend API answers 409 past it and stores nothing")
+        func targetCap() throws {
+            let secret = try EndToEnd.PushFaults.secretFile()
+            let standIn = try PushStandIn("webhook.py", ["--secret-file", secret], certificate: try SelfSignedCertificate.make())
+            let scene = try Providers.scene(Providers.Setup(
+                standIn: standIn, serverArguments: ["--webhook-url", "https://127.0.0.1:\(standIn.port)/push", "--webhook-secret-file", secret],
+                registration: #"{"device":"bob-app","provider":"webhook","token":"device-0"}"#))
+            for index in 1..<10 {
+                let (status, body) = try Providers.api(
+                    scene.world, key: scene.key, "POST", "/users/bob/push-targets", body: #"{"device":"bob-\#(index)","provider":"webhook","token":"device-\#(index)"}"#)
+                #expect(status == 200, "\(index): \(body)")
+            }
+            let (status, body) = try Providers.api(
+                scene.world, key: scene.key, "POST", "/users/bob/push-targets", body: #"{"device":"bob-10","provider":"webhook","token":"device-10"}"#)
+            #expect(status == 409, "\(body)")
+            #expect(body.contains("already has 10 push targets"), "\(body)")
+            let listed = try Providers.api(scene.world, key: scene.key, "GET", "/users/bob/push-targets").1
+            #expect(listed.components(separatedBy: "\"provider\"").count - 1 == 10, "\(listed)")
+            #expect(!listed.contains("device-10"))
+            let again = try Providers.api(
+                scene.world, key: scene.key, "POST", "/users/bob/push-targets", body: #"{"device":"bob-app","provider":"webhook","token":"device-0b"}"#)
+            #expect(again.0 == 200, "a registered device still replaces its own target: \(again.1)")
         }
     }
 }
