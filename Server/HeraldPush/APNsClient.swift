@@ -83,7 +83,8 @@ public final class APNsClient: PushProviderClient {
             } else {
                 aps.append(JSONField("sound", "default"))
             }
-            if let conversation = delivery.conversation { aps.append(JSONField("thread-id", .string(conversation))) }
+            // Grouped by conversation only where the push may name it (not with an opaque reference).
+            if delivery.reference == nil, let conversation = delivery.conversation { aps.append(JSONField("thread-id", .string(conversation))) }
         }
         return .object([JSONField("aps", .object(aps)), JSONField("herald", .object(PushPayload.fields(of: delivery)))])
     }
@@ -98,7 +99,7 @@ public final class APNsClient: PushProviderClient {
             return .targetGone(reason: "APNs: \(reason ?? "")")
         case 403 where reason == "ExpiredProviderToken" || reason == "InvalidProviderToken":
             return .refreshCredentials(reason: "APNs: \(reason ?? "")")
-        case 429, 500, 503: return .retry(afterSeconds: response.retryAfterSeconds, reason: "APNs \(response.status): \(reason ?? "")")
+        case 429, 500, 503: return .retry(after: response.retryAfter, reason: "APNs \(response.status): \(reason ?? "")")
         default: return .rejected(reason: "APNs \(response.status): \(reason ?? "no reason")")
         }
     }

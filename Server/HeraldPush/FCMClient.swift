@@ -71,8 +71,10 @@ public final class FCMClient: PushProviderClient {
                     "FCM token endpoint answered \(response.status): \(String(decoding: response.body.prefix(200), as: UTF8.self))")
             }
             // A minute early, so a token never expires between this check and FCM reading it.
-            let lifetime = answer["expires_in"]?.integer ?? 3_600
-            accessToken.withLock { $0 = (token, now + max(lifetime - 60, 1) * 1_000) }
+            // `expires_in` is the token endpoint's word: bounded to a day (Google's are an hour) before any arithmetic.
+            let lifetime = min(max(answer["expires_in"]?.integer ?? 3_600, 61), 86_400)
+            let (expiresAt, overflow) = now.addingReportingOverflow((lifetime - 60) * 1_000)
+            accessToken.withLock { $0 = (token, overflow ? now : expiresAt) }
             return token
         }
     }
@@ -91,13 +93,15 @@ public final class FCMClient: PushProviderClient {
     /// heads-up banner) before it registers its token.
     public static let quietChannelID = "herald_quiet"
 
-    /// `{"message": {...}}`: FCM's data values must all be strings.
+    /// `{"message": {...}}`: FCM's data values must all be strings, and its keys none of FCM's reserved words ("from",
+    /// "notification", "message_type", "google…", "gcm…"): a bell push's notification id goes as `notificationId`.
     static func message(for delivery: PushDeliveryRecord, now: Int64) -> JSONValue {
         let data: [JSONField] = PushPayload.fields(of: delivery).map { field in
+            let key = field.key == "notification" ? "notificationId" : field.key
             switch field.value {
-            case .string: field
-            case .int(let number): JSONField(field.key, .string(String(number)))
-            default: JSONField(field.key, .string(field.value.text))
+            case .string: return JSONField(key, field.value)
+            case .int(let number): return JSONField(key, .string(String(number)))
+            default: return JSONField(key, .string(field.value.text))
             }
         }
         let ttl = JSONValue.string("\(PushPayload.timeToLiveSeconds(of: delivery, now: now))s")
@@ -142,7 +146,7 @@ public final class FCMClient: PushProviderClient {
              400 where status.code == "UNREGISTERED":
             return .targetGone(reason: "FCM: \(status.code ?? "NOT_FOUND")")
         case 401: return .refreshCredentials(reason: "FCM 401: \(status.status ?? "UNAUTHENTICATED")")
-        case 429, 500, 503: return .retry(afterSeconds: response.retryAfterSeconds, reason: "FCM \(response.status): \(status.status ?? "")")
+        case 429, 500, 503: return .retry(after: response.retryAfter, reason: "FCM \(response.status): \(status.status ?? "")")
         default: return .rejected(reason: "FCM \(response.status): \(status.status ?? "") \(status.code ?? "")")
         }
     }

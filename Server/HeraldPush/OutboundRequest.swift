@@ -41,11 +41,9 @@ public struct HTTPResponse: Sendable, Equatable {
         self.body = body
     }
 
-    /// `Retry-After` in seconds (RFC 9110 §10.2.3: delay-seconds; an HTTP date is read as "soon", 1 s).
-    public var retryAfterSeconds: Int64? {
-        guard let value = headers["retry-after"]?.trimmingSpaces else { return nil }
-        if let seconds = Int64(value), seconds >= 0 { return seconds }
-        return value.isEmpty ? nil : 1
+    /// `Retry-After` (RFC 9110 §10.2.3) as a bounded value; nil when absent or neither delay-seconds nor an HTTP-date.
+    public var retryAfter: RetryAfter? {
+        headers["retry-after"].flatMap(RetryAfter.init(header:))
     }
 }
 

@@ -35,6 +35,11 @@ public struct PushGatewaySettings: Sendable {
     /// Certificates to trust instead of the system's (tests' stand-ins).
     public var caFile: String?
     public var retry = PushRetryPolicy()
+    /// A push whose lease ran out this many claims in a row with no outcome recorded, the last one held by a process
+    /// that is gone (it died while handling the push), is quarantined: taken out of the queue, logged and counted, never
+    /// handled again (``PushQuarantine``). Three lets a push survive a crash or two for reasons of its own; one that
+    /// keeps killing the server stops at the third.
+    public var quarantineAfterLapsedClaims = 3
 
     public init() {}
 
@@ -83,6 +88,8 @@ public final class PushGateway: @unchecked Sendable {
     private let signal = PushWakeSignal()
     private let stopping = Atomic<Bool>(false)
     private let finished = DispatchGroup()
+    /// When this gateway came up: a lease taken before then was held by a process that is gone.
+    private let startedAt = PushGateway.wallMilliseconds()
 
     /// - Parameters:
     ///   - clients: one per configured provider.
@@ -191,6 +198,12 @@ public final class PushGateway: @unchecked Sendable {
 
     private func deliver(_ delivery: PushDeliveryRecord, with client: any PushProviderClient, over transfer: HTTPTransfer, store: any PushQueueStore) {
         let counters = metrics.providers[client.provider]
+        if PushQuarantine.applies(
+            to: delivery, limit: settings.quarantineAfterLapsedClaims, gatewayStartedAt: startedAt, leaseMilliseconds: settings.leaseMilliseconds)
+        {
+            quarantine(delivery, provider: client.provider, store: store)
+            return
+        }
         var now = Self.wallMilliseconds()
         let outcome: DeliveryOutcome
         if now >= delivery.expiresAt {
@@ -200,12 +213,12 @@ public final class PushGateway: @unchecked Sendable {
                 let request = try client.request(for: delivery, now: now, send: transfer.perform)
                 switch transfer.perform(request) {
                 case .success(let response): outcome = client.outcome(of: response, for: delivery)
-                case .failure(let error): outcome = .retry(afterSeconds: nil, reason: error.description)
+                case .failure(let error): outcome = .retry(after: nil, reason: error.description)
                 }
             } catch {
                 switch error.kind {
                 case .unsendable: outcome = .rejected(reason: error.message)
-                case .credentialsUnavailable: outcome = .retry(afterSeconds: nil, reason: error.message)
+                case .credentialsUnavailable: outcome = .retry(after: nil, reason: error.message)
                 }
             }
         }
@@ -227,13 +240,15 @@ public final class PushGateway: @unchecked Sendable {
                 // refusing cannot make a request loop.
                 let at = delivery.attempts <= 2 ? now : settings.retry.nextAttempt(afterAttempts: delivery.attempts, retryAfterSeconds: nil, now: now, random: .random(in: 0...1))
                 try store.retryPushDelivery(id: delivery.id, at: at)
-            case .retry(let afterSeconds, let reason):
+            case .retry(let retryAfter, let reason):
                 counters?.failed.add(1, ordering: .relaxed)
-                // Until it expires (checked before each attempt): an outage shorter than the TTL loses nothing.
+                // Until it expires (checked before each attempt): an outage shorter than the TTL loses nothing. The
+                // provider's Retry-After is untrusted: read as a bounded wait, cut to the policy's limit.
+                let afterSeconds = retryAfter?.seconds(now: now, limit: settings.retry.maxRetryAfterSeconds)
                 let at = settings.retry.nextAttempt(afterAttempts: delivery.attempts, retryAfterSeconds: afterSeconds, now: now, random: .random(in: 0...1))
                 try store.retryPushDelivery(id: delivery.id, at: at)
                 counters?.retried.add(1, ordering: .relaxed)
-                logger.debug("push retried later", metadata: metadata.merging(["reason": "\(reason)", "inMs": "\(at - now)"]) { a, _ in a })
+                logger.debug("push retried later", metadata: metadata.merging(["reason": "\(reason)", "inMs": "\(at.subtractingReportingOverflow(now).partialValue)"]) { a, _ in a })
             case .targetGone(let reason):
                 try store.removePushTarget(id: delivery.target.id, registeredAt: delivery.target.updatedAt)
                 // Gone with its target; if the device registered a new address meanwhile, the row stays and goes there.
@@ -249,6 +264,22 @@ public final class PushGateway: @unchecked Sendable {
         } catch {
             // The lease runs out and the row is tried again: at worst once more, never lost.
             logger.warning("push outcome not recorded", metadata: metadata.merging(["error": "\(error)"]) { a, _ in a })
+        }
+    }
+
+    /// Takes a push that keeps dying with its worker out of the queue before anything is done with it again: no request,
+    /// no parsing of anything a provider said. Logged at error (an operator should find out why) and counted.
+    private func quarantine(_ delivery: PushDeliveryRecord, provider: PushProvider, store: any PushQueueStore) {
+        let metadata: Logger.Metadata = [
+            "provider": "\(provider.rawValue)", "push": "\(delivery.id)", "kind": "\(delivery.kind.rawValue)", "attempt": "\(delivery.attempts)",
+            "lapsedClaims": "\(delivery.lapsedClaims)",
+        ]
+        do {
+            try store.dropPushDelivery(id: delivery.id)
+            metrics.providers[provider]?.quarantined.add(1, ordering: .relaxed)
+            logger.error("push quarantined: its handling never finished \(delivery.lapsedClaims) times in a row", metadata: metadata)
+        } catch {
+            logger.warning("push to quarantine not removed; tried again when its lease ends", metadata: metadata.merging(["error": "\(error)"]) { a, _ in a })
         }
     }
 

@@ -10,6 +10,8 @@ public final class PushMetrics: Sendable {
         public let retried = Atomic<Int>(0)
         public let dropped = Atomic<Int>(0)
         public let targetsRemoved = Atomic<Int>(0)
+        /// Pushes taken out of the queue because their handling died with its worker too often (never sent).
+        public let quarantined = Atomic<Int>(0)
         /// Accepted pushes by latency bucket (``latencyBounds``, then +Inf), and the sum of latencies in ms.
         let latencyBuckets: [Tally]
         let latencySumMilliseconds = Atomic<Int>(0)
@@ -42,6 +44,7 @@ public final class PushMetrics: Sendable {
             ("herald_push_retried_total", "Attempts scheduled again after a failure.", { $0.retried.load(ordering: .relaxed) }),
             ("herald_push_dropped_total", "Pushes given up (expired, refused for good, too many attempts).", { $0.dropped.load(ordering: .relaxed) }),
             ("herald_push_targets_removed_total", "Targets removed because the provider said they are gone.", { $0.targetsRemoved.load(ordering: .relaxed) }),
+            ("herald_push_quarantined_total", "Pushes taken out of the queue after their handling died with its worker repeatedly.", { $0.quarantined.load(ordering: .relaxed) }),
         ] as [(String, String, (Provider) -> Int)] {
             out += "# HELP \(name) \(help)\n# TYPE \(name) counter\n"
             for provider in ordered { out += "\(name){provider=\"\(provider.rawValue)\"} \(read(providers[provider]!))\n" }

@@ -60,7 +60,7 @@ public final class WebPushClient: PushProviderClient {
         case 200..<300: .accepted
         // RFC 8030 §7.3 and every browser's service: the subscription expired or was removed.
         case 404, 410: .targetGone(reason: "the push service answered \(response.status): subscription gone")
-        case 429, 500..<600: .retry(afterSeconds: response.retryAfterSeconds, reason: "the push service answered \(response.status)")
+        case 429, 500..<600: .retry(after: response.retryAfter, reason: "the push service answered \(response.status)")
         default: .rejected(reason: "the push service answered \(response.status): \(String(decoding: response.body.prefix(200), as: UTF8.self))")
         }
     }

@@ -21,9 +21,11 @@ public final class WebhookClient: PushProviderClient {
         -> OutboundRequest
     {
         let target = delivery.target
-        let fields =
-            [JSONField("id", .int(delivery.id)), JSONField("user", .string(target.user)), JSONField("device", .string(target.device)),
-             JSONField("token", .string(target.token))] + PushPayload.fields(of: delivery)
+        // With an opaque reference, not even the recipient's user and device names: the token is the app's own id for
+        // the device, all its backend needs to reach it.
+        let recipient =
+            delivery.reference == nil ? [JSONField("user", .string(target.user)), JSONField("device", .string(target.device))] : []
+        let fields = [JSONField("id", .int(delivery.id))] + recipient + [JSONField("token", .string(target.token))] + PushPayload.fields(of: delivery)
         let body = Array(JSONValue.object(fields).text.utf8)
         return OutboundRequest(
             url: url,
@@ -44,7 +46,7 @@ public final class WebhookClient: PushProviderClient {
         switch response.status {
         case 200..<300: .accepted
         case 410: .targetGone(reason: "the app's backend answered 410 Gone")
-        case 408, 425, 429, 500..<600: .retry(afterSeconds: response.retryAfterSeconds, reason: "webhook answered \(response.status)")
+        case 408, 425, 429, 500..<600: .retry(after: response.retryAfter, reason: "webhook answered \(response.status)")
         default: .rejected(reason: "webhook answered \(response.status)")
         }
     }

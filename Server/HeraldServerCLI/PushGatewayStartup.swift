@@ -37,6 +37,7 @@ func makePushGateway(options: HeraldServerOptions, location: StoreLocation, logg
     settings.resolve = push.testResolve
     settings.caFile = push.caFile
     settings.retry.maxBackoffMilliseconds = Int64(push.maxBackoffMs)
+    settings.retry.maxRetryAfterSeconds = Int64(push.maxRetryAfterSeconds)
     return PushGateway(clients: clients, settings: settings, makeStore: { try location.openPushQueue() }, logger: logger)
 }
 

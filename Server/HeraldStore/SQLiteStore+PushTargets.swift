@@ -67,6 +67,9 @@ extension SQLiteStore {
                 try connection.execute(
                     "UPDATE push_deliveries SET quiet = ?, mentioned = ? WHERE id = ?", .int(delivery.quiet ? 1 : 0), .int(delivery.mentioned ? 1 : 0), .int(id))
             }
+            if let reference = delivery.reference {
+                try connection.execute("UPDATE push_deliveries SET reference = ? WHERE id = ?", .text(reference), .int(id))
+            }
             // A queue that was empty gets this row as its head; one that was not keeps its head (rows go out in order).
             try connection.execute(
                 "UPDATE push_targets SET queue_due_at = coalesce(queue_due_at, ?) WHERE id = ?", .int(notBefore), .int(delivery.target.id))
@@ -159,9 +162,14 @@ extension SQLiteStore: PushQueueStore {
                     continue
                 }
                 try connection.execute("UPDATE push_targets SET queue_leased_until = ? WHERE id = ?", .int(now + leaseMilliseconds), .int(target))
+                // A lease still set on the head ran out with no outcome: the last claim's worker died handling it.
                 try connection.execute(
-                    "UPDATE push_deliveries SET leased_until = ?, attempts = attempts + 1 WHERE id = ?", .int(now + leaseMilliseconds), .int(head.id))
+                    """
+                    UPDATE push_deliveries SET leased_until = ?, attempts = attempts + 1,
+                        lapsed_claims = CASE WHEN leased_until IS NULL THEN 0 ELSE lapsed_claims + 1 END WHERE id = ?
+                    """, .int(now + leaseMilliseconds), .int(head.id))
                 head.attempts += 1
+                head.lapsedClaims = Int(try connection.scalar("SELECT lapsed_claims FROM push_deliveries WHERE id = ?", .int(head.id)) ?? 0)
                 claimed.append(head)
             }
             return claimed
@@ -216,16 +224,19 @@ extension SQLiteStore: PushQueueStore {
 
     static let deliveryColumns =
         "d.id, d.kind, d.conversation, d.message, d.notification, d.sender, d.title, d.body, d.url, d.badge, d.created_at, d.expires_at, d.attempts, "
-        + "d.quiet, d.mentioned"
+        + "d.quiet, d.mentioned, d.reference, d.lapsed_claims, d.leased_until"
 
     static func delivery(_ row: SQLiteRow) -> PushDeliveryRecord {
         var delivery = PushDeliveryRecord(
-            id: row.int(0), target: pushTarget(row, from: 15), kind: PushDeliveryKind(rawValue: row.text(1)) ?? .message,
+            id: row.int(0), target: pushTarget(row, from: 18), kind: PushDeliveryKind(rawValue: row.text(1)) ?? .message,
             conversation: row.optionalText(2), message: row.optionalText(3), notification: row.optionalText(4), sender: row.optionalText(5),
             title: row.text(6), body: row.text(7), url: row.optionalText(8), badge: Int(row.int(9)), createdAt: row.int(10),
             expiresAt: row.int(11), attempts: Int(row.int(12)))
         delivery.quiet = row.int(13) != 0  // N3
         delivery.mentioned = row.int(14) != 0  // N2
+        delivery.reference = row.optionalText(15)
+        delivery.lapsedClaims = Int(row.int(16))
+        delivery.previousLeaseEnd = row.optionalInt(17)  // read before the claim sets a new lease
         return delivery
     }
 }

@@ -267,5 +267,12 @@ enum Schema {
         """,
         // 13: the per-user daily storage quota (Schema+StorageUsage.swift).
         storageUsageMigration,
+        // 14: a queued push's opaque reference (`--push-preview none`: the id it carries instead of conversation,
+        // message and sender) and its claims in a row whose lease ran out unsettled (the gateway quarantines a push
+        // that keeps killing its worker).
+        """
+        ALTER TABLE push_deliveries ADD COLUMN reference TEXT;
+        ALTER TABLE push_deliveries ADD COLUMN lapsed_claims INTEGER NOT NULL DEFAULT 0;
+        """,
     ]
 }

@@ -310,5 +310,11 @@ enum PostgresSchema {
         checksMigration,
         // 14: the per-user daily storage quota, as in the SQLite schema's migration 13 (PostgresSchema+StorageUsage.swift).
         storageUsageMigration,
+        // 15: a queued push's opaque reference (`--push-preview none`: the id it carries instead of conversation,
+        // message and sender) and its claims in a row whose lease ran out unsettled (the gateway quarantines a push
+        // that keeps killing its worker).
+        """
+        ALTER TABLE push_deliveries ADD COLUMN reference text COLLATE "C", ADD COLUMN lapsed_claims integer NOT NULL DEFAULT 0;
+        """,
     ]
 }

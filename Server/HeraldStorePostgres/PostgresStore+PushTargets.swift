@@ -64,6 +64,9 @@ extension PostgresStore {
                 try connection.execute(
                     "UPDATE push_deliveries SET quiet = $1, mentioned = $2 WHERE id = $3", .bool(delivery.quiet), .bool(delivery.mentioned), .int(id))
             }
+            if let reference = delivery.reference {
+                try connection.execute("UPDATE push_deliveries SET reference = $1 WHERE id = $2", .text(reference), .int(id))
+            }
             // A queue that was empty gets this row as its head; one that was not keeps its head (rows go out in order).
             try connection.execute(
                 "UPDATE push_targets SET queue_due_at = coalesce(queue_due_at, $1) WHERE id = $2", .int(notBefore), .int(delivery.target.id))
@@ -148,8 +151,11 @@ extension PostgresStore: PushQueueStore {
             leased AS (
                 UPDATE push_targets p SET queue_leased_until = $3 + $4 FROM picked WHERE p.id = picked.id RETURNING p.id),
             heads AS (
-                SELECT DISTINCT ON (c.target_id) c.id FROM push_deliveries c JOIN leased ON c.target_id = leased.id ORDER BY c.target_id, c.id)
-            UPDATE push_deliveries d SET leased_until = $3 + $4, attempts = d.attempts + 1
+                SELECT DISTINCT ON (c.target_id) c.id, c.leased_until AS previous_lease
+                FROM push_deliveries c JOIN leased ON c.target_id = leased.id ORDER BY c.target_id, c.id)
+            UPDATE push_deliveries d SET leased_until = $3 + $4, attempts = d.attempts + 1,
+                -- A lease still set on the head ran out with no outcome: the last claim's worker died handling it.
+                lapsed_claims = CASE WHEN d.leased_until IS NULL THEN 0 ELSE d.lapsed_claims + 1 END
             FROM heads, push_targets t
             WHERE d.id = heads.id AND t.id = d.target_id
             RETURNING \(Self.deliveryColumns), \(Self.targetColumns)
@@ -216,18 +222,22 @@ extension PostgresStore: PushQueueStore {
             "SELECT min(greatest(queue_due_at, coalesce(queue_leased_until, 0))) FROM push_targets WHERE queue_due_at IS NOT NULL")
     }
 
+    /// A claim's columns: `heads.previous_lease` is the claim statement's own (the lease before it set a new one).
     static let deliveryColumns =
         "d.id, d.kind, d.conversation, d.message, d.notification, d.sender, d.title, d.body, d.url, d.badge, d.created_at, d.expires_at, d.attempts, "
-        + "d.quiet, d.mentioned"
+        + "d.quiet, d.mentioned, d.reference, d.lapsed_claims, heads.previous_lease"
 
     static func delivery(_ row: PGRow) -> PushDeliveryRecord {
         var delivery = PushDeliveryRecord(
-            id: row.int(0), target: pushTarget(row, from: 15), kind: PushDeliveryKind(rawValue: row.text(1)) ?? .message,
+            id: row.int(0), target: pushTarget(row, from: 18), kind: PushDeliveryKind(rawValue: row.text(1)) ?? .message,
             conversation: row.optionalText(2), message: row.optionalText(3), notification: row.optionalText(4), sender: row.optionalText(5),
             title: row.text(6), body: row.text(7), url: row.optionalText(8), badge: Int(row.int(9)), createdAt: row.int(10),
             expiresAt: row.int(11), attempts: Int(row.int(12)))
         delivery.quiet = row.int(13) != 0  // N3
         delivery.mentioned = row.int(14) != 0  // N2
+        delivery.reference = row.optionalText(15)
+        delivery.lapsedClaims = Int(row.int(16))
+        delivery.previousLeaseEnd = row.optionalInt(17)  // the lease as it was before this claim (claims only)
         return delivery
     }
 }

@@ -94,6 +94,17 @@ public struct PushDeliveryRecord: Sendable, Equatable {
     public var quiet = false
     /// N2: the message mentions the recipient.
     public var mentioned = false
+    /// `--push-preview none`: the opaque id the push carries instead of any conversation, message, notification or user
+    /// id (the alert's own outbox row, `p<id>`, or its notification; one recipient's, so unlinkable across users). The
+    /// app resolves it once awake (`push.resolve`); a withdrawal names the same reference as its alert. Nil: the push
+    /// carries the P2 ids.
+    public var reference: String?
+    /// Claims in a row whose lease ran out with no outcome recorded: a worker (or the whole process) died while
+    /// handling it. The gateway quarantines a push past its limit instead of handling it again.
+    public var lapsedClaims = 0
+    /// When the lease of the claim before this one ended, if it ran out with no outcome (ms since the epoch): so the
+    /// gateway can tell a worker of its own that was merely slow from a process that died holding the push.
+    public var previousLeaseEnd: Int64?
 
     public init(
         id: Int64 = 0, target: PushTargetRecord, kind: PushDeliveryKind, conversation: String? = nil, message: String? = nil,

@@ -11,6 +11,8 @@ public enum RecordID {
     public static let message: UInt8 = UInt8(ascii: "m")
     /// The prefix of bell notification ids ("n3").
     public static let notification: UInt8 = UInt8(ascii: "n")
+    /// The prefix of push outbox ids ("p42"): one alert for one device, the opaque reference of `--push-preview none`.
+    public static let push: UInt8 = UInt8(ascii: "p")
 
     /// The public id of the row with key `key`: `prefix` followed by the decimal key.
     public static func format(_ prefix: UInt8, _ key: Int64) -> String {

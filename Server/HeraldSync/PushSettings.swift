@@ -11,16 +11,26 @@ public struct PushSettings: Sendable {
     /// Web Push endpoints on loopback, over https or plain http (tests and local development only); otherwise https to a
     /// public DNS name only.
     public var allowsLoopbackHTTP = false
+    /// Push targets one user may have (one per device: a device registering again replaces its own). Each target is
+    /// a request per message to a host the user chose, so without a cap one account could make every message to it
+    /// fan out to any number of connections.
+    public var maxTargetsPerUser = PushSettings.defaultMaxTargetsPerUser
+
+    /// Enough for a person's phones, tablets and browsers.
+    public static let defaultMaxTargetsPerUser = 10
 
     public init() {}
 }
 
-/// `--push-preview`: what a push says.
+/// `--push-preview`: what a push says to its provider (and the lock screen).
 public enum PushPreviewLevel: String, Sendable, CaseIterable {
-    /// Sender (or group) and the message's preview text (T10).
+    /// P2 in full: title (sender or group) and the T10 preview text, the sender's id, conversation and message ids,
+    /// and the deep link; a bell push its text, actor and link.
     case full
-    /// Sender only: "New message".
+    /// As `full`, with the text replaced by "New message".
     case sender
-    /// Nothing identifying: "New message" from "Herald".
+    /// Nothing identifying: "New message" from "Herald", the badge and an opaque `ref` (the push's outbox id, or a bell
+    /// push's notification id) the app resolves once awake (`push.resolve`); no user id, name, title, text,
+    /// conversation or message id, or link. A webhook body leaves out the recipient's user and device names too.
     case none
 }

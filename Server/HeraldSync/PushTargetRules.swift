@@ -48,6 +48,9 @@ enum PushTargetRules {
         case .webpush:
             try refuse(["token": registration.token, "topic": registration.topic], for: provider)
             let endpoint = try required(registration.endpoint, "endpoint")
+            if let port = invalidPort(endpoint) {
+                throw ErrorInfo(.badRequest, "field 'endpoint' has port '\(port.prefix(16))': a port is a number from 1 to 65535")
+            }
             guard isAllowedEndpoint(endpoint, loopbackHTTP: settings.allowsLoopbackHTTP) else {
                 throw ErrorInfo(
                     .badRequest,
@@ -97,6 +100,29 @@ enum PushTargetRules {
         guard !authority.isEmpty, !authority.contains("@") else { return false }
         if loopbackHTTP, isLoopback(authority) { return true }
         return endpoint.hasPrefix("https://") && ContentRules.isPublicAuthority(Substring(authority.lowercased()))
+    }
+
+    /// The port of an `http(s)://` URL's authority when it is given and is not 1-65535 (digits only); nil when the
+    /// port is absent or valid, or the URL is not one to look at.
+    static func invalidPort(_ endpoint: String) -> Substring? {
+        let rest: Substring
+        if endpoint.hasPrefix("https://") {
+            rest = endpoint.dropFirst("https://".count)
+        } else if endpoint.hasPrefix("http://") {
+            rest = endpoint.dropFirst("http://".count)
+        } else {
+            return nil
+        }
+        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        // Credentials in the URL are refused for what they are (isAllowedEndpoint), not read as a port.
+        guard !authority.contains("@") else { return nil }
+        let hostEnd = authority.hasPrefix("[") ? authority.firstIndex(of: "]").map { authority.index(after: $0) } : authority.firstIndex(of: ":")
+        guard let hostEnd, hostEnd < authority.endIndex, authority[hostEnd] == ":" else { return nil }
+        let port = authority[authority.index(after: hostEnd)...]
+        guard (1...5).contains(port.utf8.count), port.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+            let number = Int(port), (1...65_535).contains(number)
+        else { return port }
+        return nil
     }
 
     /// `127.x.y.z`, `localhost` or `[::1]`, with any port.

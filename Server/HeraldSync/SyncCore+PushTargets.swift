@@ -8,9 +8,29 @@ extension SyncCore {
     /// Registers (or replaces) where the user's device `device` is alerted while it has no connection.
     func registerPushTarget(user: String, device: String, registration: PushRegistration, now: Int64) throws -> PushTargetRecord {
         let target = try PushTargetRules.target(user: user, device: device, registration: registration, settings: configuration.push, now: now)
+        // One target per device (this device's own is replaced); a new device only while the user is under the cap.
+        // Checked on the sync thread, which registers for /sync and the backend API alike; nodes of a cluster check
+        // their own registrations, so the cap holds per node.
+        let others = try store.pushTargets(users: [user]).filter { $0.device != device }.count
+        let cap = max(configuration.push.maxTargetsPerUser, 0)
+        guard others < cap else {
+            throw ErrorInfo(
+                .conflict,
+                "\(user) already has \(others) push targets, the most this server keeps per user: unregister one (push.unregister, or DELETE …/push-targets/{device}) before adding another")
+        }
         let stored = try store.registerPushTarget(target, now: now)
         usersWithPushTargets?.insert(user)
         return stored
+    }
+
+    /// The message an opaque push reference (`p<outbox id>`, `--push-preview none`) alerted `user` for, as it reads
+    /// now. Another user's reference, a withdrawn or pruned push, or a message no longer visible to the user (R5) are
+    /// all "not found", alike.
+    func resolvePush(_ reference: String, user: String) throws -> MessageInfo {
+        guard let key = RecordID.parse(RecordID.push, reference), let push = try store.pushes(user: user).first(where: { $0.id == key }),
+            let message = try store.message(id: push.message), try store.isParticipant(user: user, conversation: message.conversation)
+        else { throw ErrorInfo(.notFound, "no such push: a reference resolves only for its own user, until it is withdrawn (P5) or pruned") }
+        return message.info(senderName: try name(of: message.sender))
     }
 
     /// Forgets the device's target (every device's when `device` is nil: a sign-out of all of them) and what is queued
@@ -62,19 +82,24 @@ extension SyncCore {
 
     /// Queues a message's alert for a device without a connection (P2 fields, U5 badge), and remembers it in the
     /// outbox so reading the message elsewhere withdraws it (P5).
+    ///
+    /// With `--push-preview none` the queued push holds no sender and no link, and carries the outbox row's id as its
+    /// opaque reference instead of the conversation and message ids (which the queue keeps only to cancel and revise).
     func queueMessagePush(_ push: PushInfo, to target: PushTargetRecord, now: Int64) throws {
         let badge = try messagesBadge(user: target.user)
         let content = pushContent(title: push.title, body: push.preview)
+        let outbox = try store.enqueuePush(
+            user: target.user, device: target.device, conversation: push.conversation, message: push.message, sender: push.sender,
+            preview: push.preview, url: push.url, now: now)
+        let opaque = configuration.push.preview == .none
         var delivery = PushDeliveryRecord(
-            target: target, kind: .message, conversation: push.conversation, message: push.message, sender: push.sender,
-            title: content.title, body: content.body, url: push.url, badge: badge, createdAt: now,
+            target: target, kind: .message, conversation: push.conversation, message: push.message, sender: opaque ? nil : push.sender,
+            title: content.title, body: content.body, url: opaque ? nil : push.url, badge: badge, createdAt: now,
             expiresAt: now + configuration.push.timeToLiveMilliseconds)
         delivery.quiet = push.quiet ?? false  // N3
         delivery.mentioned = push.mentioned ?? false  // N2
+        if opaque { delivery.reference = RecordID.format(RecordID.push, outbox) }
         try store.enqueuePushDelivery(delivery, notBefore: now)
-        _ = try store.enqueuePush(
-            user: target.user, device: target.device, conversation: push.conversation, message: push.message, sender: push.sender,
-            preview: push.preview, url: push.url, now: now)
     }
 
     /// P5 for devices without a connection: a push still queued is cancelled (it never alerts); one already out is
@@ -87,11 +112,14 @@ extension SyncCore {
         for target in pushTargets(of: [user])[user] ?? [] where devices.contains(target.device) {
             if try store.cancelPushDeliveries(target: target.id, kind: .message, message: message, notification: nil) > 0 { continue }
             let badge = try messagesBadge(user: user)
-            try store.enqueuePushDelivery(
-                PushDeliveryRecord(
-                    target: target, kind: .withdraw, conversation: conversation, message: message, badge: badge, createdAt: now,
-                    expiresAt: now + configuration.push.timeToLiveMilliseconds),
-                notBefore: now)
+            var withdrawal = PushDeliveryRecord(
+                target: target, kind: .withdraw, conversation: conversation, message: message, badge: badge, createdAt: now,
+                expiresAt: now + configuration.push.timeToLiveMilliseconds)
+            // The alert carried its outbox row's id: the withdrawal names the same one.
+            if configuration.push.preview == .none, let alert = withdrawn.first(where: { $0.device == target.device }) {
+                withdrawal.reference = RecordID.format(RecordID.push, alert.id)
+            }
+            try store.enqueuePushDelivery(withdrawal, notBefore: now)
             queued = true
         }
         if queued { step.effects.append(.pushQueued) }
@@ -130,12 +158,15 @@ extension SyncCore {
     /// it meanwhile cancels it), remembered so a later read withdraws it (P5).
     func queueBellDelivery(_ notification: NotificationRecord, to target: PushTargetRecord, bellUnread: Int, now: Int64) throws {
         let content = pushContent(title: "Herald", body: notification.text)
-        try store.enqueuePushDelivery(
-            PushDeliveryRecord(
-                target: target, kind: .bell, notification: notification.id, sender: notification.actor, title: content.title,
-                body: content.body, url: notification.url ?? DeepLink.notifications.url, badge: bellUnread, createdAt: now,
-                expiresAt: now + configuration.push.timeToLiveMilliseconds),
-            notBefore: max(now, notification.createdAt + max(configuration.pushGraceMilliseconds, 0)))
+        // `--push-preview none`: no actor and no link (a notification's link may name a conversation); the
+        // notification's id, one user's own, is the opaque reference.
+        let opaque = configuration.push.preview == .none
+        var delivery = PushDeliveryRecord(
+            target: target, kind: .bell, notification: notification.id, sender: opaque ? nil : notification.actor, title: content.title,
+            body: content.body, url: opaque ? nil : notification.url ?? DeepLink.notifications.url, badge: bellUnread, createdAt: now,
+            expiresAt: now + configuration.push.timeToLiveMilliseconds)
+        if opaque { delivery.reference = notification.id }
+        try store.enqueuePushDelivery(delivery, notBefore: max(now, notification.createdAt + max(configuration.pushGraceMilliseconds, 0)))
         try store.recordBellAlert(target: target.id, notification: notification.id, now: now)
     }
 
@@ -149,11 +180,11 @@ extension SyncCore {
         var queued = false
         for (target, notification) in alerts {
             if try store.cancelPushDeliveries(target: target.id, kind: .bell, message: nil, notification: notification) > 0 { continue }
-            try store.enqueuePushDelivery(
-                PushDeliveryRecord(
-                    target: target, kind: .withdraw, notification: notification, badge: bellUnread, createdAt: now,
-                    expiresAt: now + configuration.push.timeToLiveMilliseconds),
-                notBefore: now)
+            var withdrawal = PushDeliveryRecord(
+                target: target, kind: .withdraw, notification: notification, badge: bellUnread, createdAt: now,
+                expiresAt: now + configuration.push.timeToLiveMilliseconds)
+            if configuration.push.preview == .none { withdrawal.reference = notification }
+            try store.enqueuePushDelivery(withdrawal, notBefore: now)
             queued = true
         }
         if queued { step.effects.append(.pushQueued) }

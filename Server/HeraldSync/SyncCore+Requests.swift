@@ -143,6 +143,9 @@ extension SyncCore {
             try removePushTargets(user: user, device: state.name)
             response.device = state.name
 
+        case .pushResolve(let reference):
+            response.message = try resolvePush(reference, user: user)
+
         case .editMessage(let message, let text):
             response.message = try editMessage(message, text: text, user: user, now: now, step: &step)
 

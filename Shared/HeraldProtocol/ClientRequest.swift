@@ -67,6 +67,10 @@ public enum ClientRequest: Sendable, Equatable {
     case pushRegister(PushRegistration)
     /// Forget this device's push target: it is alerted only while connected.
     case pushUnregister
+    /// What a push of `--push-preview none` was about: its opaque `ref` (wire: `token`) resolved, once the device is
+    /// awake and connected, to the message it alerted for (answer: `message`), so the app can show it and follow its
+    /// deep link (D2). Only the user's own pushes resolve.
+    case pushResolve(reference: String)
     /// N1: mute a conversation for the user (every device) until `until` (ms since the epoch), or for `minutes` from
     /// when the server takes it (its clock, not the device's), or forever when both are nil.
     case mute(conversation: String, until: Int64?, minutes: Int?)
@@ -107,6 +111,7 @@ public enum ClientRequest: Sendable, Equatable {
         case .users: "users"
         case .pushRegister: "push.register"
         case .pushUnregister: "push.unregister"
+        case .pushResolve: "push.resolve"
         case .mute: "mute"
         case .unmute: "unmute"
         case .quiet: "quiet"

@@ -130,6 +130,7 @@ extension RequestFrame {
             wire.p256dh = registration.p256dh
             wire.auth = registration.auth
         case .pushUnregister: break
+        case .pushResolve(let reference): wire.token = reference
         case .mute(let conversation, let until, let minutes):
             wire.conversation = conversation
             wire.until = until
@@ -262,6 +263,8 @@ extension RequestFrame {
                 auth: wire.auth))
         case "push.unregister":
             return .pushUnregister
+        case "push.resolve":
+            return .pushResolve(reference: try check.id(wire.token, "token"))
         case "mute":
             // Whether `until` is still ahead is the server's to say (it owns the clock); here only its shape.
             if let until = wire.until, until <= 0 { throw ErrorInfo(.badRequest, "field 'until' must be a time in ms since the epoch") }

@@ -133,6 +133,27 @@ extension EndToEnd {
             #expect(state.bool("foreground") == true)
         }
 
+        @Test("P2, D2 with --push-preview none: the locked phone gets only an opaque ref; a tap resolves it once connected and opens the message's thread")
+        func opaquePushTap() throws {
+            let world = try Self.world(arguments: ["--push-preview", "none"])
+            let alice = try world.connect("alice")
+            try world.createUser("bob")
+            let c = try world.dm(alice, "bob")
+            let phone = try Self.lockedPhone(world, "bob")
+            let mark = phone.mark
+            let m = try world.send(alice, c, "the secret plan")
+            let push = try phone.waitEvent("push", after: mark)
+            #expect(push.string("ref")?.hasPrefix("p") == true)
+            #expect(push.string("conversation") == nil && push.string("message") == nil && push.string("sender") == nil)
+            #expect(push.string("title") == "Herald")
+            #expect(push.string("preview") == "New message")
+            let tapped = phone.mark
+            try phone.ok("push tap")
+            try phone.waitConnected(after: tapped)
+            let state = try phone.waitState("in the thread, read") { $0.string("scene") == "thread" && $0.visible.contains(m) && $0.unread(c) == 0 }
+            #expect(state.string("conversation") == c)
+        }
+
         @Test("B1, B2, P4, P5: a bell notification alerts the locked phone with the bell count as badge, and is taken back when read elsewhere")
         func bellAlertsLockedPhone() throws {
             let world = try Self.world()

@@ -219,6 +219,20 @@ extension EndToEnd {
             #expect(payload["type"] as? String == "message")
         }
 
+        @Test("FCM: a bell push passes, its notification id under notificationId (FCM reserves the data key 'notification')")
+        func fcmBell() throws {
+            let setup = try EndToEnd.PushPreviewNone.setup("fcm")
+            let scene = try Self.scene(setup)
+            let body = #"{"kind":"reminder","text":"Standup in 5 minutes"}"#
+            let (status, answer) = try Self.api(scene.world, key: scene.key, "POST", "/users/bob/notifications", body: body)
+            #expect(status == 200 || status == 201, "\(answer)")
+            let bell = try setup.standIn.waitLog("the bell push") { log in log.first { $0["kind"] as? String == "send" } }
+            #expect(bell["verified"] as? Bool == true, "\(bell["violations"] ?? "")")
+            let data = ((bell["payload"] as? [String: Any])?["message"] as? [String: Any])?["data"] as? [String: Any]
+            #expect(data?["type"] as? String == "bell")
+            #expect((data?["notificationId"] as? String)?.hasPrefix("n") == true)
+        }
+
         /// A port free now (bound and released), for a stand-in whose URL must be known before it starts.
         static func freePort() throws -> Int {
             let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

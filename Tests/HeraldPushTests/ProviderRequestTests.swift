@@ -69,8 +69,8 @@ struct ProviderRequestTests {
         (410, #"{"reason":"Unregistered","timestamp":1}"#, .targetGone(reason: "APNs: Unregistered")),
         (400, #"{"reason":"BadDeviceToken"}"#, .targetGone(reason: "APNs: BadDeviceToken")),
         (403, #"{"reason":"ExpiredProviderToken"}"#, .refreshCredentials(reason: "APNs: ExpiredProviderToken")),
-        (429, #"{"reason":"TooManyRequests"}"#, .retry(afterSeconds: nil, reason: "APNs 429: TooManyRequests")),
-        (503, #"{"reason":"ServiceUnavailable"}"#, .retry(afterSeconds: nil, reason: "APNs 503: ServiceUnavailable")),
+        (429, #"{"reason":"TooManyRequests"}"#, .retry(after: nil, reason: "APNs 429: TooManyRequests")),
+        (503, #"{"reason":"ServiceUnavailable"}"#, .retry(after: nil, reason: "APNs 503: ServiceUnavailable")),
         (413, #"{"reason":"PayloadTooLarge"}"#, .rejected(reason: "APNs 413: PayloadTooLarge")),
     ] as [(Int, String, DeliveryOutcome)])
     func apnsAnswers(status: Int, body: String, expected: DeliveryOutcome) throws {
@@ -136,12 +136,33 @@ struct ProviderRequestTests {
         #expect(throws: PushProviderError.self) { try client.request(for: Self.delivery(target), now: Self.now, send: Self.noNetwork) }
     }
 
-    @Test("Retry-After in delay-seconds, as libcurl hands the header line (with CRLF); an HTTP date reads as soon")
+    @Test("Retry-After in delay-seconds, as libcurl hands the header line (with CRLF), and as an HTTP date")
     func retryAfter() {
-        #expect(HTTPResponse(status: 429, headers: ["retry-after": "4\r\n"]).retryAfterSeconds == 4)
-        #expect(HTTPResponse(status: 429, headers: ["retry-after": " 120 "]).retryAfterSeconds == 120)
-        #expect(HTTPResponse(status: 503, headers: ["retry-after": "Wed, 21 Oct 2026 07:28:00 GMT"]).retryAfterSeconds == 1)
-        #expect(HTTPResponse(status: 503).retryAfterSeconds == nil)
+        #expect(HTTPResponse(status: 429, headers: ["retry-after": "4\r\n"]).retryAfter == .delay(seconds: 4))
+        #expect(HTTPResponse(status: 429, headers: ["retry-after": " 120 "]).retryAfter == .delay(seconds: 120))
+        let date = HTTPResponse(status: 503, headers: ["retry-after": "Wed, 21 Oct 2026 07:28:00 GMT"]).retryAfter
+        #expect(date?.seconds(now: 1_792_567_650_000) == 30, "30 s before that date")
+        #expect(HTTPResponse(status: 503).retryAfter == nil)
+    }
+
+    @Test("FCM token endpoint: an expires_in of any size or sign is bounded (a minute to a day) and never traps", arguments: [
+        Int64.max, Int64.max / 1_000, Int64.min, -1, 0, 3_600,
+    ])
+    func fcmTokenLifetime(lifetime: Int64) throws {
+        let pem = try FCMClientOutcome.runOpenSSL(["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048"])
+        let key = String(decoding: try JSONSerialization.data(withJSONObject: [pem]), as: UTF8.self).dropFirst().dropLast()
+        let account = #"{"type":"service_account","project_id":"p","private_key":\#(key),"client_email":"e@p.iam.gserviceaccount.com","token_uri":"https://oauth2.example.com/token"}"#
+        let client = try FCMClient(serviceAccountJSON: Array(account.utf8))
+        var grants = 0
+        let send = { (_: OutboundRequest) -> Result<HTTPResponse, TransferError> in
+            grants += 1
+            return .success(HTTPResponse(status: 200, body: Array(#"{"access_token":"token","expires_in":\#(lifetime)}"#.utf8)))
+        }
+        #expect(try client.token(now: Self.now, send: send) == "token")
+        #expect(try client.token(now: Self.now, send: send) == "token")
+        #expect(grants == 1, "kept at least for the moment it was granted")
+        _ = try client.token(now: Self.now + 86_400_000, send: send)
+        #expect(grants == 2, "never kept beyond a day, whatever the endpoint said")
     }
 
     @Test("Retry backoff: doubles from 1 s to its cap, half fixed and half jitter, never sooner than Retry-After")

@@ -132,4 +132,74 @@ struct PushRegistrationTests {
         #expect(queued.map(\.body) == [body])
         #expect(queued.map(\.badge) == [1])
     }
+
+    @Test("Web Push endpoint ports are 1-65535: 0, 65536 and 99999 are refused with a reason naming the port; nothing is stored", arguments: [
+        "https://push.example.com:99999/s", "https://push.example.com:0/s", "https://push.example.com:65536/s", "https://push.example.com:/s",
+        "http://127.0.0.1:99999/s", "https://[::1]:70000/s",
+    ])
+    func refusedPorts(endpoint: String) throws {
+        let fixture = try fixture(loopbackHTTP: true)
+        fixture.online(1, "bob", deviceName: "bob-phone")
+        let response = fixture.request(
+            1, #"{"type":"push.register","provider":"webpush","endpoint":"\#(endpoint)","p256dh":"\#(Self.p256dh)","auth":"\#(Self.auth)"}"#)
+        #expect(response.ok == false)
+        #expect(response.error?.code == .badRequest)
+        #expect(response.error?.message.contains("1 to 65535") == true, "\(response.error?.message ?? "no error")")
+        #expect(try fixture.store.pushTargets(users: ["bob"]).isEmpty)
+        let valid = fixture.request(
+            1, #"{"type":"push.register","provider":"webpush","endpoint":"https://push.example.com:65535/s","p256dh":"\#(Self.p256dh)","auth":"\#(Self.auth)"}"#)
+        #expect(valid.ok, "the highest port is a port")
+    }
+
+    @Test("At most --push-max-targets-per-user targets per user (10 by default): past it a new device is refused (conflict) and nothing is stored; a device already registered may still replace its own")
+    func targetCap() throws {
+        let fixture = try fixture()
+        let cap = PushSettings.defaultMaxTargetsPerUser
+        for index in 0...cap {
+            fixture.online(index + 1, "bob", deviceName: "bob-device-\(index)")
+        }
+        for index in 0..<cap {
+            #expect(fixture.request(index + 1, #"{"type":"push.register","provider":"webhook","token":"device-\#(index)"}"#).ok)
+        }
+        let refused = fixture.request(cap + 1, #"{"type":"push.register","provider":"webhook","token":"one-too-many"}"#)
+        #expect(refused.ok == false)
+        #expect(refused.error?.code == .conflict)
+        #expect(refused.error?.message.contains("already has \(cap) push targets") == true, "\(refused.error?.message ?? "no error")")
+        #expect(try fixture.store.pushTargets(users: ["bob"]).count == cap)
+        #expect(try !fixture.store.pushTargets(users: ["bob"]).contains { $0.token == "one-too-many" })
+        #expect(fixture.request(1, #"{"type":"push.register","provider":"webhook","token":"device-0-renewed"}"#).ok, "one target per device: replacing is no new target")
+        #expect(try fixture.store.pushTargets(users: ["bob"]).contains { $0.token == "device-0-renewed" })
+        #expect(fixture.request(1, #"{"type":"push.unregister"}"#).ok)
+        #expect(fixture.request(cap + 1, #"{"type":"push.register","provider":"webhook","token":"now-room"}"#).ok, "room again once one is gone")
+    }
+
+    @Test("--push-preview none: the queued message push holds no sender and no link, and carries its outbox row's id as opaque reference, which push.resolve turns back into the message for its own user only")
+    func opaqueReference() throws {
+        var settings = Self.settings
+        settings.preview = .none
+        let fixture = try SyncCoreFixture(graceMilliseconds: 0, push: settings)
+        fixture.online(1, "alice", deviceName: "alice-laptop")
+        fixture.online(2, "bob", deviceName: "bob-phone")
+        #expect(fixture.request(2, #"{"type":"push.register","provider":"webhook","token":"phone"}"#).ok)
+        fixture.process([.disconnect(2)])
+        let c = fixture.dm(1, with: "bob")
+        fixture.say(1, in: c, "the secret plan")
+        fixture.advance(milliseconds: 1)
+        let queued = try #require(try fixture.store.claimPushDeliveries(provider: .webhook, limit: 10, now: fixture.now, leaseMilliseconds: 1_000).first)
+        #expect(queued.sender == nil)
+        #expect(queued.url == nil)
+        let outbox = try fixture.store.pushes(user: "bob")
+        #expect(queued.reference == outbox.first.map { "p\($0.id)" })
+        let reference = try #require(queued.reference)
+        // Awake and connected, the app resolves the reference to the message and its conversation (to follow D2).
+        fixture.online(3, "bob", deviceName: "bob-phone")
+        let resolved = fixture.request(3, #"{"type":"push.resolve","token":"\#(reference)"}"#)
+        #expect(resolved.ok)
+        #expect(resolved.message?.conversation == c)
+        #expect(resolved.message?.text == "the secret plan")
+        // Only the user's own pushes: alice, or a made-up reference, learns nothing.
+        #expect(fixture.request(1, #"{"type":"push.resolve","token":"\#(reference)"}"#).error?.code == .notFound)
+        #expect(fixture.request(3, #"{"type":"push.resolve","token":"p999999"}"#).error?.code == .notFound)
+        #expect(fixture.request(3, #"{"type":"push.resolve","token":"m1"}"#).error?.code == .notFound)
+    }
 }

@@ -69,6 +69,39 @@ struct PushQueueTests {
         #expect(again.map { "\($0.message ?? "") \($0.attempts)" } == ["m1 1"], "due when asked, its lease over; still its first attempt")
     }
 
+    @Test("A claim whose lease ran out with no outcome counts as lapsed, in a row; any outcome recorded starts the count again", arguments: StoreBackend.allCases)
+    func lapsedClaims(_ backend: StoreBackend) throws {
+        let (_, store) = try storeWithUsers(backend)
+        let phone = try store.transaction { try store.registerPushTarget(Self.target("bob-phone"), now: Self.now) }
+        _ = try store.transaction { try store.enqueuePushDelivery(Self.delivery(phone, message: "m1"), notBefore: Self.now) }
+        var lapsed: [Int] = []
+        var previousLeases: [Int64?] = []
+        // Three workers die holding it: each claim after a lease ran out sees one more lapse, and when that lease ended.
+        for step in 0..<4 {
+            let claimed = try store.claimPushDeliveries(provider: .webhook, limit: 10, now: Self.now + Int64(step) * 1_000, leaseMilliseconds: 1_000)
+            lapsed += claimed.map(\.lapsedClaims)
+            previousLeases += claimed.map(\.previousLeaseEnd)
+        }
+        #expect(lapsed == [0, 1, 2, 3])
+        #expect(previousLeases == [nil, Self.now + 1_000, Self.now + 2_000, Self.now + 3_000])
+        let last = try #require(try store.claimPushDeliveries(provider: .webhook, limit: 10, now: Self.now + 4_000, leaseMilliseconds: 1_000).first)
+        try store.retryPushDelivery(id: last.id, at: Self.now + 5_000)
+        let afterOutcome = try store.claimPushDeliveries(provider: .webhook, limit: 10, now: Self.now + 5_000, leaseMilliseconds: 1_000)
+        #expect(afterOutcome.map(\.lapsedClaims) == [0], "a retry is an outcome: the next claim is not a lapse")
+        #expect(afterOutcome.map(\.attempts) == [6])
+    }
+
+    @Test("A push's opaque reference is kept as queued", arguments: StoreBackend.allCases)
+    func reference(_ backend: StoreBackend) throws {
+        let (_, store) = try storeWithUsers(backend)
+        let phone = try store.transaction { try store.registerPushTarget(Self.target("bob-phone"), now: Self.now) }
+        var delivery = Self.delivery(phone, message: "m1")
+        delivery.reference = "p42"
+        _ = try store.transaction { try store.enqueuePushDelivery(delivery, notBefore: Self.now) }
+        let claimed = try store.claimPushDeliveries(provider: .webhook, limit: 10, now: Self.now, leaseMilliseconds: 1_000)
+        #expect(claimed.map(\.reference) == ["p42"])
+    }
+
     @Test("Cancelling takes only rows not yet claimed; removing a gone target takes its rows unless it registered again since", arguments: StoreBackend.allCases)
     func cancelAndRemove(_ backend: StoreBackend) throws {
         let (_, store) = try storeWithUsers(backend)

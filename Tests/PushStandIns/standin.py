@@ -24,6 +24,7 @@ import socket
 import ssl
 import sys
 import time
+import urllib.parse
 from collections import deque
 from dataclasses import dataclass, field
 from http import HTTPStatus
@@ -106,6 +107,9 @@ class Outcome:
 # --------------------------------------------------------------------------------------------------------------
 # Scripted responses
 # --------------------------------------------------------------------------------------------------------------
+RAW_RETRY_AFTER = "retry-after="
+
+
 @dataclass(frozen=True)
 class ScriptItem:
     """One item of a SPEC: `200`, `410`, `429:5` (Retry-After 5 s), `400:BadTopic` (provider reason), `down`."""
@@ -122,8 +126,18 @@ class ScriptItem:
         return int(self.arg) if self.arg is not None and self.arg.isdigit() else None
 
     @property
+    def raw_retry_after(self) -> str | None:
+        """`STATUS:retry-after=VALUE`: the header exactly as VALUE says (percent-decoded), for hostile values such as
+        `-5`, `soon`, `9223372036854775807` or `Fri%2C%2031%20Dec%209999%2023%3A59%3A59%20GMT`."""
+        if self.arg is not None and self.arg.startswith(RAW_RETRY_AFTER):
+            return urllib.parse.unquote(self.arg[len(RAW_RETRY_AFTER):])
+        return None
+
+    @property
     def reason(self) -> str | None:
-        return self.arg if self.arg is not None and not self.arg.isdigit() else None
+        if self.arg is None or self.arg.isdigit() or self.raw_retry_after is not None:
+            return None
+        return self.arg
 
     def __str__(self) -> str:
         if self.down:
@@ -162,6 +176,8 @@ class Script:
 
 
 def retry_after_header(item: ScriptItem, default: int | None) -> list[tuple[str, str]]:
+    if item.raw_retry_after is not None:
+        return [("retry-after", item.raw_retry_after)]
     seconds = item.retry_after if item.retry_after is not None else default
     return [("retry-after", str(seconds))] if seconds is not None else []
 

@@ -29,6 +29,11 @@ extension ClientCore {
         locked = false
         scene = .background
         enterForeground(to: .list)
+        // An opaque push (`--push-preview none`) names no conversation: once connected, the app asks the server what
+        // its ref was about, then follows that message's link like any other (D2).
+        if push.conversation.isEmpty, push.url == DeepLink.messages.url, !push.message.isEmpty {
+            return request(.pushResolve(reference: push.message), purpose: .pushResolve)
+        }
         follow(url: push.url, answers: true)
     }
 
@@ -42,6 +47,17 @@ extension ClientCore {
         }
         let badge: JSONValue = payload["badge"] ?? .null
         switch type {
+        case "message" where text("ref") != nil && text("message") == nil:
+            // `--push-preview none`: no ids, only the opaque ref (resolved with push.resolve once connected); tapping
+            // it opens the list (D1 `herald://messages`), where the new message is.
+            let reference = text("ref") ?? ""
+            let push = PushInfo(
+                conversation: "", message: reference, sender: "", preview: text("body") ?? "", title: text("title") ?? "", url: DeepLink.messages.url)
+            pushes.append(push)
+            event("push", [
+                "ref": .string(reference), "title": .string(push.title), "preview": .string(push.preview), "url": .string(push.url), "badge": badge,
+                "via": "webpush",
+            ])
         case "message":
             guard let conversation = text("conversation"), let message = text("message") else { return log("message push without ids ignored") }
             let push = PushInfo(
@@ -53,7 +69,8 @@ extension ClientCore {
                 "title": .string(push.title), "preview": .string(push.preview), "url": .string(push.url), "badge": badge, "via": "webpush",
             ])
         case "bell":
-            guard let notification = text("notification") else { return log("bell push without a notification ignored") }
+            // With `--push-preview none` the notification id comes as the push's ref.
+            guard let notification = text("notification") ?? text("ref") else { return log("bell push without a notification ignored") }
             let push = PushInfo(
                 conversation: "", message: notification, sender: text("sender") ?? "", preview: text("body") ?? "", title: text("title") ?? "",
                 url: text("url") ?? DeepLink.notifications.url)
@@ -64,7 +81,8 @@ extension ClientCore {
             ])
         case "withdraw":
             // A bell push keeps its notification id where a message push keeps the message's.
-            guard let id = text("message") ?? text("notification") else { return log("withdrawal without a message or notification ignored") }
+            // An opaque push (`--push-preview none`) is withdrawn by the same ref it came with.
+            guard let id = text("message") ?? text("notification") ?? text("ref") else { return log("withdrawal without a message or notification ignored") }
             withdrawPushes { $0.message == id }
         default:
             log("push of unknown type '\(type.prefix(32))' ignored")

@@ -46,6 +46,12 @@ extension ClientCore {
                 event("push.registered", ["device": .optional(response.device), "provider": .string(configuration.pushSubscription?.provider ?? "")])
             }
         case .typing(let answers): typingAnswered(response, answers: answers)
+        case .pushResolve:
+            guard let message = response.message else {
+                // Withdrawn or pruned meanwhile: the app stays on the list, where the conversation is.
+                return answerOK([JSONField("scene", .string(scene.name)), JSONField("error", .string(response.error?.code.rawValue ?? "not_found"))])
+            }
+            follow(url: DeepLink.message(conversation: message.conversation, message: message.id).url, answers: true)
         }
     }
 

@@ -37,6 +37,8 @@ public struct ClientCore: Sendable {
         case send(clientMessageId: String, answers: Bool)
         /// The device's push subscription, registered after the first sync.
         case pushRegistration
+        /// A tapped opaque push (`--push-preview none`) resolved to its message, whose link is then followed (D2).
+        case pushResolve
         /// A typing report (E1): `answers` when a `typing` command waits for it.
         case typing(answers: Bool)
     }

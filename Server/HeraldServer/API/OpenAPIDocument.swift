@@ -578,7 +578,7 @@ enum OpenAPIDocument {
       },
       "post": {
         "operationId": "registerPushTarget",
-        "summary": "Register (or replace) where one of the user's devices is alerted while it has no connection, as the device's own push.register does. The provider must be configured on the server; the fields are checked per provider (APNs: hex token and topic; FCM: token; Web Push: https endpoint, 65-byte p256dh, 16-byte auth; webhook: token). A provider the server has no credentials for is a conflict (409).",
+        "summary": "Register (or replace) where one of the user's devices is alerted while it has no connection, as the device's own push.register does. The provider must be configured on the server; the fields are checked per provider (APNs: hex token and topic; FCM: token; Web Push: https endpoint with a port 1-65535 if any, 65-byte p256dh, 16-byte auth; webhook: token). A provider the server has no credentials for is a conflict (409), and so is a new device of a user who already has --push-max-targets-per-user targets (10 by default; nothing is stored).",
         "parameters": [
           {
             "name": "id",
@@ -1647,7 +1647,7 @@ enum OpenAPIDocument {
             "type": "string",
             "minLength": 1,
             "maxLength": 2048,
-            "description": "Web Push: the subscription's endpoint, https:// with a DNS host name (no IP address, localhost or single-label name: the server posts to it)."
+            "description": "Web Push: the subscription's endpoint, https:// with a DNS host name (no IP address, localhost or single-label name: the server posts to it), with a port 1-65535 if any."
           },
           "p256dh": {
             "type": "string",

@@ -52,7 +52,7 @@ extension HeraldServerOptions {
                 "Bytes of message text and image URLs each user may store per UTC day (sent or edited in); past it sends and edits are quota_exceeded (HTTP 429) and nothing is stored; 0 = unlimited."),
             ServerSetting(
                 name: "push-preview", form: .value(placeholder: "push-preview"),
-                help: "What a push to a device without a connection reveals: full (sender and text), sender, or none.",
+                help: "What a push to a device without a connection reveals to its provider: full (title: sender or group, text, sender id, conversation and message ids, link), sender (the same, text replaced by \"New message\"), or none (\"Herald\" / \"New message\", the badge and an opaque ref the app resolves with push.resolve once awake: no user id, name, title, text, conversation or message id, or link).",
                 defaultText: defaults.push.preview.rawValue
             ) { text, options in
                 guard let level = PushPreviewLevel(rawValue: text) else { return "full, sender or none" }
@@ -81,6 +81,12 @@ extension HeraldServerOptions {
                 return nil
             },
             .positiveInteger("push-max-backoff", \.push.maxBackoffMs, "Longest wait in ms between two attempts of one push."),
+            .positiveInteger(
+                "push-max-targets-per-user", \.push.maxTargetsPerUser,
+                "Push targets one user may register (one per device; a device registering again replaces its own); past it, registering a new device is refused (conflict, 409)."),
+            .positiveInteger(
+                "push-max-retry-after", \.push.maxRetryAfterSeconds,
+                "Longest wait in seconds a provider's Retry-After can impose on one push (at most 3600); longer asks, far-future dates included, are cut to it."),
             .toggle("push-allow-http-loopback", \.push.allowsLoopbackHTTP, "Accept Web Push endpoints on loopback (127.x, localhost, [::1]; https or plain http), and let them connect to loopback addresses; others need a public DNS name that resolves to a public address (tests only)."),
             .optionalText("push-ca-file", \.push.caFile, "PEM certificates to trust for push providers instead of the system's."),
             .optionalText("apns-key-file", \.push.apnsKeyFile, "APNs auth key (.p8) for token-based authentication; enables apns targets."),

@@ -20,6 +20,10 @@ public struct PushOptions: Sendable {
     public var testResolve: [String] = []
     /// The longest wait between two attempts of one push, ms.
     public var maxBackoffMs = 60_000
+    /// Push targets one user may register (one per device).
+    public var maxTargetsPerUser = PushSettings.defaultMaxTargetsPerUser
+    /// The longest a provider's Retry-After holds one push back, seconds (longer asks are cut to this).
+    public var maxRetryAfterSeconds = 3_600
     /// PEM certificates trusted for providers instead of the system's (tests' stand-ins, a corporate proxy).
     public var caFile: String?
 
@@ -69,6 +73,12 @@ public struct PushOptions: Sendable {
         if !(1...64).contains(hostConcurrency) { throw OptionsError(name: "push-host-concurrency", value: String(hostConcurrency), expected: "1...64") }
         if !(1_000...60_000).contains(stallTimeoutMs) { throw OptionsError(name: "push-stall-timeout", value: String(stallTimeoutMs), expected: "1000...60000 ms") }
         if !(1_000...3_600_000).contains(maxBackoffMs) { throw OptionsError(name: "push-max-backoff", value: String(maxBackoffMs), expected: "1000...3600000 ms") }
+        if !(1...1_000).contains(maxTargetsPerUser) {
+            throw OptionsError(name: "push-max-targets-per-user", value: String(maxTargetsPerUser), expected: "1...1000")
+        }
+        if !(1...3_600).contains(maxRetryAfterSeconds) {
+            throw OptionsError(name: "push-max-retry-after", value: String(maxRetryAfterSeconds), expected: "1...3600 seconds")
+        }
         if !(0...28 * 86_400).contains(timeToLiveSeconds) {
             throw OptionsError(name: "push-ttl", value: String(timeToLiveSeconds), expected: "0...2419200 seconds (28 days, FCM's limit)")
         }

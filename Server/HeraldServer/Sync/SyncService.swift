@@ -44,6 +44,7 @@ public final class SyncService: Sendable {
         configuration.requestRates = options.syncRequestRates
         configuration.push.providers = options.push.providers
         configuration.push.preview = options.push.preview
+        configuration.push.maxTargetsPerUser = options.push.maxTargetsPerUser
         configuration.push.timeToLiveMilliseconds = Int64(options.push.timeToLiveSeconds) * 1_000
         configuration.push.allowsLoopbackHTTP = options.push.allowsLoopbackHTTP
         configuration.limits.maxTextBytes = options.maxTextBytes
