@@ -144,7 +144,8 @@ final class HTTPTransfer {
                     let length = size * count
                     if let data {
                         let line = data.withMemoryRebound(to: UInt8.self, capacity: length) { String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self) }
-                        sink.header(line)
+                        // Past the cap the transfer fails (a retry later) instead of the answer filling memory.
+                        guard sink.header(line) else { return 0 }
                     }
                     return length
                 })
@@ -221,14 +222,22 @@ private final class AddressGuard {
 private final class ResponseSink {
     var body: [UInt8] = []
     var headers: [String: String] = [:]
+    /// Header bytes of this answer so far: a provider's headers are a few hundred bytes, a hostile one's unbounded.
+    private var headerBytes = 0
+    static let maxHeaderBytes = 64 << 10
 
-    func header(_ line: String) {
+    /// Keeps one header line; false once the answer's headers pass `maxHeaderBytes`.
+    func header(_ line: String) -> Bool {
         // A new status line (after a 100 Continue, or a redirect we do not follow) starts the headers over.
         if line.hasPrefix("HTTP/") {
             headers.removeAll()
-            return
+            headerBytes = 0
+            return true
         }
-        guard let colon = line.firstIndex(of: ":") else { return }
+        headerBytes += line.utf8.count
+        guard headerBytes <= Self.maxHeaderBytes else { return false }
+        guard let colon = line.firstIndex(of: ":") else { return true }
         headers[line[..<colon].lowercased()] = String(line[line.index(after: colon)...]).trimmingSpaces
+        return true
     }
 }
