@@ -102,6 +102,9 @@ enum OpenAPIDocument {
           "403": {
             "$ref": "#/components/responses/ReadOnlyKey"
           },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
           "429": {
             "$ref": "#/components/responses/RateLimited"
           },
@@ -197,6 +200,9 @@ enum OpenAPIDocument {
           "403": {
             "$ref": "#/components/responses/ReadOnlyKey"
           },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
           "429": {
             "$ref": "#/components/responses/RateLimited"
           },
@@ -250,6 +256,9 @@ enum OpenAPIDocument {
           },
           "403": {
             "$ref": "#/components/responses/ReadOnlyKey"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
           },
           "429": {
             "$ref": "#/components/responses/RateLimited"
@@ -346,6 +355,9 @@ enum OpenAPIDocument {
           "403": {
             "$ref": "#/components/responses/ReadOnlyKey"
           },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
           "429": {
             "$ref": "#/components/responses/RateLimited"
           },
@@ -398,6 +410,9 @@ enum OpenAPIDocument {
           },
           "403": {
             "$ref": "#/components/responses/ReadOnlyKey"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
           },
           "429": {
             "$ref": "#/components/responses/RateLimited"
@@ -461,6 +476,9 @@ enum OpenAPIDocument {
           },
           "401": {
             "$ref": "#/components/responses/Unauthorized"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
           },
           "429": {
             "$ref": "#/components/responses/RateLimitedOrQuota"
@@ -529,6 +547,9 @@ enum OpenAPIDocument {
           },
           "409": {
             "$ref": "#/components/responses/NotAGroup"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
           },
           "429": {
             "$ref": "#/components/responses/RateLimited"
@@ -616,6 +637,9 @@ enum OpenAPIDocument {
           },
           "401": {
             "$ref": "#/components/responses/Unauthorized"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
           },
           "429": {
             "$ref": "#/components/responses/RateLimited"
@@ -738,6 +762,9 @@ enum OpenAPIDocument {
           "409": {
             "$ref": "#/components/responses/TooLate"
           },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
           "429": {
             "$ref": "#/components/responses/RateLimitedOrQuota"
           }
@@ -797,6 +824,9 @@ enum OpenAPIDocument {
           "409": {
             "$ref": "#/components/responses/TooLate"
           },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
           "429": {
             "$ref": "#/components/responses/RateLimited"
           }
@@ -850,6 +880,9 @@ enum OpenAPIDocument {
           },
           "404": {
             "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
           },
           "429": {
             "$ref": "#/components/responses/RateLimited"
@@ -1036,6 +1069,16 @@ enum OpenAPIDocument {
       },
       "TooLate": {
         "description": "too_late: the time to change the message has passed (15 minutes to edit, 2 minutes to unsend, unless the server was started with other --edit-window/--unsend-window); too_many_edits: it was edited 5 times already; conflict (edit only): the message is an image or was unsent.",
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/Error"
+            }
+          }
+        }
+      },
+      "TooLarge": {
+        "description": "too_large: the request body exceeds the server's limit (--api-max-body); the connection is closed after this answer.",
         "content": {
           "application/json": {
             "schema": {
