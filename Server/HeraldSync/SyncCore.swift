@@ -59,6 +59,15 @@ public final class SyncCore<Device: Hashable> {
     /// Called on this core's thread after a commit that queued pushes for devices without a connection, so the
     /// delivery workers look at once instead of at their next poll.
     public var pushQueued: (() -> Void)?
+    /// Monotonic microseconds, for each user's turn on the thread (``SyncConfiguration/userBatchMicroseconds``); nil:
+    /// inputs are handled first come, first served.
+    public var workClock: (() -> Int)?
+    /// Inputs of users whose turn in a batch ran out, with what ``prepare(_:)`` made of them, in arrival order: the next
+    /// batch handles them before its own.
+    private var postponed: [(input: SyncInput<Device>, prepared: PreparedInput, user: String)] = []
+
+    /// Whether inputs wait for the next batch (``process(_:now:)`` with no new ones handles them).
+    public var hasPostponedInputs: Bool { !postponed.isEmpty }
 
     /// - Parameters:
     ///   - store: the database, owned by the calling thread from now on (API keys included: the backend API reads them
@@ -79,7 +88,7 @@ public final class SyncCore<Device: Hashable> {
     /// ``fireDueTimers(now:)``, which the owner calls once these are on their way (the batch's deliveries never wait
     /// for a timer's store reads).
     @_specialize(exported: true, where Device == DeviceHandle)
-    public func process(_ inputs: [SyncInput<Device>], now: Int64) -> [SyncDelivery<Device>] {
+    public func process(_ arrived: [SyncInput<Device>], now: Int64) -> [SyncDelivery<Device>] {
         var step = SyncStep<Device>()
         // A batch that runs again (whole, or request by request after a failure) starts from scratch: what an earlier
         // pass decided, counted and spent did not happen.
@@ -91,9 +100,29 @@ public final class SyncCore<Device: Hashable> {
             restoreDeparted()
         }
         // Once, however many times the batch runs.
-        let prepared = prepare(inputs)
+        let (inputs, prepared) = takeTurns(arrived, prepare(arrived))
         func handleAll(standalone: Bool) {
-            for (input, prepared) in zip(inputs, prepared) { handle(input, prepared, now: now, standalone: standalone, step: &step) }
+            // A run that starts over decides turns anew.
+            postponed.removeAll()
+            guard let clock = workClock, configuration.userBatchMicroseconds > 0 else {
+                for (input, prepared) in zip(inputs, prepared) { handle(input, prepared, now: now, standalone: standalone, step: &step) }
+                return
+            }
+            var turns = UserTurns(budget: configuration.userBatchMicroseconds)
+            for (input, prepared) in zip(inputs, prepared) {
+                guard let user = turnTaker(of: input) else {
+                    handle(input, prepared, now: now, standalone: standalone, step: &step)
+                    continue
+                }
+                // Everything after a postponed input of the same user waits too: a device's requests stay in order.
+                if turns.isSpent(user) {
+                    postponed.append((input, prepared, user))
+                    continue
+                }
+                let started = clock()
+                handle(input, prepared, now: now, standalone: standalone, step: &step)
+                turns.spend(clock() - started, by: user)
+            }
         }
         do {
             let lastSeen: [String: Int64]
@@ -127,6 +156,41 @@ public final class SyncCore<Device: Hashable> {
         return deliveries
     }
 
+    /// This batch's inputs in the order they take their turns: first the new inputs of users with nothing carried over
+    /// (so they wait for no one's backlog), then the inputs carried over from the last batch followed by their users'
+    /// new ones. Each user's inputs keep the order they came in.
+    private func takeTurns(_ arrived: [SyncInput<Device>], _ prepared: [PreparedInput]) -> ([SyncInput<Device>], [PreparedInput]) {
+        guard !postponed.isEmpty else { return (arrived, prepared) }
+        let waiting = Set(postponed.map(\.user))
+        var inputs: [SyncInput<Device>] = []
+        var preparedInputs: [PreparedInput] = []
+        inputs.reserveCapacity(arrived.count + postponed.count)
+        preparedInputs.reserveCapacity(arrived.count + postponed.count)
+        var later = postponed
+        for (input, prepared) in zip(arrived, prepared) {
+            if let user = turnTaker(of: input), waiting.contains(user) {
+                later.append((input, prepared, user))
+            } else {
+                inputs.append(input)
+                preparedInputs.append(prepared)
+            }
+        }
+        for entry in later {
+            inputs.append(entry.input)
+            preparedInputs.append(entry.prepared)
+        }
+        return (inputs, preparedInputs)
+    }
+
+    /// The user whose turn an input spends: a connected device's requests and departure. Connects (admitted before the
+    /// batch ran) and everything not of a device run in every batch.
+    private func turnTaker(of input: SyncInput<Device>) -> String? {
+        switch input {
+        case .text(let device, _), .binary(let device), .disconnect(let device): devices[device]?.user
+        case .connect, .backend, .streamRuns, .streamReconnected, .cluster: nil
+        }
+    }
+
     /// Fires pushes whose grace period ended and runs due maintenance.
     @_specialize(exported: true, where Device == DeviceHandle)
     public func fireDueTimers(now: Int64) -> [SyncDelivery<Device>] {
@@ -149,7 +213,9 @@ public final class SyncCore<Device: Hashable> {
 
     /// The next time ``fireDueTimers(now:)`` has work, ms since the epoch.
     public var nextDeadline: Int64 {
-        min(pendingPushes.nextDeadline.map { max($0, nextPushCheck) } ?? .max, nextMaintenance, cluster?.nextHeartbeat ?? .max, ephemeral.nextDeadline ?? .max, nextMuteEnd ?? .max)
+        // Inputs carried over are due at once.
+        if !postponed.isEmpty { return .min }
+        return min(pendingPushes.nextDeadline.map { max($0, nextPushCheck) } ?? .max, nextMaintenance, cluster?.nextHeartbeat ?? .max, ephemeral.nextDeadline ?? .max, nextMuteEnd ?? .max)
     }
 
     /// Prunes stream events and pushes older than the retention (R3: at least 7 days are kept).

@@ -85,6 +85,18 @@ extension HeraldServerOptions {
             .rate(
                 "handshake-rate-per-ip", \.handshakeRatePerIP,
                 "New connections per second per client IP (burst: 5 s worth); more get 429; 0 = unlimited."),
+            .integer(
+                "max-connections-per-user", \.maxConnectionsPerUser,
+                "Most simultaneous /sync connections per user (all devices); more get 429; 0 = unlimited."),
+            .integer(
+                "max-buffered-input-per-user", \.maxBufferedInputPerUser,
+                "Bytes one user's unfinished WebSocket messages and unanswered /sync requests may hold; past it an unfinished message is refused with 1008 and pipelined requests wait; 0 = unlimited."),
+            .integer(
+                "max-buffered-input", \.maxBufferedInput,
+                "The same budget for all connections together; 0 = unlimited."),
+            .integer(
+                "sync-user-batch-us", \.syncUserBatchMicroseconds,
+                "Microseconds of the sync thread one user's requests may take per batch before the rest wait for the next batch (fair reads); 0 = no limit."),
             .rate(
                 "sync-send-rate", \.syncSendRate,
                 "/sync sends per second per user (burst: twice that); more are answered rate_limited; 0 = unlimited."),
@@ -215,6 +227,12 @@ extension HeraldServerOptions {
         ]
         for (name, rate) in rates where !(rate >= 0) || !rate.isFinite {
             throw OptionsError(name: name, value: String(rate), expected: "a rate >= 0 per second")
+        }
+        // A budget below one largest message (held in a buffer that grows by doubling) would refuse a message the
+        // size limits allow to every user, however quiet the server.
+        for (name, value) in [("max-buffered-input-per-user", maxBufferedInputPerUser), ("max-buffered-input", maxBufferedInput)]
+        where value > 0 && value / 2 < maxMessageSize {
+            throw OptionsError(name: name, value: String(value), expected: "0 or at least twice --max-message-size (\(maxMessageSize))")
         }
         // The grace becomes whole milliseconds in an Int64: `inf` or 1e300 (both parse as seconds) would trap there.
         if !(0...Self.maxPushGraceSeconds).contains(pushGraceSeconds) {
