@@ -64,7 +64,11 @@ public final class SyncCore<Device: Hashable> {
     public var workClock: (() -> Int)?
     /// Inputs of users whose turn in a batch ran out, with what ``prepare(_:)`` made of them, in arrival order: the next
     /// batch handles them before its own.
-    private var postponed: [(input: SyncInput<Device>, prepared: PreparedInput, user: String)] = []
+    private var postponed: [Turn] = []
+    /// Each user's turn and what they owe (``SyncConfiguration/userBatchMicroseconds``).
+    private var turns: UserTurns
+    /// An input waiting for its user's turn, with what ``prepare(_:)`` made of it.
+    private typealias Turn = (input: SyncInput<Device>, prepared: PreparedInput, user: String)
 
     /// Whether inputs wait for the next batch (``process(_:now:)`` with no new ones handles them).
     public var hasPostponedInputs: Bool { !postponed.isEmpty }
@@ -79,6 +83,7 @@ public final class SyncCore<Device: Hashable> {
         self.configuration = configuration
         self.logger = logger
         self.rateLimits = RequestRateLimits(configuration.requestRates)
+        self.turns = UserTurns(budget: configuration.userBatchMicroseconds)
     }
 
     // MARK: - API
@@ -99,16 +104,17 @@ public final class SyncCore<Device: Hashable> {
             (counters, rateLimits) = (savedCounters, savedBuckets)
             restoreDeparted()
         }
+        let batchStarted = workClock?()
         // Once, however many times the batch runs.
-        let (inputs, prepared) = takeTurns(arrived, prepare(arrived))
+        let (inputs, prepared, satOut) = takeTurns(arrived, prepare(arrived))
         func handleAll(standalone: Bool) {
             // A run that starts over decides turns anew.
-            postponed.removeAll()
-            guard let clock = workClock, configuration.userBatchMicroseconds > 0 else {
+            postponed = satOut
+            guard let clock = workClock, turns.isOn else {
                 for (input, prepared) in zip(inputs, prepared) { handle(input, prepared, now: now, standalone: standalone, step: &step) }
                 return
             }
-            var turns = UserTurns(budget: configuration.userBatchMicroseconds)
+            turns.beginBatch()
             for (input, prepared) in zip(inputs, prepared) {
                 guard let user = turnTaker(of: input) else {
                     handle(input, prepared, now: now, standalone: standalone, step: &step)
@@ -150,36 +156,56 @@ public final class SyncCore<Device: Hashable> {
             handleAll(standalone: true)
             if let lastSeen = try? store.transaction({ storeLastSeen() }) { lastSeenStored(lastSeen) }
         }
+        if let batchStarted, let clock = workClock { turns.endBatch(took: clock() - batchStarted) }
         var deliveries = apply(step, now: now)
         publishPresence()
         deliveries += ephemeralDeliveries(now: now)
         return deliveries
     }
 
-    /// This batch's inputs in the order they take their turns: first the new inputs of users with nothing carried over
-    /// (so they wait for no one's backlog), then the inputs carried over from the last batch followed by their users'
-    /// new ones. Each user's inputs keep the order they came in.
-    private func takeTurns(_ arrived: [SyncInput<Device>], _ prepared: [PreparedInput]) -> ([SyncInput<Device>], [PreparedInput]) {
-        guard !postponed.isEmpty else { return (arrived, prepared) }
+    /// This batch's inputs in the order they take their turns, and those that sit the batch out. First go the new
+    /// inputs of users with nothing carried over and who owe nothing (so they wait for no one's backlog), then the
+    /// inputs carried over from the last batch followed by their users' new ones. A user who owes time sits the batch
+    /// out when anyone else has an input in it. Each user's inputs keep the order they came in.
+    private func takeTurns(_ arrived: [SyncInput<Device>], _ prepared: [PreparedInput]) -> ([SyncInput<Device>], [PreparedInput], [Turn]) {
+        // Nobody waits and nobody owes: arrival order is everyone's turn (the common case costs nothing more).
+        guard !postponed.isEmpty || (turns.hasDebts && workClock != nil) else { return (arrived, prepared, []) }
         let waiting = Set(postponed.map(\.user))
-        var inputs: [SyncInput<Device>] = []
-        var preparedInputs: [PreparedInput] = []
-        inputs.reserveCapacity(arrived.count + postponed.count)
-        preparedInputs.reserveCapacity(arrived.count + postponed.count)
+        var first: [Turn] = []
         var later = postponed
+        var othersWaiting = false
+        first.reserveCapacity(arrived.count)
         for (input, prepared) in zip(arrived, prepared) {
-            if let user = turnTaker(of: input), waiting.contains(user) {
+            guard let user = turnTaker(of: input) else {
+                first.append((input, prepared, ""))
+                othersWaiting = true
+                continue
+            }
+            if waiting.contains(user) || turns.owes(user) {
                 later.append((input, prepared, user))
             } else {
-                inputs.append(input)
-                preparedInputs.append(prepared)
+                first.append((input, prepared, user))
+                othersWaiting = true
             }
+        }
+        var satOut: [Turn] = []
+        if othersWaiting {
+            for entry in later where turns.owes(entry.user) { satOut.append(entry) }
+            if !satOut.isEmpty { later.removeAll { turns.owes($0.user) } }
+        }
+        var inputs: [SyncInput<Device>] = []
+        var preparedInputs: [PreparedInput] = []
+        inputs.reserveCapacity(first.count + later.count)
+        preparedInputs.reserveCapacity(first.count + later.count)
+        for entry in first {
+            inputs.append(entry.input)
+            preparedInputs.append(entry.prepared)
         }
         for entry in later {
             inputs.append(entry.input)
             preparedInputs.append(entry.prepared)
         }
-        return (inputs, preparedInputs)
+        return (inputs, preparedInputs, satOut)
     }
 
     /// The user whose turn an input spends: a connected device's requests and departure. Connects (admitted before the
