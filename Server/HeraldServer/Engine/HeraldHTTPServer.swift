@@ -59,8 +59,9 @@ public final class HeraldHTTPServer: Sendable {
         self.metrics = ServerMetrics(loopCount: max(1, options.threads))
         self.warnings = LimitWarnings(
             logger: logger, limit: LogRateLimit(linesPerSecond: options.warningsPerSecond, summaryIntervalMilliseconds: options.warningSummaryIntervalMs))
-        self.userShares = UserShares(maxConnections: options.maxConnectionsPerUser, inputLimit: options.maxBufferedInputPerUser)
-        self.inputBudget = InputBudget(limit: options.maxBufferedInput)
+        self.userShares = UserShares(maxConnections: options.maxConnectionsPerUser,
+                                     inputLimit: options.effectiveInputBudget(options.maxBufferedInputPerUser))
+        self.inputBudget = InputBudget(limit: options.effectiveInputBudget(options.maxBufferedInput))
         state.withLock { state in
             if options.echo {
                 // One delegate for every echo session: it keeps nothing per session.

@@ -90,7 +90,7 @@ extension HeraldServerOptions {
                 "Most simultaneous /sync connections per user (all devices); more get 429; 0 = unlimited."),
             .integer(
                 "max-buffered-input-per-user", \.maxBufferedInputPerUser,
-                "Bytes one user's unfinished WebSocket messages and unanswered /sync requests may hold; past it an unfinished message is refused with 1008 and pipelined requests wait; 0 = unlimited."),
+                "Bytes one user's unfinished WebSocket messages and unanswered /sync requests may hold (never less than twice --max-message-size); past it an unfinished message is refused with 1008 and pipelined requests wait; 0 = unlimited."),
             .integer(
                 "max-buffered-input", \.maxBufferedInput,
                 "The same budget for all connections together; 0 = unlimited."),
@@ -227,12 +227,6 @@ extension HeraldServerOptions {
         ]
         for (name, rate) in rates where !(rate >= 0) || !rate.isFinite {
             throw OptionsError(name: name, value: String(rate), expected: "a rate >= 0 per second")
-        }
-        // A budget below one largest message (held in a buffer that grows by doubling) would refuse a message the
-        // size limits allow to every user, however quiet the server.
-        for (name, value) in [("max-buffered-input-per-user", maxBufferedInputPerUser), ("max-buffered-input", maxBufferedInput)]
-        where value > 0 && value / 2 < maxMessageSize {
-            throw OptionsError(name: name, value: String(value), expected: "0 or at least twice --max-message-size (\(maxMessageSize))")
         }
         // The grace becomes whole milliseconds in an Int64: `inf` or 1e300 (both parse as seconds) would trap there.
         if !(0...Self.maxPushGraceSeconds).contains(pushGraceSeconds) {

@@ -70,10 +70,17 @@ public struct HeraldServerOptions: Sendable {
     public var maxConnectionsPerUser = 64
     /// Bytes that one user's unfinished WebSocket messages and unanswered /sync requests may hold in the server at
     /// once; past it a connection that goes on growing an unfinished message is closed with 1008 and its pipelined
-    /// requests wait (TCP slows the client). 0 = unlimited.
+    /// requests wait (TCP slows the client). 0 = unlimited. Never less than ``effectiveInputBudget(_:)`` allows: one
+    /// largest message must always fit.
     public var maxBufferedInputPerUser = 16 << 20
     /// The same budget for all connections of the server together. 0 = unlimited.
     public var maxBufferedInput = 256 << 20
+
+    /// A buffered-input budget as enforced: 0 stays unlimited; any other is at least twice ``maxMessageSize`` (a
+    /// message's buffer grows by doubling), so a message the size limits allow is never refused on a quiet server.
+    public func effectiveInputBudget(_ budget: Int) -> Int {
+        budget <= 0 ? 0 : max(budget, maxMessageSize &* 2)
+    }
     /// Microseconds of the sync thread that one user's requests may take in one batch; the user's later requests wait
     /// for the next batch, so one user's flood of expensive reads cannot hold back everyone else's answers. 0 = no
     /// limit (first come, first served).
