@@ -93,7 +93,7 @@ extension HeraldServerOptions {
                 "Bytes one user's unfinished WebSocket messages and unanswered /sync requests may hold (never less than twice --max-message-size); past it an unfinished message is refused with 1008 and pipelined requests wait; 0 = unlimited."),
             .integer(
                 "max-buffered-input", \.maxBufferedInput,
-                "The same budget for all connections together; 0 = unlimited."),
+                "Bytes all connections' unfinished WebSocket messages and unanswered /sync requests may hold together (never less than twice --max-message-size); past it an unfinished message is refused with 1008 and pipelined requests wait; 0 = unlimited."),
             .integer(
                 "sync-user-batch-us", \.syncUserBatchMicroseconds,
                 "Microseconds of the sync thread one user's requests may take per batch before the rest wait for the next batch (fair reads); 0 = no limit."),

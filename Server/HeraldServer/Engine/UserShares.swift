@@ -58,6 +58,11 @@ final class UserShares: Sendable {
         }
     }
 
+    /// Bytes `user`'s sessions have charged to their input budget now (0 when none is open).
+    func chargedInput(of user: String) -> Int {
+        entries.withLock { $0[user]?.share.input.chargedBytes ?? 0 }
+    }
+
     /// Open sessions of `user`.
     func sessions(of user: String) -> Int {
         entries.withLock { $0[user]?.sessions ?? 0 }

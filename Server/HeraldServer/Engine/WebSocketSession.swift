@@ -348,7 +348,9 @@ public final class WebSocketSession {
     /// none of it (0 before and after) and return at the first comparison.
     ///
     /// An unfinished message that grows while a budget is spent is refused: the connection is failed with 1008
-    /// (RFC 6455 §7.4.1, a message that violates the server's policy) and its buffers go at once.
+    /// (RFC 6455 §7.4.1, a message that violates the server's policy) and its buffers go at once. Unless the session
+    /// has requests in flight: then it stops reading (``mustWait``) until answers give the budget back, so a client
+    /// that pipelines is slowed down, not cut off, and its unfinished message cannot grow meanwhile.
     private func settleInputCharge() {
         // Once closed, the session has given everything back (``releaseInputCharge()``) and charges nothing again.
         guard !hasReportedClose else { return }
@@ -359,7 +361,7 @@ public final class WebSocketSession {
         inputCharge = charge
         let serverOver = context.inputBudget.charge(delta)
         let userOver = share?.input.charge(delta) ?? false
-        guard delta > 0, unfinished > 0, serverOver || userOver, !closeWritten else { return }
+        guard delta > 0, unfinished > 0, serverOver || userOver, !closeWritten, requestLimit == 0 || unansweredRequests == 0 else { return }
         refuseUnfinishedInput(userOver: userOver)
     }
 
