@@ -61,6 +61,19 @@ public final class SyncCore<Device: Hashable> {
     /// Called on this core's thread after a commit that queued pushes for devices without a connection, so the
     /// delivery workers look at once instead of at their next poll.
     public var pushQueued: (() -> Void)?
+    /// Monotonic microseconds, for each user's turn on the thread (``SyncConfiguration/userBatchMicroseconds``); nil:
+    /// inputs are handled first come, first served.
+    public var workClock: (() -> Int)?
+    /// Inputs of users whose turn in a batch ran out, with what ``prepare(_:)`` made of them, in arrival order: the next
+    /// batch handles them before its own.
+    private var postponed: [Turn] = []
+    /// Each user's turn and what they owe (``SyncConfiguration/userBatchMicroseconds``).
+    private var turns: UserTurns
+    /// An input waiting for its user's turn, with what ``prepare(_:)`` made of it.
+    private typealias Turn = (input: SyncInput<Device>, prepared: PreparedInput, user: String)
+
+    /// Whether inputs wait for the next batch (``process(_:now:)`` with no new ones handles them).
+    public var hasPostponedInputs: Bool { !postponed.isEmpty }
 
     /// - Parameters:
     ///   - store: the database, owned by the calling thread from now on (API keys included: the backend API reads them
@@ -72,6 +85,7 @@ public final class SyncCore<Device: Hashable> {
         self.configuration = configuration
         self.logger = logger
         self.rateLimits = RequestRateLimits(configuration.requestRates)
+        self.turns = UserTurns(budget: configuration.userBatchMicroseconds)
     }
 
     // MARK: - API
@@ -81,7 +95,7 @@ public final class SyncCore<Device: Hashable> {
     /// ``fireDueTimers(now:)``, which the owner calls once these are on their way (the batch's deliveries never wait
     /// for a timer's store reads).
     @_specialize(exported: true, where Device == DeviceHandle)
-    public func process(_ inputs: [SyncInput<Device>], now: Int64) -> [SyncDelivery<Device>] {
+    public func process(_ arrived: [SyncInput<Device>], now: Int64) -> [SyncDelivery<Device>] {
         var step = SyncStep<Device>()
         // A batch that runs again (whole, or request by request after a failure) starts from scratch: what an earlier
         // pass decided, counted and spent did not happen.
@@ -92,10 +106,31 @@ public final class SyncCore<Device: Hashable> {
             (counters, rateLimits) = (savedCounters, savedBuckets)
             restoreDeparted()
         }
+        let batchStarted = workClock?()
         // Once, however many times the batch runs.
-        let prepared = prepare(inputs)
+        let (inputs, prepared, satOut) = takeTurns(arrived, prepare(arrived))
         func handleAll(standalone: Bool) {
-            for (input, prepared) in zip(inputs, prepared) { handle(input, prepared, now: now, standalone: standalone, step: &step) }
+            // A run that starts over decides turns anew.
+            postponed = satOut
+            guard let clock = workClock, turns.isOn else {
+                for (input, prepared) in zip(inputs, prepared) { handle(input, prepared, now: now, standalone: standalone, step: &step) }
+                return
+            }
+            turns.beginBatch()
+            for (input, prepared) in zip(inputs, prepared) {
+                guard let user = turnTaker(of: input) else {
+                    handle(input, prepared, now: now, standalone: standalone, step: &step)
+                    continue
+                }
+                // Everything after a postponed input of the same user waits too: a device's requests stay in order.
+                if turns.isSpent(user) {
+                    postponed.append((input, prepared, user))
+                    continue
+                }
+                let started = clock()
+                handle(input, prepared, now: now, standalone: standalone, step: &step)
+                turns.spend(clock() - started, by: user)
+            }
         }
         do {
             let lastSeen: [String: Int64]
@@ -123,10 +158,65 @@ public final class SyncCore<Device: Hashable> {
             handleAll(standalone: true)
             if let lastSeen = try? store.transaction({ storeLastSeen() }) { lastSeenStored(lastSeen) }
         }
+        if let batchStarted, let clock = workClock { turns.endBatch(took: clock() - batchStarted) }
         var deliveries = apply(step, now: now)
         publishPresence()
         deliveries += ephemeralDeliveries(now: now)
         return deliveries
+    }
+
+    /// This batch's inputs in the order they take their turns, and those that sit the batch out. First go the new
+    /// inputs of users with nothing carried over and who owe nothing (so they wait for no one's backlog), then the
+    /// inputs carried over from the last batch followed by their users' new ones. A user who owes time sits the batch
+    /// out when anyone else has an input in it. Each user's inputs keep the order they came in.
+    private func takeTurns(_ arrived: [SyncInput<Device>], _ prepared: [PreparedInput]) -> ([SyncInput<Device>], [PreparedInput], [Turn]) {
+        // Nobody waits and nobody owes: arrival order is everyone's turn (the common case costs nothing more).
+        guard !postponed.isEmpty || (turns.hasDebts && workClock != nil) else { return (arrived, prepared, []) }
+        let waiting = Set(postponed.map(\.user))
+        var first: [Turn] = []
+        var later = postponed
+        var othersWaiting = false
+        first.reserveCapacity(arrived.count)
+        for (input, prepared) in zip(arrived, prepared) {
+            guard let user = turnTaker(of: input) else {
+                first.append((input, prepared, ""))
+                othersWaiting = true
+                continue
+            }
+            if waiting.contains(user) || turns.owes(user) {
+                later.append((input, prepared, user))
+            } else {
+                first.append((input, prepared, user))
+                othersWaiting = true
+            }
+        }
+        var satOut: [Turn] = []
+        if othersWaiting {
+            for entry in later where turns.owes(entry.user) { satOut.append(entry) }
+            if !satOut.isEmpty { later.removeAll { turns.owes($0.user) } }
+        }
+        var inputs: [SyncInput<Device>] = []
+        var preparedInputs: [PreparedInput] = []
+        inputs.reserveCapacity(first.count + later.count)
+        preparedInputs.reserveCapacity(first.count + later.count)
+        for entry in first {
+            inputs.append(entry.input)
+            preparedInputs.append(entry.prepared)
+        }
+        for entry in later {
+            inputs.append(entry.input)
+            preparedInputs.append(entry.prepared)
+        }
+        return (inputs, preparedInputs, satOut)
+    }
+
+    /// The user whose turn an input spends: a connected device's requests and departure. Connects (admitted before the
+    /// batch ran) and everything not of a device run in every batch.
+    private func turnTaker(of input: SyncInput<Device>) -> String? {
+        switch input {
+        case .text(let device, _), .binary(let device), .disconnect(let device): devices[device]?.user
+        case .connect, .backend, .streamRuns, .streamReconnected, .cluster: nil
+        }
     }
 
     /// Fires pushes whose grace period ended and runs due maintenance.
@@ -151,7 +241,9 @@ public final class SyncCore<Device: Hashable> {
 
     /// The next time ``fireDueTimers(now:)`` has work, ms since the epoch.
     public var nextDeadline: Int64 {
-        min(pendingPushes.nextDeadline.map { max($0, nextPushCheck) } ?? .max, nextMaintenance, cluster?.nextHeartbeat ?? .max, ephemeral.nextDeadline ?? .max, nextMuteEnd ?? .max)
+        // Inputs carried over are due at once.
+        if !postponed.isEmpty { return .min }
+        return min(pendingPushes.nextDeadline.map { max($0, nextPushCheck) } ?? .max, nextMaintenance, cluster?.nextHeartbeat ?? .max, ephemeral.nextDeadline ?? .max, nextMuteEnd ?? .max)
     }
 
     /// Prunes stream events and pushes older than the retention (R3: at least 7 days are kept).

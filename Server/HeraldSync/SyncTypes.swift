@@ -30,6 +30,9 @@ public struct SyncConfiguration: Sendable {
     public var listedParticipants = 64
     /// Per-user budgets of the requests that write (``RequestRateClass``); a class not named is unlimited.
     public var requestRates: [RequestRateClass: RequestRate] = [:]
+    /// Microseconds of the sync thread one user's inputs may take in one batch before the rest of them wait for the next
+    /// batch (``UserTurns``), measured with ``SyncCore/workClock``; 0: no limit.
+    public var userBatchMicroseconds = 2_000
     /// Several nodes on one store: how often this node refreshes its heartbeat.
     public var clusterHeartbeatMilliseconds: Int64 = 1_000
     /// Several nodes on one store: the devices of a node silent for longer are ignored by push decisions.

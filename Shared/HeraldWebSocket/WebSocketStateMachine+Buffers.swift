@@ -18,6 +18,15 @@ extension WebSocketStateMachine {
     /// more bytes.
     public var isBetweenMessages: Bool { parser.isAtFrameBoundary && messageOpcode == nil }
 
+    /// Bytes of memory the machine holds between inputs: the capacity of its buffers while a frame is partly read or a
+    /// fragmented message is unfinished (they keep the partial input), 0 between messages (it has given them back, see
+    /// ``returnBuffers(to:)``). What a peer that starts messages and never finishes them costs the transport.
+    public var retainedBytes: Int {
+        guard !isBetweenMessages else { return 0 }
+        return messageBuffer.capacity + received.capacity + outgoing.capacity + controlBuffer.capacity + compressionScratch.capacity
+            + actions.capacity * MemoryLayout<WebSocketAction>.stride
+    }
+
     /// Takes `spare`'s buffers for the next input in place of this machine's, where this machine has none of its own
     /// (it gave them back after its last input), leaving empty ones in `spare`. Nothing is copied or allocated; a
     /// `spare` already lent out leaves the machine to allocate what it needs, as it would without one.

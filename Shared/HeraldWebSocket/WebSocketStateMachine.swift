@@ -498,6 +498,17 @@ public struct WebSocketStateMachine {
         return true
     }
 
+    /// Fails the connection for a reason of the transport's rather than the peer's framing (e.g. its unfinished input
+    /// is over a memory budget): replaces ``actions`` with the close frame carrying `error`'s code (§7.1.7), the
+    /// failure and closing the transport, and lets go of every partial frame and message at once. Does nothing once
+    /// the input has closed the connection.
+    public mutating func fail(_ error: WebSocketProtocolError, now: Int64) {
+        beginInput()
+        guard state != .closed else { return }
+        fail(error)
+        closedByInput(at: now)
+    }
+
     /// Marks the connection closed without sending anything, e.g. when the TCP connection dropped or a close
     /// timeout expired (the peer's view is then 1006, §7.1.5).
     public mutating func abandon() {

@@ -18,7 +18,7 @@ final class SyncCoreFixture {
 
     init(
         graceMilliseconds: Int64 = 2_000, retentionMilliseconds: Int64 = 7 * 24 * 3_600_000, users: [(String, String)] = SyncCoreFixture.cast,
-        push: PushSettings = PushSettings()
+        push: PushSettings = PushSettings(), userBatchMicroseconds: Int = SyncConfiguration().userBatchMicroseconds
     ) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("sync-core-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -26,6 +26,7 @@ final class SyncCoreFixture {
         for (id, name) in users { try store.upsertUser(id: id, name: name) }
         var configuration = SyncConfiguration(pushGraceMilliseconds: graceMilliseconds, retentionMilliseconds: retentionMilliseconds)
         configuration.push = push
+        configuration.userBatchMicroseconds = userBatchMicroseconds
         core = SyncCore<Int>(store: store, configuration: configuration)
     }
 

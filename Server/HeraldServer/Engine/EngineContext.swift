@@ -23,8 +23,15 @@ final class EngineContext: Sendable {
     let admission: ConnectionAdmission
     /// Rate-limited warnings when a limit fires.
     let warnings: LimitWarnings
+    /// What every connection's unfinished input may hold together.
+    let inputBudget: InputBudget
+    /// Each user's open sessions and input budget; a session hands its share back here when it closes.
+    let userShares: UserShares
 
-    init(routes: RouteTable, options: HeraldServerOptions, logger: Logger, metrics: ServerMetrics, warnings: LimitWarnings) {
+    init(routes: RouteTable, options: HeraldServerOptions, logger: Logger, metrics: ServerMetrics, warnings: LimitWarnings,
+         inputBudget: InputBudget, userShares: UserShares) {
+        self.inputBudget = inputBudget
+        self.userShares = userShares
         self.metrics = metrics
         self.warnings = warnings
         self.admission = ConnectionAdmission(maxPerAddress: options.maxConnectionsPerIP, handshakeRate: options.handshakeRatePerIP)

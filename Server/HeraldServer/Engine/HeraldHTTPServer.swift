@@ -30,6 +30,10 @@ public final class HeraldHTTPServer: Sendable {
     /// Rate-limited warnings for limits that fire (failed authentication, refusals, slow consumers, descriptor
     /// exhaustion, store write failures); the sync service and the API warn through it too.
     public let warnings: LimitWarnings
+    /// Each user's open /sync sessions and input budget: the sync route admits its upgrades here.
+    let userShares: UserShares
+    /// The input budget of all connections together (see ``InputBudget``).
+    let inputBudget: InputBudget
 
     private struct State {
         var routes = RouteTable()
@@ -55,6 +59,9 @@ public final class HeraldHTTPServer: Sendable {
         self.metrics = ServerMetrics(loopCount: max(1, options.threads))
         self.warnings = LimitWarnings(
             logger: logger, limit: LogRateLimit(linesPerSecond: options.warningsPerSecond, summaryIntervalMilliseconds: options.warningSummaryIntervalMs))
+        self.userShares = UserShares(maxConnections: options.maxConnectionsPerUser,
+                                     inputLimit: options.effectiveInputBudget(options.maxBufferedInputPerUser))
+        self.inputBudget = InputBudget(limit: options.effectiveInputBudget(options.maxBufferedInput))
         state.withLock { state in
             if options.echo {
                 // One delegate for every echo session: it keeps nothing per session.
@@ -102,10 +109,12 @@ public final class HeraldHTTPServer: Sendable {
         var routes = state.withLock { $0.routes }
         if options.metrics {
             let handler = MetricsHTTPHandler(metrics: metrics, loops: { [weak self] in self?.loops ?? [] },
-                                             authorization: options.metricsToken.map(MetricsAuthorization.init(token:)), warnings: warnings)
+                                             authorization: options.metricsToken.map(MetricsAuthorization.init(token:)), warnings: warnings,
+                                             inputBudget: inputBudget)
             routes.prefixHandlers.insert(("/metrics", handler), at: 0)
         }
-        let context = EngineContext(routes: routes, options: options, logger: logger, metrics: metrics, warnings: warnings)
+        let context = EngineContext(routes: routes, options: options, logger: logger, metrics: metrics, warnings: warnings,
+                                    inputBudget: inputBudget, userShares: userShares)
         var tls: ReloadableTLSContext?
         if let certificate = options.tlsCertificateFile, let key = options.tlsKeyFile {
             tls = try ReloadableTLSContext(certificateChainFile: certificate, privateKeyFile: key)

@@ -113,6 +113,18 @@ extension HeraldServerOptions {
             .rate(
                 "handshake-rate-per-ip", \.handshakeRatePerIP,
                 "New connections per second per client IP (burst: 5 s worth); more get 429; 0 = unlimited."),
+            .integer(
+                "max-connections-per-user", \.maxConnectionsPerUser,
+                "Most simultaneous /sync connections per user (all devices); more get 429; 0 = unlimited."),
+            .integer(
+                "max-buffered-input-per-user", \.maxBufferedInputPerUser,
+                "Bytes one user's unfinished WebSocket messages and unanswered /sync requests may hold (never less than twice --max-message-size); past it an unfinished message is refused with 1008 and pipelined requests wait; 0 = unlimited."),
+            .integer(
+                "max-buffered-input", \.maxBufferedInput,
+                "Bytes all connections' unfinished WebSocket messages and unanswered /sync requests may hold together (never less than twice --max-message-size); past it an unfinished message is refused with 1008 and pipelined requests wait; 0 = unlimited."),
+            .integer(
+                "sync-user-batch-us", \.syncUserBatchMicroseconds,
+                "Microseconds of the sync thread one user's requests may take per batch before the rest wait for the next batch (fair reads); 0 = no limit."),
             .rate(
                 "sync-send-rate", \.syncSendRate,
                 "/sync sends per second per user (burst: twice that); more are answered rate_limited; 0 = unlimited."),

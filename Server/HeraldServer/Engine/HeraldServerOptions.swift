@@ -65,9 +65,29 @@ public struct HeraldServerOptions: Sendable {
     public var compression = true
     /// Connections beyond this many at once are answered 503 and closed.
     public var maxConnections = 100_000
-    /// Open connections per client IP; more are answered 429 before any upgrade. 0 = unlimited. The default leaves
-    /// room for a NAT or a load generator while keeping one address from taking a large share of the server.
-    public var maxConnectionsPerIP = 16_384
+    /// Open connections per client IP; more are answered 429 before any upgrade. 0 = unlimited. The default is what
+    /// one person's devices need; a NAT, a proxy or a load generator raises it (or connects from several addresses).
+    public var maxConnectionsPerIP = 64
+    /// Open /sync connections per user, all their devices together; more are answered 429 before the upgrade.
+    /// 0 = unlimited.
+    public var maxConnectionsPerUser = 64
+    /// Bytes that one user's unfinished WebSocket messages and unanswered /sync requests may hold in the server at
+    /// once; past it a connection that goes on growing an unfinished message is closed with 1008 and its pipelined
+    /// requests wait (TCP slows the client). 0 = unlimited. Never less than ``effectiveInputBudget(_:)`` allows: one
+    /// largest message must always fit.
+    public var maxBufferedInputPerUser = 16 << 20
+    /// The same budget for all connections of the server together. 0 = unlimited.
+    public var maxBufferedInput = 256 << 20
+
+    /// A buffered-input budget as enforced: 0 stays unlimited; any other is at least twice ``maxMessageSize`` (a
+    /// message's buffer grows by doubling), so a message the size limits allow is never refused on a quiet server.
+    public func effectiveInputBudget(_ budget: Int) -> Int {
+        budget <= 0 ? 0 : max(budget, maxMessageSize &* 2)
+    }
+    /// Microseconds of the sync thread that one user's requests may take in one batch; the user's later requests wait
+    /// for the next batch, so one user's flood of expensive reads cannot hold back everyone else's answers. 0 = no
+    /// limit (first come, first served).
+    public var syncUserBatchMicroseconds = 2_000
     /// New connections per second per client IP (burst: five seconds' worth); more are answered 429. 0 = unlimited.
     public var handshakeRatePerIP: Double = 2_000
     /// `send` requests per second per user on /sync (burst: twice that); more are answered `rate_limited` and the

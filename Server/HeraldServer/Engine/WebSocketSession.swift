@@ -49,6 +49,13 @@ public final class WebSocketSession {
     /// See ``limitUnansweredRequests(to:)``; 0: unlimited.
     private var requestLimit: Int32 = 0
     private var unansweredRequests: Int32 = 0
+    /// The user whose input budget this session charges besides the server's (a /sync session's); nil: only the
+    /// server's. Released when the session closes.
+    private var share: UserShare?
+    /// Bytes this session has charged to the input budgets (``settleInputCharge()``).
+    private var inputCharge = 0
+    /// Bytes of large requests delivered and not yet answered (see ``chargedRequestBytes``).
+    private var backlogCharge = 0
 
     /// Where this session was upgraded, for logs: its delegate's route, or just "websocket" once the delegate is gone.
     var route: String { delegate?.route ?? "websocket" }
@@ -178,13 +185,13 @@ public final class WebSocketSession {
     /// arrived before a bad frame is delivered (and may be echoed) before the close that the bad frame causes.
     func receive(_ bytes: UnsafeRawBufferPointer) {
         let now = connection.loop.now.milliseconds
-        guard requestLimit > 0 else { return parse(bytes, readAt: now) }
-        machine.noteRead(at: now)
-        if readingPaused || held != nil || carryingOut {
-            hold(bytes, readAt: now)
-            return
+        if requestLimit == 0 {
+            parse(bytes, readAt: now)
+        } else {
+            machine.noteRead(at: now)
+            if readingPaused || held != nil || carryingOut { hold(bytes, readAt: now) } else { feedWithinLimit(bytes, readAt: now) }
         }
-        feedWithinLimit(bytes, readAt: now)
+        settleInputCharge()
     }
 
     private func hold(_ bytes: UnsafeRawBufferPointer, readAt: Int64) {
@@ -209,9 +216,13 @@ public final class WebSocketSession {
 
     /// One answer to this session's requests was queued: read on if the limits allow.
     func requestAnswered() {
+        // Answers come in request order, but only large requests were charged: each answer gives back an even share of
+        // what is charged, so the charge is 0 whenever nothing is unanswered, and never grows while requests flow.
+        if backlogCharge > 0 { backlogCharge -= backlogCharge / Int(max(unansweredRequests, 1)) }
         unansweredRequests = max(unansweredRequests - 1, 0)
         // An answer given from inside a delivery: the held input is fed once the current actions are carried out.
         if carryingOut { answeredWhileCarryingOut = true } else { resumeIfAllowed() }
+        settleInputCharge()
     }
 
     /// Most bytes a session's queue may hold for it to read more requests.
@@ -220,9 +231,12 @@ public final class WebSocketSession {
     /// at most a slice's worth.
     static let limitedSliceBytes = 512
 
+    /// A session always may have one request in flight (so it always makes progress); more wait while an input budget
+    /// is spent, so pipelined requests cannot hold more memory than the budgets allow.
     private var mustWait: Bool {
         guard requestLimit > 0 else { return false }
-        return unansweredRequests >= requestLimit || connection.queuedBytes > Self.resumeBelowQueuedBytes
+        if unansweredRequests >= requestLimit || connection.queuedBytes > Self.resumeBelowQueuedBytes { return true }
+        return unansweredRequests > 0 && (context.inputBudget.isOver || share?.input.isOver == true)
     }
 
     private func feedWithinLimit(_ bytes: UnsafeRawBufferPointer, readAt: Int64) {
@@ -310,8 +324,75 @@ public final class WebSocketSession {
     /// One message to the delegate, lent for the call.
     private func deliver(_ opcode: WebSocketOpcode, _ message: UnsafeRawBufferPointer) {
         loopMetrics.messagesIn.addAsSoleWriter(1)
-        if requestLimit > 0, unansweredRequests < .max { unansweredRequests += 1 }
+        if requestLimit > 0, unansweredRequests < .max {
+            unansweredRequests += 1
+            // The delegate keeps a copy until the request is answered (the sync thread's backlog).
+            if message.count >= Self.chargedRequestBytes { backlogCharge += message.count }
+        }
         if opcode == .text { delegate?.sessionDidReceiveText(self, message) } else { delegate?.sessionDidReceiveBinary(self, message) }
+    }
+
+    // MARK: - Input budgets
+
+    /// Requests this large or larger count against the input budgets until they are answered; smaller ones are bounded
+    /// by their number (``limitUnansweredRequests(to:)``) and never touch a shared counter.
+    static let chargedRequestBytes = 4 << 10
+
+    /// Makes this session charge `share`'s input budget too (a /sync session: its user's), until it closes.
+    func chargeInput(to share: UserShare) {
+        self.share = share
+    }
+
+    /// Brings the input budgets up to date with what this session holds now: its machine's buffers while a message is
+    /// unfinished, input held back while reading is paused, and large requests not yet answered. Most reads change
+    /// none of it (0 before and after) and return at the first comparison.
+    ///
+    /// An unfinished message that grows while a budget is spent is refused: the connection is failed with 1008
+    /// (RFC 6455 §7.4.1, a message that violates the server's policy) and its buffers go at once. Unless the session
+    /// has requests in flight: then it stops reading (``mustWait``) until answers give the budget back, so a client
+    /// that pipelines is slowed down, not cut off, and its unfinished message cannot grow meanwhile.
+    private func settleInputCharge() {
+        // Once closed, the session has given everything back (``releaseInputCharge()``) and charges nothing again.
+        guard !hasReportedClose else { return }
+        let unfinished = machine.retainedBytes
+        let charge = unfinished + (held?.bytes.capacity ?? 0) + backlogCharge
+        guard charge != inputCharge else { return }
+        let delta = charge - inputCharge
+        inputCharge = charge
+        let serverOver = context.inputBudget.charge(delta)
+        let userOver = share?.input.charge(delta) ?? false
+        guard delta > 0, unfinished > 0, serverOver || userOver, !closeWritten, requestLimit == 0 || unansweredRequests == 0 else { return }
+        refuseUnfinishedInput(userOver: userOver)
+    }
+
+    private func refuseUnfinishedInput(userOver: Bool) {
+        let budget = userOver ? share?.input : context.inputBudget
+        context.warnings.warn(.inputBudget, "closed a connection whose unfinished messages went over the input budget",
+                              metadata: ["peer": "\(connection.remoteAddress)", "route": "\(route)", "budget": "\(userOver ? "user" : "server")",
+                                         "limit": "\(budget?.limit ?? 0)", "user": "\(userOver ? share?.user ?? "-" : "-")"])
+        held = nil
+        let scratch = self.scratch
+        machine.borrowBuffers(from: &scratch.machineBuffers)
+        machine.fail(WebSocketProtocolError(closeCode: .policyViolation, reason: "unfinished messages over the input budget"),
+                     now: connection.loop.now.milliseconds)
+        carryOutActions()
+        machine.returnBuffers(to: &scratch.machineBuffers)
+        settleInputCharge()
+    }
+
+    /// Gives back everything this session charged (it closed).
+    private func releaseInputCharge() {
+        held = nil
+        backlogCharge = 0
+        if inputCharge != 0 {
+            _ = context.inputBudget.charge(-inputCharge)
+            _ = share?.input.charge(-inputCharge)
+            inputCharge = 0
+        }
+        if let share {
+            self.share = nil
+            context.userShares.release(share)
+        }
     }
 
     /// Closes the session with `code` at `deadline` unless it ended before: a connection must not outlive the token
@@ -329,6 +410,7 @@ public final class WebSocketSession {
         machine.timerFired(now: now.milliseconds)
         carryOutActions()
         machine.returnBuffers(to: &scratch.machineBuffers)
+        settleInputCharge()
     }
 
     /// Does what the machine's last input asks, in order. A delegate may send or close from a delivery: those frames
@@ -396,6 +478,7 @@ public final class WebSocketSession {
     func transportDidClose() {
         closeWritten = true
         machine.abandon()
+        releaseInputCharge()
         guard !hasReportedClose else { return }
         hasReportedClose = true
         let delegate = self.delegate

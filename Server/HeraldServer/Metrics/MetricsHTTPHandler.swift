@@ -15,9 +15,12 @@ final class MetricsHTTPHandler: HTTPRequestHandler {
     /// With `--metrics-token-file`: the bearer token every request must carry; nil: no authentication.
     private let authorization: MetricsAuthorization?
     private let warnings: LimitWarnings?
+    /// The server's input budget, whose charge is reported as a gauge.
+    private let inputBudget: InputBudget?
 
     init(metrics: ServerMetrics, loops: @escaping @Sendable () -> [EventLoop], authorization: MetricsAuthorization? = nil,
-         warnings: LimitWarnings? = nil) {
+         warnings: LimitWarnings? = nil, inputBudget: InputBudget? = nil) {
+        self.inputBudget = inputBudget
         self.metrics = metrics
         self.loops = loops
         self.authorization = authorization
@@ -69,6 +72,11 @@ final class MetricsHTTPHandler: HTTPRequestHandler {
         out.family("herald_connections_refused_total", "counter", "Connections refused before any upgrade, by limit.")
         for (index, refusal) in ServerMetrics.Refusal.allCases.enumerated() {
             out.sample("herald_connections_refused_total", [("reason", refusal.rawValue)], metrics.refusals[index].load())
+        }
+        if let inputBudget {
+            out.single("herald_buffered_input_bytes", "gauge",
+                       "Bytes held in unfinished WebSocket messages and unanswered large /sync requests (--max-buffered-input).",
+                       inputBudget.chargedBytes)
         }
         out.single("herald_http_bad_requests_total", "counter", "HTTP requests answered with a 4xx/5xx refusal (bad handshake, unknown path).",
                    metrics.badRequests.load())

@@ -26,6 +26,8 @@ public final class ServerMetrics: Sendable {
         case perAddressConnections = "per_ip_connections"
         /// `--handshake-rate-per-ip` exceeded: 429.
         case handshakeRate = "handshake_rate"
+        /// `--max-connections-per-user` reached: 429.
+        case perUserConnections = "per_user_connections"
     }
 
     /// WebSocket close codes counted when the server fails or ends a session.

@@ -48,6 +48,7 @@ public final class SyncService: Sendable {
         configuration.push.timeToLiveMilliseconds = Int64(options.push.timeToLiveSeconds) * 1_000
         configuration.push.allowsLoopbackHTTP = options.push.allowsLoopbackHTTP
         configuration.limits.maxTextBytes = options.maxTextBytes
+        configuration.userBatchMicroseconds = options.syncUserBatchMicroseconds
         configuration.messageRevisions.editWindowMilliseconds = Int64(options.editWindowSeconds) * 1_000
         configuration.messageRevisions.unsendWindowMilliseconds = Int64(options.unsendWindowSeconds) * 1_000
         configuration.storageQuota = StorageQuota(bytesPerDay: Int64(options.userDailyQuotaBytes))
@@ -59,6 +60,7 @@ public final class SyncService: Sendable {
         self.inbox = inbox
         let core = SyncCore<SessionHandle>(store: store, configuration: configuration, logger: logger)
         core.pushQueued = pushQueued
+        core.workClock = { MonotonicClock.microseconds() }
         // Several nodes on one database: device presence is shared so pushes see every node (P1-P5).
         let node = Self.newNodeID()
         if storage.openSignalFeed != nil {
@@ -97,12 +99,22 @@ public final class SyncService: Sendable {
         let maxUnanswered = options.maxUnansweredRequests
         // One delegate for every /sync session: it only forwards, keyed by the session's handle.
         let delegate = SyncSessionDelegate(inbox: inbox)
+        let users = server.userShares
         server.addWebSocketRoute("/sync") { head in
             switch authorizer.authorize(head, now: Int64(Date().timeIntervalSince1970)) {
             case .failure(let refusal):
                 return .reject(status: refusal.status, message: refusal.message)
             case .success(let upgrade):
+                // One person's devices, not one token's crowd: the user's sessions are counted and share one input
+                // budget. The session is made right after this decision, on this thread, and releases the share.
+                guard let share = users.admit(upgrade.claims.sub) else {
+                    server.metrics.countRefusal(.perUserConnections)
+                    server.warnings.warn(.connectionRefused, "refused: connection limit",
+                                         metadata: ["user": "\(upgrade.claims.sub)", "limit": "per_user_connections", "status": "429"])
+                    return .reject(status: 429, message: "too many connections for this user")
+                }
                 return .accept(subprotocol: upgrade.subprotocol) { session in
+                    session.chargeInput(to: share)
                     session.limitUnansweredRequests(to: maxUnanswered)
                     // The connection ends with its token (monotonic deadline, so a wall-clock step does not move it).
                     let remainingMs = upgrade.claims.millisecondsLeft(now: Int64(Date().timeIntervalSince1970 * 1000))
@@ -178,7 +190,7 @@ private final class SyncThreadRunner: @unchecked Sendable {
         while true {
             let (inputs, stopped) = inbox.take(deadline: core.nextDeadline)
             let now = Int64(Date().timeIntervalSince1970 * 1000)
-            if !inputs.isEmpty {
+            if !inputs.isEmpty || core.hasPostponedInputs {
                 let startedAt = MonotonicClock.microseconds()
                 let deliveries = core.process(inputs, now: now)
                 let committedAt = MonotonicClock.microseconds()
@@ -189,7 +201,7 @@ private final class SyncThreadRunner: @unchecked Sendable {
             // the loops write them while this thread checks pushes, instead of waiting for it. On a cluster the check
             // of a fan-out's due pushes reads every recipient's presence and was a fifth of the sync thread's time.
             hand(core.fireDueTimers(now: now), committedAt: MonotonicClock.microseconds())
-            if stopped { break }
+            if stopped && !core.hasPostponedInputs { break }
         }
         // E2: whoever is still connected is last seen now, and that outlives the restart.
         core.recordDepartures(now: Int64(Date().timeIntervalSince1970 * 1000))

@@ -24,7 +24,8 @@ public final class LimitWarnings: Sendable {
     public enum Kind: Int, CaseIterable, Sendable {
         /// A /sync upgrade or an API request refused 401/403.
         case authenticationFailed
-        /// A connection refused by `--max-connections`, `--max-connections-per-ip` or `--handshake-rate-per-ip`.
+        /// A connection refused by `--max-connections`, `--max-connections-per-ip`, `--max-connections-per-user` or
+        /// `--handshake-rate-per-ip`.
         case connectionRefused
         /// A connection closed because its outbound queue hit `--max-queued-bytes`.
         case slowConsumer
@@ -32,6 +33,9 @@ public final class LimitWarnings: Sendable {
         case descriptorsExhausted
         /// The store failed a write (disk full, read-only, I/O, busy, corrupt): requests answered `unavailable`.
         case storeWriteFailed
+        /// A connection closed with 1008 because unfinished input went over `--max-buffered-input-per-user` or
+        /// `--max-buffered-input`.
+        case inputBudget
 
         /// The `kind` metadata value.
         public var label: String {
@@ -41,6 +45,7 @@ public final class LimitWarnings: Sendable {
             case .slowConsumer: "slow_consumer"
             case .descriptorsExhausted: "descriptors_exhausted"
             case .storeWriteFailed: "store_write_failed"
+            case .inputBudget: "input_budget"
             }
         }
     }
