@@ -60,7 +60,7 @@ public struct PushGatewaySettings: Sendable {
         }
         return PushHostGate.Limits(
             maxInFlight: max(min(hostConcurrency, concurrency), 1), retryBurst: hostRetryBurst, retriesPerSecond: hostRetriesPerSecond,
-            backoffBaseMilliseconds: backoff.base, backoffMaxMilliseconds: backoff.max)
+            backoffBaseMilliseconds: backoff.base, backoffMaxMilliseconds: backoff.max, wellKnownMaxInFlight: max(concurrency, 1))
     }
 
     var timeouts: TransferTimeouts {
@@ -167,7 +167,12 @@ public final class PushGateway: @unchecked Sendable {
                 continue
             }
             for delivery in claimed {
-                if stopping.load(ordering: .relaxed) { break }  // the rest's leases run out; the next start sends them
+                if stopping.load(ordering: .relaxed) {
+                    // Handed back unsent, its lease ended: left to lapse, it would count towards quarantine as if this
+                    // process had died handling it. If this fails, the lease runs out and the next start sends it.
+                    try? store.deferPushDelivery(id: delivery.id, at: Self.wallMilliseconds())
+                    continue
+                }
                 send(delivery, with: client, over: transfer, store: store, gate: gate)
             }
         }
@@ -176,8 +181,14 @@ public final class PushGateway: @unchecked Sendable {
     /// Sends `delivery` if its host's share, backoff and retry budget allow; else puts it off, not counted as an attempt.
     private func send(_ delivery: PushDeliveryRecord, with client: any PushProviderClient, over transfer: HTTPTransfer, store: any PushQueueStore, gate: HostGateLock) {
         let now = Self.wallMilliseconds()
-        // An expired row is dropped without a request: no host is asked.
-        if now >= delivery.expiresAt { return deliver(delivery, with: client, over: transfer, store: store) }
+        // An expired row is dropped without a request: no host is asked. A row to quarantine is taken out before its host
+        // is asked too: put off, it would end its lease with an outcome and lose the count of lapses that condemns it.
+        if now >= delivery.expiresAt
+            || PushQuarantine.applies(
+                to: delivery, limit: settings.quarantineAfterLapsedClaims, gatewayStartedAt: startedAt, leaseMilliseconds: settings.leaseMilliseconds)
+        {
+            return deliver(delivery, with: client, over: transfer, store: store)
+        }
         // Web Push endpoints are users' hosts, shared out by site; the other providers are one operator-configured host.
         let host = client.provider == .webpush ? PushHostGate.site(ofEndpoint: delivery.target.token) : client.provider.rawValue
         switch gate.withLock({ $0.admit(host, isRetry: delivery.attempts > 1, now: now) }) {
@@ -191,7 +202,8 @@ public final class PushGateway: @unchecked Sendable {
         case .send:
             transfer.forgetSummary()
             deliver(delivery, with: client, over: transfer, store: store)
-            let failed = PushHostGate.failed(transfer.lastSummary, tooManyRequestsIsTheHost: client.provider == .webpush)
+            let failed = PushHostGate.failed(
+                transfer.lastSummary, tooManyRequestsIsTheHost: client.provider == .webpush && !PushHostGate.isWellKnownPushService(host))
             gate.withLock { $0.finish(host, failed: failed, now: Self.wallMilliseconds()) }
         }
     }

@@ -3,9 +3,9 @@
 ///
 /// - **a share**: at most `maxInFlight` requests to one host at a time; the provider's other workers stay free for
 ///   other hosts;
-/// - **backoff**: a host that failed (no answer, a timeout, 429 or 5xx) is closed for an exponential backoff, and its
-///   rows are put off until then instead of each making its own request (one message to a hundred targets on a failing
-///   host makes a few requests per backoff window, not a hundred);
+/// - **backoff**: a host that failed (no answer, a timeout, a 5xx, or a user-run Web Push host's 429) is closed for an
+///   exponential backoff, and its rows are put off until then instead of each making its own request (one message to
+///   a hundred targets on a failing host makes a few requests per backoff window, not a hundred);
 /// - **a retry budget**: retries to one host draw on a token bucket (`retryBurst`, refilled at `retriesPerSecond`);
 ///   past it a retry is put off, not sent.
 ///
@@ -21,6 +21,10 @@ struct PushHostGate: Sendable {
         /// A failing host's first backoff; each further consecutive failure doubles it, up to `backoffMaxMilliseconds`.
         var backoffBaseMilliseconds: Int64
         var backoffMaxMilliseconds: Int64
+        /// Requests in flight to a browser vendor's push service (``isWellKnownPushService(_:)``): every Chrome user's
+        /// subscriptions are on one such host, which no user controls, so it gets the provider's workers and no retry
+        /// budget, as an operator-configured provider does.
+        var wellKnownMaxInFlight: Int = 1
         /// How long a row waits when its host has no free share (a slot frees within a stall timeout at most).
         var busyPutOffMilliseconds: Int64 = 500
     }
@@ -61,10 +65,10 @@ struct PushHostGate: Sendable {
         var state = hosts[host] ?? Host(tokens: Double(limits.retryBurst ?? 0), refilledAt: now)
         defer { hosts[host] = state }
         if state.closedUntil > now { return .putOff(until: state.closedUntil, reason: "the host failed \(state.failures) time(s) in a row; backing off") }
-        if state.inFlight >= max(limits.maxInFlight, 1) {
+        if state.inFlight >= max(Self.isWellKnownPushService(host) ? limits.wellKnownMaxInFlight : limits.maxInFlight, 1) {
             return .putOff(until: now + limits.busyPutOffMilliseconds, reason: "the host has its share of requests in flight")
         }
-        if isRetry, let burst = limits.retryBurst {
+        if isRetry, let burst = limits.retryBurst, !Self.isWellKnownPushService(host) {
             let elapsed = Double(max(now - state.refilledAt, 0))
             state.tokens = min(Double(burst), state.tokens + elapsed * limits.retriesPerSecond / 1_000)
             state.refilledAt = now
@@ -121,8 +125,18 @@ struct PushHostGate: Sendable {
     /// a share, which costs them some concurrency, never a push.
     static func site(ofEndpoint url: String) -> String {
         let host = HTTPTransfer.host(of: url).lowercased()
-        if host.contains(":") || host.allSatisfy({ $0.isNumber || $0 == "." }) { return host }
+        if host.contains(":") || host.allSatisfy({ $0.isNumber || $0 == "." }) || isWellKnownPushService(host) { return host }
         let labels = host.split(separator: ".", omittingEmptySubsequences: true)
         return labels.suffix(2).joined(separator: ".")
+    }
+
+    /// The push services of the browsers (Chrome's FCM, Firefox's autopush, Safari's, Edge's WNS): where nearly every
+    /// real subscription lives. Their hosts are run by the vendors, not by users, so one of them is not a tarpit to
+    /// contain; shared out like a user's host, every browser user's push would queue behind two requests.
+    static func isWellKnownPushService(_ host: String) -> Bool {
+        switch host {
+        case "fcm.googleapis.com", "updates.push.services.mozilla.com", "web.push.apple.com": true
+        default: host.hasSuffix(".notify.windows.com")
+        }
     }
 }

@@ -8,9 +8,10 @@
 /// remembers the smallest cost the store refused that day, so a user past the quota who keeps sending costs no query
 /// at all (charges only grow during a day, so a refusal stays true).
 ///
-/// What this gives up, each bounded by one chunk per user: reserved bytes a node never spent are lost to the user
-/// when it restarts (under-use), and a reservation written in a request or batch that then rolls back stays spendable
-/// here (over-use). Pure: the store is a closure and the day comes in.
+/// What this gives up: reserved bytes a node never spent are lost to the user when it restarts (under-use, one chunk
+/// per user and restart), and a reservation written in a request or batch that then rolls back stays spendable here
+/// (over-use, one chunk per such rollback; a rollback is a store failure or a batch run again, not something a user
+/// can cause at will). Pure: the store is a closure and the day comes in.
 struct StorageAllowances {
     private struct Entry {
         var day: Int64

@@ -35,4 +35,12 @@ struct DisplayWidthTests {
         #expect(DisplayWidth.of(String(repeating: "\u{AD}", count: 80)) == 80)
         #expect(DisplayWidth.of("\u{200B}\u{2060}") == 0, "zero-width characters are not drawn")
     }
+
+    @Test("A peer's cluster of 20,000 prepended marks is measured in one pass, not one call per mark", .timeLimit(.minutes(1)))
+    func manyPrependedMarks() {
+        let cluster = String(repeating: "\u{600}", count: 20_000) + "a"
+        #expect(cluster.count == 1)
+        #expect(DisplayWidth.of(cluster) == 20_001)
+        #expect(DisplayWidth.truncate(cluster, to: 10) == "…", "a cluster wider than the row is not drawn in part")
+    }
 }

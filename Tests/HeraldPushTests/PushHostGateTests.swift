@@ -57,11 +57,25 @@ struct PushHostGateTests {
         #expect(gate.admit("flaky.example", isRetry: true, now: Self.now + 1_000) == .send, "refilled after a second")
     }
 
+    @Test("A browser's push service (Chrome's FCM, Firefox, Safari, Edge) gets every worker and no retry budget: it holds every browser user's subscriptions")
+    func wellKnownPushServices() {
+        var gate = PushHostGate(limits: .init(
+            maxInFlight: 2, retryBurst: 1, retriesPerSecond: 1, backoffBaseMilliseconds: 1_000, backoffMaxMilliseconds: 8_000, wellKnownMaxInFlight: 4))
+        for host in ["fcm.googleapis.com", "updates.push.services.mozilla.com", "web.push.apple.com", "wns2-par02p.notify.windows.com"] {
+            for _ in 0..<4 { #expect(gate.admit(host, isRetry: true, now: Self.now) == .send, "\(host): all four workers, retries unbudgeted") }
+            #expect(Self.isPutOff(gate.admit(host, isRetry: false, now: Self.now)), "\(host): no more than the provider's workers")
+        }
+        #expect(!PushHostGate.isWellKnownPushService("notify.windows.com.tarpit.example"))
+        #expect(!PushHostGate.isWellKnownPushService("evil-fcm.googleapis.com.example"))
+        #expect(PushHostGate.failed(.answered(status: 503), tooManyRequestsIsTheHost: false) == true, "a 5xx still backs the service off")
+    }
+
     @Test("Web Push endpoints are shared out by site: names under one domain are one share; IP literals their own")
     func site() {
         #expect(PushHostGate.site(ofEndpoint: "https://a.tarpit.example:8443/push/1") == "tarpit.example")
         #expect(PushHostGate.site(ofEndpoint: "https://B.Tarpit.Example/push/2") == "tarpit.example")
-        #expect(PushHostGate.site(ofEndpoint: "https://fcm.googleapis.com/fcm/send/x") == "googleapis.com")
+        #expect(PushHostGate.site(ofEndpoint: "https://push.googleapis.com/x") == "googleapis.com")
+        #expect(PushHostGate.site(ofEndpoint: "https://fcm.googleapis.com/fcm/send/x") == "fcm.googleapis.com", "a browser's push service is its own")
         #expect(PushHostGate.site(ofEndpoint: "http://127.0.0.2:9000/p") == "127.0.0.2")
         #expect(PushHostGate.site(ofEndpoint: "http://[::1]:9000/p") == "::1")
     }

@@ -69,8 +69,8 @@ final class TerminalFrontEnd: ClientFrontEnd {
                 return commands
             }
             notice = "cancelled: nothing was done"
-            // Ctrl-C still quits; any other key only answered the question.
-            guard case .control = key else { return [] }
+            // Ctrl-C still quits; any other key (another Ctrl key included) only answered the question.
+            guard case .control("c") = key else { return [] }
         }
         let scene = context.scene
         switch key {

@@ -10,10 +10,18 @@ public enum DisplayWidth {
         case .nonspacingMark, .enclosingMark: return 0
         case .format:
             // The soft hyphen and the prepended concatenation marks (U+0600 ARABIC NUMBER SIGN, …) are drawn a column
-            // wide, and such a mark makes one cluster with what follows it, which is drawn too; other format
+            // wide, and such marks make one cluster with what follows them, which is drawn too; other format
             // characters are not drawn. Counting fewer columns than are drawn would let text run past its cells.
             guard isDrawnFormat(first.value) else { return 0 }
-            return 1 + of(String(String.UnicodeScalarView(scalars.dropFirst())))
+            // A peer may send thousands of marks in one cluster: counted in one pass, and the rest (a cluster of its
+            // own, which starts with no such mark) measured once, so the work is linear and the depth one call.
+            var marks = 0
+            var rest = scalars.startIndex
+            while rest != scalars.endIndex, scalars[rest].properties.generalCategory == .format, isDrawnFormat(scalars[rest].value) {
+                marks += 1
+                rest = scalars.index(after: rest)
+            }
+            return rest == scalars.endIndex ? marks : marks + of(String(String.UnicodeScalarView(scalars[rest...])))
         default: break
         }
         if first.properties.isEmojiPresentation || isWide(first.value) { return 2 }

@@ -63,7 +63,7 @@ extension HeraldServerOptions {
             .positiveInteger("push-concurrency", \.push.concurrency, "Requests in flight per push provider."),
             .positiveInteger(
                 "push-host-concurrency", \.push.hostConcurrency,
-                "Requests in flight to one Web Push site (its last two name labels); the rest of --push-concurrency stays free for other hosts."),
+                "Requests in flight to one Web Push site (its last two name labels; the browsers' own push services get all of --push-concurrency); the rest stays free for other hosts."),
             .positiveInteger(
                 "push-stall-timeout", \.push.stallTimeoutMs,
                 "Give up a push request that connects or receives nothing for this many ms (whole seconds); the host is then backed off."),
