@@ -108,7 +108,7 @@ struct InteractiveScreenSafetyTests {
         try expectFrameIntact(alice, thread)
     }
 
-    @Test("Only /commands run: a bare `sign-out` on the list runs nothing; /sign-out asks, n cancels, y signs every device out")
+    @Test("Only /commands run: a bare `sign-out` on the list runs nothing; /sign-out asks, n or another Ctrl key cancels and does nothing else, y signs every device out")
     func bareWordsAndConfirmation() throws {
         let server = try TestServer()
         let (alice, _) = try terminal(server, "alice")
@@ -120,8 +120,14 @@ struct InteractiveScreenSafetyTests {
         try alice.type("n", enter: false)
         try alice.waitScreen("cancelled") { $0.contains("cancelled: nothing was done") && $0.contains("● online") }
         #expect(try phone.state().bool("connected") == true, "the other device is still signed in")
+        // A Ctrl key other than Ctrl-C answers no and does nothing else: Ctrl-B would open the bell.
         try alice.type("/sign-out")
         try alice.waitScreen("asked again") { $0.contains("(y/N)") }
+        try alice.key("C-b")
+        let answered = try alice.waitScreen("cancelled by Ctrl-B") { $0.contains("cancelled: nothing was done") }
+        #expect(!answered.contains("Notifications"), "Ctrl-B only answered the question")
+        try alice.type("/sign-out")
+        try alice.waitScreen("asked a third time") { $0.contains("(y/N)") }
         try alice.type("y", enter: false)
         try alice.waitScreen("signed out: the client stops (exit 3)") { $0.contains("EXITED 3") }
         #expect(phone.waitForExit(timeout: .seconds(10)) == 3, "every device signed out")
