@@ -95,9 +95,8 @@ extension ClientCore {
         let change: ViewportChange
         switch move {
         case .up(let count):
-            let firstIndex = viewport.visibleIDs.first.flatMap { viewport.messageIDs.firstIndex(of: $0) } ?? 0
             let conversation = viewport.conversation
-            if count > firstIndex, threads[conversation]?.hasOlder ?? false, connected {
+            if count > viewport.rowsAbove, threads[conversation]?.hasOlder ?? false, connected {
                 let oldest = threads[conversation]?.messages.first?.id
                 request(.history(conversation: conversation, before: oldest, limit: min(200, max(pageSize, count))),
                         purpose: .history(conversation: conversation, mode: .older(scroll: count, answers: true)))
@@ -153,14 +152,24 @@ extension ClientCore {
             return
         }
         var visible: [String] = []
-        if case .open = mode { placeDivider() }
+        switch mode {
+        case .open:
+            // The newest page is here: count the unread back from its newest message, not from a stale cache.
+            if openedUnread?.conversation == conversation {
+                openedUnread?.countedFrom = nil
+                openedUnread?.settled = false
+            }
+            placeDivider()
+        case .older: placeDivider()
+        case .refresh: break
+        }
         let rows = viewportRows(conversation)
         let heights = viewportHeights(conversation)
         switch mode {
         case .open(let reveal, _):
             let opened = ThreadViewport.open(conversation: conversation, messageIDs: cache.ids, size: rows, heights: heights,
                                              isShown: scene.isViewing(conversation))
-            let before = Set(viewport.visibleIDs)
+            let before = Set(viewport.readIDs)
             viewport = opened.viewport
             visible = opened.change.becameVisible.filter { !before.contains($0) }
             if let reveal, let change = viewport.reveal(reveal) { visible += change.becameVisible.filter { !before.contains($0) } }

@@ -21,6 +21,12 @@ struct OpenedUnread: Sendable {
     var count: Int
     /// The first of them, once the messages are loaded.
     var divider: String?
+    /// The newest message when the divider was first placed: the unread ones are counted back from it, so messages
+    /// arriving later do not move the divider.
+    var countedFrom: String?
+    /// Whether the divider is at the real first unread message; false while fewer messages than were unread are
+    /// loaded (it then sits on the oldest loaded one and moves when older pages arrive).
+    var settled = false
 }
 
 extension ClientCore {
@@ -108,18 +114,23 @@ extension ClientCore {
         placeDivider()
     }
 
-    /// Puts the divider above the oldest unread message once the thread's messages are loaded.
+    /// Puts the divider above the oldest unread message once the thread's messages are loaded. With more unread
+    /// messages than the first page holds, it sits on the oldest loaded one until older pages reach the real one.
     mutating func placeDivider() {
-        guard var opened = openedUnread, opened.divider == nil, opened.count > 0,
-              let messages = threads[opened.conversation]?.messages, !messages.isEmpty else { return }
+        guard var opened = openedUnread, !opened.settled, opened.count > 0,
+              let cache = threads[opened.conversation], !cache.messages.isEmpty else { return }
+        let messages = cache.messages
+        if opened.countedFrom == nil { opened.countedFrom = messages.last?.id }
+        let end = messages.lastIndex { $0.id == opened.countedFrom } ?? messages.count - 1
         var remaining = opened.count
-        for message in messages.reversed() where message.sender != user {
+        for message in messages[...end].reversed() where message.sender != user {
             remaining -= 1
             if remaining == 0 {
                 opened.divider = message.id
                 break
             }
         }
+        opened.settled = remaining == 0 || !cache.hasOlder
         if remaining > 0 { opened.divider = messages.first { $0.sender != user }?.id }
         openedUnread = opened
     }

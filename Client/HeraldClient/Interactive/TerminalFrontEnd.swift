@@ -250,7 +250,7 @@ final class TerminalFrontEnd: ClientFrontEnd {
             users: core.knownPeople, newestFromOthers: core.newestFromOthersInThread,
             newestMine: core.newestMineInThread)
         toastVisible = model.toast != nil
-        pageSize = max(1, core.viewportMessageCount - 1)
+        pageSize = core.viewportPage
 
         let presenter = ScenePresenters.presenter(for: model.scene)
         var lines: [String] = []
@@ -265,8 +265,9 @@ final class TerminalFrontEnd: ClientFrontEnd {
         let bodyHeight = max(1, height - Self.chromeRows)
         var body = showingHelp ? ChatInput.helpLines.map { fit($0, width) } : presenter.body(model, width: width, height: bodyHeight)
         if body.count > bodyHeight {
-            // The thread's title stays; the newest rows win (what the viewport counted is what fits).
-            body = model.scene.conversation != nil && !showingHelp ? [body[0]] + body.suffix(bodyHeight - 1) : Array(body.prefix(bodyHeight))
+            // The viewport sizes the thread to fit, so this only cuts what lies below its rows (pending sends, the
+            // "new messages" line): never a row it counted as seen (U2).
+            body = Array(body.prefix(bodyHeight))
         }
         while body.count < bodyHeight { body.append("") }
         lines += body
