@@ -20,6 +20,18 @@ struct TerminalInputTests {
         #expect(decoder.feed([0x1B]) == [.escape], "a lone Esc at the end of a read is Esc")
     }
 
+    @Test("Keys: Alt plus a key (Esc and one character in one read, as terminals send it) is one key, not Esc then the key")
+    func altKeys() {
+        var decoder = KeyDecoder()
+        #expect(decoder.feed(Array("\u{1B}1".utf8)) == [.alt("1")])
+        #expect(decoder.feed(Array("\u{1B}x".utf8)) == [.alt("x")])
+        #expect(decoder.feed([0x1B, 0x7F]) == [.alt("\u{7F}")], "Alt-Backspace")
+        #expect(decoder.feed(Array("\u{1B}é".utf8)) == [.alt("é")], "a UTF-8 character after Esc")
+        #expect(decoder.feed(Array("\u{1B}b\u{1B}b".utf8)) == [.alt("b"), .alt("b")], "a held Alt key repeats")
+        #expect(decoder.feed(Array("\u{1B}[5~".utf8)) == [.pageUp], "CSI sequences are still keys")
+        #expect(decoder.feed([0x1B, 0x0D]) == [.escape, .enter], "Esc then a control key stays two keys")
+    }
+
     @Test("Keys: a sequence or a UTF-8 character split across reads is joined, not lost or garbled")
     func splitAcrossReads() {
         var decoder = KeyDecoder()

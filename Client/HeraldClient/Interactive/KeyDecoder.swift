@@ -6,11 +6,15 @@ public enum Key: Equatable, Sendable {
     case left, right, up, down, home, end, pageUp, pageDown
     /// Ctrl plus a letter, as the lowercase letter (`Ctrl-C` is `.control("c")`).
     case control(Character)
+    /// Alt (Meta) plus a key: the character it types (`Alt-1` is `.alt("1")`, Alt-Backspace `.alt("\u{7F}")`).
+    case alt(Character)
 }
 
 /// Turns the bytes a terminal sends into keys, sans-IO. Escape sequences (CSI `ESC [ … final`, SS3 `ESC O x`) become
-/// their keys; an Esc followed by anything else is Esc and then that key, never a swallowed byte; a lone Esc at the end
-/// of a read is Esc (terminals send a whole sequence in one write). UTF-8 split across reads is joined.
+/// their keys; Esc and one character that make up the whole read (or are followed by another Esc, as a held Alt key
+/// repeats) are Alt plus that character, as terminals send Alt-x in one write; an Esc followed by anything else is Esc
+/// and then that key, never a swallowed byte (an Esc pressed and text typed after it may reach one read); a lone Esc
+/// at the end of a read is Esc. UTF-8 split across reads is joined.
 public struct KeyDecoder: Sendable {
     /// Bytes of an unfinished sequence or character, kept for the next read.
     private var pending: [UInt8] = []
@@ -47,6 +51,9 @@ public struct KeyDecoder: Sendable {
                     guard index + 2 < input.count else { break scan }
                     if let key = Self.ss3(input[index + 2]) { keys.append(key) }
                     index += 3
+                } else if let (character, length) = Self.altCharacter(input, at: index + 1) {
+                    keys.append(.alt(character))
+                    index += 1 + length
                 } else {
                     keys.append(.escape)
                     index += 1
@@ -81,6 +88,25 @@ public struct KeyDecoder: Sendable {
         flushText()
         pending = Array(input[index...])
         return keys
+    }
+
+    /// The character after an Esc at `start` and its length in bytes, when Esc and it are an Alt key: a printable
+    /// character or DEL (Alt-Backspace) that ends the read or is followed by another Esc.
+    private static func altCharacter(_ input: [UInt8], at start: Int) -> (Character, Int)? {
+        let byte = input[start]
+        let length: Int
+        switch byte {
+        case 0x20...0x7F: length = 1
+        case 0xC0...0xDF: length = 2
+        case 0xE0...0xEF: length = 3
+        case 0xF0...0xF7: length = 4
+        default: return nil
+        }
+        let end = start + length
+        guard end <= input.count, end == input.count || input[end] == 0x1B else { return nil }
+        let text = String(decoding: input[start..<end], as: UTF8.self)
+        guard text.count == 1, let character = text.first else { return nil }
+        return (character, length)
     }
 
     /// `ESC [ parameters final`: arrows, Home/End, Delete, PageUp/PageDown (modifiers such as `1;5` are ignored).

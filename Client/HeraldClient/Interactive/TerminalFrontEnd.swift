@@ -30,8 +30,17 @@ final class TerminalFrontEnd: ClientFrontEnd {
     private var pageSize = 1
     /// The composer's text when it was last looked at for typing reports (E1).
     private var composerSeen = ""
-    /// Commands waiting for a yes (`/sign-out`, `/leave`): `y` runs them, any other key drops them.
+    /// Commands waiting for a yes (`/sign-out`, `/leave`, quitting with unsent text): `y` runs them, any other key drops them.
     private var awaitingConfirmation: (question: String, commands: [String])?
+    /// Esc was pressed once with text in the composer: a second Esc right after clears it (one Esc never loses text).
+    private var escapeArmed = false
+    /// Unsent composer text of the conversations not open now (keyed by conversation id; "" for the other scenes):
+    /// each conversation keeps its own draft.
+    private var drafts: [String: String] = [:]
+    /// The conversation (or "") whose draft the composer holds.
+    private var draftKey = ""
+    /// Sends the server has not acknowledged, at the last redraw.
+    private var unsent = 0
 
     /// Fixed rows around the scene: header, two toast rows, two rules, notice, status and input.
     static let chromeRows = 8
@@ -66,13 +75,18 @@ final class TerminalFrontEnd: ClientFrontEnd {
             awaitingConfirmation = nil
             if case .text(let text) = key, text == "y" || text == "Y" {
                 notice = ""
+                if commands == Self.quitCommands { inputEnded = true }
                 return commands
             }
             notice = "cancelled: nothing was done"
-            // Ctrl-C still quits; any other key (another Ctrl key included) only answered the question.
+            // Ctrl-C still quits; any other key (another Ctrl key included) only answered the question. Ctrl-C on the
+            // quit question itself is the second Ctrl-C people press to mean "yes, quit".
             guard case .control("c") = key else { return [] }
+            if commands == Self.quitCommands { return quitNow() }
         }
         let scene = context.scene
+        let escapeWasArmed = escapeArmed
+        escapeArmed = false
         switch key {
         case .text(let text):
             // A pasted C1 control would be drawn one column wider than the line's cursor counts: it is not text.
@@ -119,21 +133,62 @@ final class TerminalFrontEnd: ClientFrontEnd {
             if showingHelp {
                 showingHelp = false
             } else if !editor.isEmpty {
-                editor.replace(with: "")
+                if escapeWasArmed {
+                    editor.replace(with: "")
+                    notice = ""
+                } else {
+                    escapeArmed = true
+                    notice = "Esc again clears the line"
+                }
             } else if scene != .list && scene.isForeground {
                 return ["open list"]
             }
         case .control(let letter):
             return control(letter)
+        case .alt(let character):
+            return alt(character)
         }
         return []
     }
 
+    /// Alt plus a key: Alt-1…9 open the list's first nine conversations (as irssi switches windows), Alt-Backspace
+    /// deletes a word; other Alt keys do nothing (and never touch the composer).
+    private func alt(_ character: Character) -> [String] {
+        if let digit = character.wholeNumberValue, (1...9).contains(digit), character.isASCII {
+            guard context.conversations.indices.contains(digit - 1) else { return [] }
+            selectedRow = digit - 1
+            return ["open thread \(context.conversations[digit - 1].id)"]
+        }
+        if character == "\u{7F}" { editor.deleteWordBackward() }
+        return []
+    }
+
+    /// What a quit runs once agreed.
+    private static let quitCommands = ["quit"]
+
+    /// Ctrl-C, Ctrl-D on an empty line, `/quit`: quits at once when nothing would be lost, else asks (y/N) first.
+    private func quit() -> [String] {
+        let draft = !editor.isEmpty || drafts.values.contains { !$0.isEmpty }
+        guard unsent > 0 || draft else { return quitNow() }
+        var lost: [String] = []
+        if unsent > 0 { lost.append("\(unsent) unsent message\(unsent == 1 ? "" : "s")") }
+        if draft { lost.append("a draft") }
+        awaitingConfirmation = ("Quit? \(lost.joined(separator: " and ")) will be lost. (y/N)", Self.quitCommands)
+        return []
+    }
+
+    private func quitNow() -> [String] {
+        inputEnded = true
+        return Self.quitCommands
+    }
+
     private func control(_ letter: Character) -> [String] {
         switch letter {
-        case "c", "d":  // leave cleanly
-            inputEnded = true
-            return ["quit"]
+        case "c": return quit()
+        case "d":
+            // Ctrl-D quits only from an empty line; with text it deletes forward, as in a shell.
+            if editor.isEmpty { return quit() }
+            editor.deleteForward()
         case "u": editor.deleteToStart()
         case "w": editor.deleteWordBackward()
         case "k": editor.deleteToEnd()
@@ -153,6 +208,8 @@ final class TerminalFrontEnd: ClientFrontEnd {
     /// A typed line: a message, a command, or help.
     private func run(_ line: String) -> [String] {
         switch ChatInput.interpret(line, in: context) {
+        case .commands(let commands) where commands == Self.quitCommands:
+            return quit()
         case .commands(let commands):
             if let first = commands.first, first.hasPrefix("dm ") || first.hasPrefix("group ") { openAnswer = true }
             notice = ""
@@ -251,6 +308,8 @@ final class TerminalFrontEnd: ClientFrontEnd {
             newestMine: core.newestMineInThread)
         toastVisible = model.toast != nil
         pageSize = core.viewportPage
+        unsent = core.unsentCount
+        switchDraft(to: model.scene.conversation ?? "")
 
         let presenter = ScenePresenters.presenter(for: model.scene)
         var lines: [String] = []
@@ -295,6 +354,18 @@ final class TerminalFrontEnd: ClientFrontEnd {
         guard frame != lastFrame else { return }
         lastFrame = frame
         RawTerminal.write(frame)
+    }
+
+    /// Keeps the composer's text as the draft of the conversation left and brings back the one of the conversation
+    /// now open.
+    private func switchDraft(to key: String) {
+        guard key != draftKey else { return }
+        drafts[draftKey] = editor.isEmpty ? nil : editor.text
+        editor.replace(with: drafts.removeValue(forKey: key) ?? "")
+        draftKey = key
+        escapeArmed = false
+        // A draft brought back is not typing (E1): only a change the person makes is reported.
+        composerSeen = editor.text
     }
 
     /// The reverse video a presenter puts around the selected row: the only escape sequence a row may hold.
