@@ -22,6 +22,9 @@ public struct ThreadViewport: Sendable {
     /// `size` consecutive rows, so it may show only part of a tall message; such a message counts as visible (U2/U3)
     /// only once every one of its rows has been in the window.
     public private(set) var heights: [String: Int] = [:]
+    /// Rows at the top of a message that only decorate it (the "new" divider above the first unread one): they are
+    /// part of its height but need not have been seen for the message to count as visible.
+    public private(set) var leads: [String: Int] = [:]
     /// The conversation's message ids, oldest first, as far as loaded.
     public private(set) var messageIDs: [String]
     /// Whether the thread is on screen (foreground); only then do messages become visible.
@@ -41,11 +44,12 @@ public struct ThreadViewport: Sendable {
     /// Makes a viewport at the bottom of `messageIDs`. Use `open(...)` to also get the first visible ids.
     public init(
         conversation: String, messageIDs: [String], size: Int = ThreadViewport.defaultSize, heights: [String: Int] = [:],
-        isShown: Bool = true
+        leads: [String: Int] = [:], isShown: Bool = true
     ) {
         self.conversation = conversation
         self.size = Swift.max(1, size)
         self.heights = heights.filter { $0.value != 1 }
+        self.leads = leads.filter { $0.value > 0 }
         self.messageIDs = messageIDs.uniqued()
         self.isShown = isShown
         self.start = 0
@@ -56,9 +60,10 @@ public struct ThreadViewport: Sendable {
     /// Opens the thread at its bottom (D2) and returns the viewport with the messages that became visible.
     public static func open(
         conversation: String, messageIDs: [String], size: Int = ThreadViewport.defaultSize, heights: [String: Int] = [:],
-        isShown: Bool = true
+        leads: [String: Int] = [:], isShown: Bool = true
     ) -> (viewport: ThreadViewport, change: ViewportChange) {
-        let viewport = ThreadViewport(conversation: conversation, messageIDs: messageIDs, size: size, heights: heights, isShown: isShown)
+        let viewport = ThreadViewport(
+            conversation: conversation, messageIDs: messageIDs, size: size, heights: heights, leads: leads, isShown: isShown)
         return (viewport, ViewportChange(becameVisible: isShown ? viewport.readIDs : [], followed: false))
     }
 
@@ -128,10 +133,12 @@ public struct ThreadViewport: Sendable {
         skip = row - above
     }
 
-    /// Whether every row of `id` has been on screen (a one-row message: it is in the window).
+    /// Whether every row of `id` (its decoration aside) has been on screen (a one-row message: it is in the window).
     private func isSeenWhole(_ id: String) -> Bool {
         let rows = height(of: id)
-        return rows == 1 || (seenRows[id]?.count ?? 0) >= rows
+        guard rows > 1 else { return true }
+        let lead = Swift.min(leads[id] ?? 0, rows - 1)
+        return (seenRows[id]?.filter { $0 >= lead }.count ?? 0) >= rows - lead
     }
 
     /// Records the rows of tall messages the shown window holds now.
@@ -216,13 +223,15 @@ public struct ThreadViewport: Sendable {
     /// The screen changed: the window now holds `size` rows, each message taking `heights[id]` rows (1 when absent).
     /// At the bottom it stays at the bottom (S2); scrolled up, its first message stays first. Returns what became
     /// visible whole.
-    public mutating func resize(size: Int, heights: [String: Int] = [:]) -> ViewportChange {
+    public mutating func resize(size: Int, heights: [String: Int] = [:], leads: [String: Int] = [:]) -> ViewportChange {
         let before = Set(readIDs)
         let wasAtBottom = isAtBottom
         let newHeights = heights.filter { $0.value != 1 }
-        for id in seenRows.keys where (newHeights[id] ?? 1) != height(of: id) { seenRows[id] = nil }
+        let newLeads = leads.filter { $0.value > 0 }
+        for id in seenRows.keys where (newHeights[id] ?? 1) != height(of: id) || newLeads[id] != self.leads[id] { seenRows[id] = nil }
         self.size = Swift.max(1, size)
         self.heights = newHeights
+        self.leads = newLeads
         if wasAtBottom {
             setTop(maxTop)
         } else if start < messageIDs.count {

@@ -117,4 +117,18 @@ struct InteractiveHonestReadTests {
         #expect(rows[first - 1].hasPrefix("────── new"), "the divider is right above the first of the sixty")
         #expect(rows.filter { $0.hasPrefix("────── new") }.count == 1, "and nowhere else")
     }
+
+    @Test("U2 at 80x24: fourteen unread one-line messages fill the fourteen-row area; the divider above them is cut off, yet all are read")
+    func dividerCutOffDoesNotKeepAMessageUnread() throws {
+        let server = try TestServer()
+        let alice = try terminal(server, "alice", columns: 80, rows: 24)
+        let bob = try server.client("bob")
+        let c = try #require(try bob.ok("dm alice").string("conversation"))
+        for n in 1...14 { try bob.ok("send \(c) short \(n)") }
+        try alice.waitScreen("fourteen unread") { $0.contains("Messages (14)") }
+        try alice.type("/open 1")
+        let screen = try alice.waitScreen("all fourteen on screen") { $0.contains("Bob: short 1\n") && $0.contains("Bob: short 14") }
+        #expect(!screen.contains("────── new"), "the divider row is just above the area")
+        try alice.waitScreen("every message on screen is read") { !$0.contains("Messages (") }
+    }
 }

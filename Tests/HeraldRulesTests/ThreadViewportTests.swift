@@ -151,6 +151,19 @@ struct ThreadViewportTests {
         #expect(viewport.scrollUp(by: 2).becameVisible == ["b"], "rows 0-3 now and 2-5 after the resize: all six")
     }
 
+    @Test("U2: the unread divider above a message is not part of what must be seen: the message's own rows are")
+    func dividerRowNeedNotBeSeen() {
+        // m11 has the divider above it (2 rows, the first a decoration); ten rows show m11's text row and m12-m20.
+        let (viewport, change) = ThreadViewport.open(
+            conversation: "c1", messageIDs: twenty, size: 10, heights: ["m11": 2], leads: ["m11": 1])
+        #expect(viewport.visibleIDs.first == "m11" && viewport.skippedRows == 1, "the divider is above the window")
+        #expect(change.becameVisible == Array(twenty.suffix(10)), "m11's text is on screen: it is read")
+        let (tall, tallChange) = ThreadViewport.open(
+            conversation: "c1", messageIDs: ["a", "b"], size: 3, heights: ["b": 5], leads: ["b": 1])
+        #expect(tall.skippedRows == 2)
+        #expect(tallChange.becameVisible == [], "the divider aside, b's first text row was not on screen")
+    }
+
     @Test("U2 at any size: paging up by the window's rows less one from the bottom reads every message, and none before all its rows were shown")
     func pagingReadsEverythingAtAnySize() {
         let ids = (1...12).map { "m\($0)" }

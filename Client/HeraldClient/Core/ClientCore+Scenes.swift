@@ -45,7 +45,8 @@ extension ClientCore {
         let cached = threads[conversation]?.ids ?? []
         noteOpenedUnread(conversation)
         let opened = ThreadViewport.open(
-            conversation: conversation, messageIDs: cached, size: viewportRows(conversation), heights: viewportHeights(conversation))
+            conversation: conversation, messageIDs: cached, size: viewportRows(conversation), heights: viewportHeights(conversation),
+            leads: viewportLeads(conversation))
         scene = .thread(conversation)
         sceneBeforeBackground = scene
         viewport = opened.viewport
@@ -165,23 +166,24 @@ extension ClientCore {
         }
         let rows = viewportRows(conversation)
         let heights = viewportHeights(conversation)
+        let leads = viewportLeads(conversation)
         switch mode {
         case .open(let reveal, _):
             let opened = ThreadViewport.open(conversation: conversation, messageIDs: cache.ids, size: rows, heights: heights,
-                                             isShown: scene.isViewing(conversation))
+                                             leads: leads, isShown: scene.isViewing(conversation))
             let before = Set(viewport.readIDs)
             viewport = opened.viewport
             visible = opened.change.becameVisible.filter { !before.contains($0) }
             if let reveal, let change = viewport.reveal(reveal) { visible += change.becameVisible.filter { !before.contains($0) } }
         case .older(let count, _):
-            visible += viewport.resize(size: rows, heights: heights).becameVisible
+            visible += viewport.resize(size: rows, heights: heights, leads: leads).becameVisible
             visible += viewport.prependOlder(cache.ids).becameVisible
             visible += viewport.scrollUp(by: count).becameVisible
         case .refresh:
             // Only messages newer than the window's last known one are new here; resumed events usually brought them.
             let known = Set(viewport.messageIDs)
             let lastKnown = cache.ids.lastIndex { known.contains($0) } ?? -1
-            visible += viewport.resize(size: rows, heights: heights).becameVisible
+            visible += viewport.resize(size: rows, heights: heights, leads: leads).becameVisible
             for (index, id) in cache.ids.enumerated() where index > lastKnown { visible += viewport.append(id).becameVisible }
         }
         self.viewport = viewport

@@ -58,11 +58,19 @@ extension ClientCore {
         return heights
     }
 
+    /// Rows at the top of messages of `conversation` that only decorate them (the "new" divider): empty without a
+    /// screen.
+    func viewportLeads(_ conversation: String) -> [String: Int] {
+        guard screenGeometry != nil, openedUnread?.conversation == conversation, let divider = openedUnread?.divider else { return [:] }
+        return [divider: 1]
+    }
+
     /// Re-sizes the viewport to the screen and the current messages; what that brings on screen is read (U2/U3).
     mutating func relayoutThread() {
         guard screenGeometry != nil, var viewport else { return }
         let wasAtBottom = viewport.isAtBottom
-        let change = viewport.resize(size: viewportRows(viewport.conversation), heights: viewportHeights(viewport.conversation))
+        let change = viewport.resize(
+            size: viewportRows(viewport.conversation), heights: viewportHeights(viewport.conversation), leads: viewportLeads(viewport.conversation))
         self.viewport = viewport
         if scene.isViewing(viewport.conversation) { markVisible(change.becameVisible) }
         if viewport.isAtBottom != wasAtBottom { reportScene() }
