@@ -90,4 +90,29 @@ struct InteractiveDraftTests {
         try alice.key("y")
         try alice.waitScreen("y quits") { $0.contains("EXITED 0") }
     }
+
+    @Test("Paste: a bracketed paste of several lines is one message, sent after a y/N question (N sends nothing); a one-line paste waits in the composer")
+    func multiLinePasteIsOneMessage() throws {
+        let server = try TestServer()
+        let alice = try terminal(server, "alice")
+        let bob = try server.client("bob")
+        let c = try #require(try bob.ok("dm alice").string("conversation"))
+        try alice.waitScreen("Bob's row") { $0.contains("1. Bob") }
+        try alice.type("/open 1")
+        try alice.waitScreen("the thread") { $0.contains("No messages yet") }
+        try alice.paste("first line\nsecond line\nthird line")
+        try alice.waitScreen("asked once, naming the lines") { $0.contains("Send the 3 pasted lines as one message? (y/N)") }
+        try alice.key("n")
+        try alice.waitScreen("cancelled") { $0.contains("cancelled") && composer($0) == "" }
+        try alice.type("note: ", enter: false)
+        try alice.paste("first line\nsecond line\n")
+        try alice.waitScreen("asked again") { $0.contains("Send the 2 pasted lines as one message? (y/N)") }
+        try alice.key("y")
+        let message = try bob.waitEvent("message") { $0.string("conversation") == c }
+        #expect(message.string("text") == "note: first line\nsecond line", "one message with its line breaks, typed text first")
+        try alice.waitScreen("the composer emptied") { $0.contains("You: note: first line") && composer($0) == "" }
+        #expect(bob.events("message").count == 1, "the lines were not sent one by one")
+        try alice.paste("just one line")
+        try alice.waitScreen("a one-line paste waits for Enter") { composer($0) == "just one line" }
+    }
 }

@@ -32,6 +32,16 @@ struct TerminalInputTests {
         #expect(decoder.feed([0x1B, 0x0D]) == [.escape, .enter], "Esc then a control key stays two keys")
     }
 
+    @Test("Keys: a bracketed paste is one key holding the text whole (its line breaks are not Enter), also split across reads")
+    func bracketedPaste() {
+        var decoder = KeyDecoder()
+        #expect(decoder.feed(Array("a\u{1B}[200~one\rtwo\u{1B}[201~b".utf8)) == [.text("a"), .paste("one\rtwo"), .text("b")])
+        #expect(decoder.feed(Array("\u{1B}[200~x\ny\u{1B}[2".utf8)) == [], "waits for the end marker")
+        #expect(decoder.feed(Array("01~\r".utf8)) == [.paste("x\ny"), .enter])
+        let huge = Array("\u{1B}[200~".utf8) + Array(repeating: UInt8(ascii: "z"), count: KeyDecoder.maxPaste + 1)
+        #expect(decoder.feed(huge) == [.paste(String(repeating: "z", count: KeyDecoder.maxPaste + 1))], "an endless paste is bounded")
+    }
+
     @Test("Keys: a sequence or a UTF-8 character split across reads is joined, not lost or garbled")
     func splitAcrossReads() {
         var decoder = KeyDecoder()

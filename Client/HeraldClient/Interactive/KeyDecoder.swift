@@ -6,6 +6,8 @@ public enum Key: Equatable, Sendable {
     case left, right, up, down, home, end, pageUp, pageDown
     /// Ctrl plus a letter, as the lowercase letter (`Ctrl-C` is `.control("c")`).
     case control(Character)
+    /// A bracketed paste (`ESC [200~ … ESC [201~`): the pasted text whole, line breaks included.
+    case paste(String)
     /// Alt (Meta) plus a key: the character it types (`Alt-1` is `.alt("1")`, Alt-Backspace `.alt("\u{7F}")`).
     case alt(Character)
 }
@@ -45,6 +47,18 @@ public struct KeyDecoder: Sendable {
                 let next = input[index + 1]
                 if next == UInt8(ascii: "[") {
                     guard let end = input[(index + 2)...].firstIndex(where: { (0x40...0x7E).contains($0) }) else { break scan }
+                    if input[(index + 2)..<end].elementsEqual(Self.pasteStart), input[end] == UInt8(ascii: "~") {
+                        // The paste is taken whole once its end marker is here; until then it waits (bounded).
+                        guard let close = Self.find(Self.pasteEnd, in: input, from: end + 1) else {
+                            guard input.count - index > Self.maxPaste else { break scan }
+                            keys.append(.paste(String(decoding: input[(end + 1)...], as: UTF8.self)))
+                            index = input.count
+                            break
+                        }
+                        keys.append(.paste(String(decoding: input[(end + 1)..<close], as: UTF8.self)))
+                        index = close + Self.pasteEnd.count
+                        continue
+                    }
                     if let key = Self.csi(parameters: Array(input[(index + 2)..<end]), final: input[end]) { keys.append(key) }
                     index = end + 1
                 } else if next == UInt8(ascii: "O") {
@@ -88,6 +102,21 @@ public struct KeyDecoder: Sendable {
         flushText()
         pending = Array(input[index...])
         return keys
+    }
+
+    /// The parameters of the CSI that starts a bracketed paste (`ESC [200~`), and the sequence that ends it.
+    private static let pasteStart = Array("200".utf8)
+    private static let pasteEnd = Array("\u{1B}[201~".utf8)
+    /// A paste whose end never comes is taken as it is beyond this many bytes, so memory stays bounded.
+    public static let maxPaste = 1 << 20
+
+    /// The index of the first `needle` in `input` at or after `start`.
+    private static func find(_ needle: [UInt8], in input: [UInt8], from start: Int) -> Int? {
+        guard !needle.isEmpty, input.count >= needle.count, start <= input.count - needle.count else { return nil }
+        for candidate in start...(input.count - needle.count) where input[candidate] == needle[0] {
+            if input[candidate..<(candidate + needle.count)].elementsEqual(needle) { return candidate }
+        }
+        return nil
     }
 
     /// The character after an Esc at `start` and its length in bytes, when Esc and it are an Alt key: a printable

@@ -32,6 +32,8 @@ final class TerminalFrontEnd: ClientFrontEnd {
     private var composerSeen = ""
     /// Commands waiting for a yes (`/sign-out`, `/leave`, quitting with unsent text): `y` runs them, any other key drops them.
     private var awaitingConfirmation: (question: String, commands: [String])?
+    /// A yes to the waiting question also empties the composer (its text went into the commands).
+    private var confirmationTakesComposer = false
     /// Esc was pressed once with text in the composer: a second Esc right after clears it (one Esc never loses text).
     private var escapeArmed = false
     /// Unsent composer text of the conversations not open now (keyed by conversation id; "" for the other scenes):
@@ -73,9 +75,12 @@ final class TerminalFrontEnd: ClientFrontEnd {
         if let commands = awaitingConfirmation?.commands {
             // The question is answered by this key, which does nothing else: only `y` says yes (the default is no).
             awaitingConfirmation = nil
+            let takesComposer = confirmationTakesComposer
+            confirmationTakesComposer = false
             if case .text(let text) = key, text == "y" || text == "Y" {
                 notice = ""
                 if commands == Self.quitCommands { inputEnded = true }
+                if takesComposer { editor.replace(with: "") }
                 return commands
             }
             notice = "cancelled: nothing was done"
@@ -147,7 +152,43 @@ final class TerminalFrontEnd: ClientFrontEnd {
             return control(letter)
         case .alt(let character):
             return alt(character)
+        case .paste(let text):
+            return paste(text)
         }
+        return []
+    }
+
+    /// A bracketed paste: one line goes into the composer (not sent: Enter sends it); several lines are one message,
+    /// sent with what was typed before them after a y/N question that says how many lines, never line by line.
+    private func paste(_ pasted: String) -> [String] {
+        // CR LF, CR and LF are one line break each; other controls are not text (a tab is a space).
+        var scalars = String.UnicodeScalarView()
+        var afterCR = false
+        for scalar in pasted.unicodeScalars {
+            defer { afterCR = scalar == "\r" }
+            if scalar == "\n" && afterCR { continue }
+            if scalar == "\r" || scalar == "\n" {
+                scalars.append("\n")
+            } else if scalar == "\t" {
+                scalars.append(" ")
+            } else if !TerminalText.isControl(scalar) {
+                scalars.append(scalar)
+            }
+        }
+        var text = String(scalars)
+        while text.hasSuffix("\n") { text.removeLast() }
+        guard text.contains("\n") else {
+            editor.insert(text)
+            return []
+        }
+        guard let open = context.scene.conversation else {
+            notice = "a paste of several lines is sent in a conversation: open one first"
+            return []
+        }
+        let message = editor.text + text
+        let lines = message.split(separator: "\n", omittingEmptySubsequences: false).count
+        awaitingConfirmation = ("Send the \(lines) pasted lines as one message? (y/N)", ["send \(open) \(message)"])
+        confirmationTakesComposer = true
         return []
     }
 
