@@ -91,7 +91,7 @@ struct InteractiveDraftTests {
         try alice.waitScreen("y quits") { $0.contains("EXITED 0") }
     }
 
-    @Test("Paste: a bracketed paste of several lines is one message, sent after a y/N question (N sends nothing); a one-line paste waits in the composer")
+    @Test("Paste and multi-line compose: a bracketed paste of several lines is one message, sent after a y/N question (N sends nothing); a one-line paste waits in the composer; Alt-Enter starts a new line of the same message")
     func multiLinePasteIsOneMessage() throws {
         let server = try TestServer()
         let alice = try terminal(server, "alice")
@@ -114,5 +114,16 @@ struct InteractiveDraftTests {
         #expect(bob.events("message").count == 1, "the lines were not sent one by one")
         try alice.paste("just one line")
         try alice.waitScreen("a one-line paste waits for Enter") { composer($0) == "just one line" }
+        try alice.key("C-u")
+
+        // Multi-line compose: Alt-Enter starts a new line (shown ↵ on the input line); Enter sends the whole.
+        try alice.type("line one", enter: false)
+        try alice.key("M-Enter")
+        try alice.type("line two", enter: false)
+        try alice.waitScreen("two lines in the composer") { composer($0) == "line one↵line two" }
+        let mark = bob.mark
+        try alice.key("Enter")
+        let composed = try bob.waitEvent("message", after: mark) { $0.string("conversation") == c }
+        #expect(composed.string("text") == "line one\nline two")
     }
 }

@@ -29,7 +29,8 @@ struct TerminalInputTests {
         #expect(decoder.feed(Array("\u{1B}é".utf8)) == [.alt("é")], "a UTF-8 character after Esc")
         #expect(decoder.feed(Array("\u{1B}b\u{1B}b".utf8)) == [.alt("b"), .alt("b")], "a held Alt key repeats")
         #expect(decoder.feed(Array("\u{1B}[5~".utf8)) == [.pageUp], "CSI sequences are still keys")
-        #expect(decoder.feed([0x1B, 0x0D]) == [.escape, .enter], "Esc then a control key stays two keys")
+        #expect(decoder.feed([0x1B, 0x0D]) == [.alt("\r")], "Alt-Enter")
+        #expect(decoder.feed([0x1B, 0x09]) == [.escape, .tab], "Esc then another control key stays two keys")
     }
 
     @Test("Keys: a bracketed paste is one key holding the text whole (its line breaks are not Enter), also split across reads")

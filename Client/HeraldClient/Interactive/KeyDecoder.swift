@@ -8,7 +8,8 @@ public enum Key: Equatable, Sendable {
     case control(Character)
     /// A bracketed paste (`ESC [200~ … ESC [201~`): the pasted text whole, line breaks included.
     case paste(String)
-    /// Alt (Meta) plus a key: the character it types (`Alt-1` is `.alt("1")`, Alt-Backspace `.alt("\u{7F}")`).
+    /// Alt (Meta) plus a key: the character it types (`Alt-1` is `.alt("1")`, Alt-Backspace `.alt("\u{7F}")`,
+    /// Alt-Enter `.alt("\r")`).
     case alt(Character)
 }
 
@@ -120,12 +121,12 @@ public struct KeyDecoder: Sendable {
     }
 
     /// The character after an Esc at `start` and its length in bytes, when Esc and it are an Alt key: a printable
-    /// character or DEL (Alt-Backspace) that ends the read or is followed by another Esc.
+    /// character, DEL (Alt-Backspace) or a line break (Alt-Enter) that ends the read or is followed by another Esc.
     private static func altCharacter(_ input: [UInt8], at start: Int) -> (Character, Int)? {
         let byte = input[start]
         let length: Int
         switch byte {
-        case 0x20...0x7F: length = 1
+        case 0x20...0x7F, 0x0D, 0x0A: length = 1
         case 0xC0...0xDF: length = 2
         case 0xE0...0xEF: length = 3
         case 0xF0...0xF7: length = 4

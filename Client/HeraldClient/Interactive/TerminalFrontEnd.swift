@@ -193,8 +193,13 @@ final class TerminalFrontEnd: ClientFrontEnd {
     }
 
     /// Alt plus a key: Alt-1…9 open the list's first nine conversations (as irssi switches windows), Alt-Backspace
-    /// deletes a word; other Alt keys do nothing (and never touch the composer).
+    /// deletes a word, Alt-Enter starts a new line in the message; other Alt keys do nothing (and never touch the
+    /// composer).
     private func alt(_ character: Character) -> [String] {
+        if character == "\r" || character == "\n" {
+            editor.insert("\n")
+            return []
+        }
         if let digit = character.wholeNumberValue, (1...9).contains(digit), character.isASCII {
             guard context.conversations.indices.contains(digit - 1) else { return [] }
             selectedRow = digit - 1
