@@ -131,4 +131,24 @@ struct InteractiveHonestReadTests {
         #expect(!screen.contains("────── new"), "the divider row is just above the area")
         try alice.waitScreen("every message on screen is read") { !$0.contains("Messages (") }
     }
+
+    @Test("U2: a message that arrives while /help covers the open thread is not read until the help is closed and it is on screen")
+    func helpOverTheThreadReadsNothing() throws {
+        let server = try TestServer()
+        let alice = try terminal(server, "alice", columns: 80, rows: 24)
+        let bob = try server.client("bob")
+        let c = try #require(try bob.ok("dm alice").string("conversation"))
+        try bob.ok("send \(c) before help")
+        try alice.waitScreen("one unread") { $0.contains("Messages (1)") }
+        try alice.type("/open 1")
+        try alice.waitScreen("read") { $0.contains("Bob: before help") && !$0.contains("Messages (") }
+        try alice.type("/help")
+        try alice.waitScreen("the help over the thread") { $0.contains("PgUp/PgDn scroll") && !$0.contains("Bob: before help") }
+        let m = try #require(try bob.ok("send \(c) during help").string("message"))
+        try alice.waitScreen("counted unread, not read") { $0.contains("Messages (1)") && $0.contains("PgUp/PgDn scroll") }
+        #expect(bob.events("receipt").allSatisfy { $0.string("message") != m }, "no receipt while the help covered it")
+        try alice.key("Escape")
+        try alice.waitScreen("help closed: on screen and read") { $0.contains("Bob: during help") && !$0.contains("Messages (") }
+        try bob.waitEvent("receipt") { $0.string("message") == m && $0.string("reader") == "alice" }
+    }
 }

@@ -46,7 +46,7 @@ extension ClientCore {
         noteOpenedUnread(conversation)
         let opened = ThreadViewport.open(
             conversation: conversation, messageIDs: cached, size: viewportRows(conversation), heights: viewportHeights(conversation),
-            leads: viewportLeads(conversation))
+            leads: viewportLeads(conversation), isShown: !threadCovered)
         scene = .thread(conversation)
         sceneBeforeBackground = scene
         viewport = opened.viewport
@@ -78,7 +78,7 @@ extension ClientCore {
         scene = target ?? sceneBeforeBackground
         if scene.conversation == nil { viewport = nil }
         applyToastEvents(toasts.handle(.sceneChanged(scene), now: now))
-        if var viewport, scene.conversation == viewport.conversation {
+        if var viewport, scene.conversation == viewport.conversation, !threadCovered {
             let change = viewport.setShown(true)
             self.viewport = viewport
             markVisible(change.becameVisible)
@@ -170,7 +170,7 @@ extension ClientCore {
         switch mode {
         case .open(let reveal, _):
             let opened = ThreadViewport.open(conversation: conversation, messageIDs: cache.ids, size: rows, heights: heights,
-                                             leads: leads, isShown: scene.isViewing(conversation))
+                                             leads: leads, isShown: scene.isViewing(conversation) && !threadCovered)
             let before = Set(viewport.readIDs)
             viewport = opened.viewport
             visible = opened.change.becameVisible.filter { !before.contains($0) }

@@ -7,10 +7,14 @@ public struct ScreenGeometry: Equatable, Sendable {
     public var width: Int
     /// Rows below the thread's title line available to messages, pending sends and the "new messages" line.
     public var rows: Int
+    /// Something is drawn over the thread area (the help screen): nothing of the thread is on screen, so nothing
+    /// becomes visible (U2) until it is gone.
+    public var threadCovered: Bool
 
-    public init(width: Int, rows: Int) {
+    public init(width: Int, rows: Int, threadCovered: Bool = false) {
         self.width = width
         self.rows = rows
+        self.threadCovered = threadCovered
     }
 }
 
@@ -38,6 +42,21 @@ extension ClientCore {
         guard geometry != screenGeometry else { return }
         screenGeometry = geometry
         relayoutThread()
+        applyThreadShown()
+    }
+
+    /// Whether something covers the thread area now.
+    var threadCovered: Bool { screenGeometry?.threadCovered ?? false }
+
+    /// Shows or hides the open thread's viewport as the screen covers or uncovers it; what uncovering brings on
+    /// screen is read (U2).
+    mutating func applyThreadShown() {
+        guard var viewport else { return }
+        let shown = scene.isViewing(viewport.conversation) && !threadCovered
+        guard shown != viewport.isShown else { return }
+        let change = viewport.setShown(shown)
+        self.viewport = viewport
+        markVisible(change.becameVisible)
     }
 
     /// Rows (or, without a screen, messages) the viewport of `conversation` holds.

@@ -338,7 +338,7 @@ final class TerminalFrontEnd: ClientFrontEnd {
         guard active else { return nil }
         let (width, height) = RawTerminal.size()
         // The thread's title takes one row of the scene.
-        return ScreenGeometry(width: width, rows: max(1, height - Self.chromeRows - 1))
+        return ScreenGeometry(width: width, rows: max(1, height - Self.chromeRows - 1), threadCovered: showingHelp)
     }
 
     func render(_ core: ClientCore, now: Instant) {
