@@ -1,4 +1,5 @@
-/// S2, S3, U2, U3: the window of consecutive messages a device shows in `thread(c)`.
+/// S2, S3, U2, U3: the window of consecutive messages a device shows in `thread(c)`: a run of rows, one per message
+/// unless `heights` says otherwise (a terminal wraps long messages), so it can start or end inside a message.
 ///
 /// Every change returns the ids that *became* visible: exactly what the device acks as read (U3),
 /// nothing else. While the thread is not shown (the app is in the background) nothing becomes visible;
