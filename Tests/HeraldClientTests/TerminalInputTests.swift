@@ -20,6 +20,29 @@ struct TerminalInputTests {
         #expect(decoder.feed([0x1B]) == [.escape], "a lone Esc at the end of a read is Esc")
     }
 
+    @Test("Keys: Alt plus a key (Esc and one character in one read, as terminals send it) is one key, not Esc then the key")
+    func altKeys() {
+        var decoder = KeyDecoder()
+        #expect(decoder.feed(Array("\u{1B}1".utf8)) == [.alt("1")])
+        #expect(decoder.feed(Array("\u{1B}x".utf8)) == [.alt("x")])
+        #expect(decoder.feed([0x1B, 0x7F]) == [.alt("\u{7F}")], "Alt-Backspace")
+        #expect(decoder.feed(Array("\u{1B}é".utf8)) == [.alt("é")], "a UTF-8 character after Esc")
+        #expect(decoder.feed(Array("\u{1B}b\u{1B}b".utf8)) == [.alt("b"), .alt("b")], "a held Alt key repeats")
+        #expect(decoder.feed(Array("\u{1B}[5~".utf8)) == [.pageUp], "CSI sequences are still keys")
+        #expect(decoder.feed([0x1B, 0x0D]) == [.alt("\r")], "Alt-Enter")
+        #expect(decoder.feed([0x1B, 0x09]) == [.escape, .tab], "Esc then another control key stays two keys")
+    }
+
+    @Test("Keys: a bracketed paste is one key holding the text whole (its line breaks are not Enter), also split across reads")
+    func bracketedPaste() {
+        var decoder = KeyDecoder()
+        #expect(decoder.feed(Array("a\u{1B}[200~one\rtwo\u{1B}[201~b".utf8)) == [.text("a"), .paste("one\rtwo"), .text("b")])
+        #expect(decoder.feed(Array("\u{1B}[200~x\ny\u{1B}[2".utf8)) == [], "waits for the end marker")
+        #expect(decoder.feed(Array("01~\r".utf8)) == [.paste("x\ny"), .enter])
+        let huge = Array("\u{1B}[200~".utf8) + Array(repeating: UInt8(ascii: "z"), count: KeyDecoder.maxPaste + 1)
+        #expect(decoder.feed(huge) == [.paste(String(repeating: "z", count: KeyDecoder.maxPaste + 1))], "an endless paste is bounded")
+    }
+
     @Test("Keys: a sequence or a UTF-8 character split across reads is joined, not lost or garbled")
     func splitAcrossReads() {
         var decoder = KeyDecoder()

@@ -100,22 +100,101 @@ struct ThreadViewportTests {
 
     // MARK: - Rows (a terminal that wraps long messages)
 
-    @Test("U2/U3 on a terminal: a window of rows holds only the messages that fit whole; a tall one leaves room for fewer")
-    func rowsHoldWholeMessages() {
-        // m20 takes 4 rows and m19 3: six rows hold m20 alone; nine hold m17-m20 (1 + 1 + 3 + 4).
+    @Test("U2/U3 on a terminal: the window is a run of rows; a message partly in it is drawn but not read")
+    func partlyShownIsNotRead() {
+        // m20 takes 4 rows and m19 3: six rows hold m20 and the last two rows of m19; nine hold m17-m20 whole.
         let heights = ["m20": 4, "m19": 3]
         let (viewport, change) = ThreadViewport.open(conversation: "c1", messageIDs: twenty, size: 6, heights: heights)
-        #expect(viewport.visibleIDs == ["m20"])
-        #expect(change.becameVisible == ["m20"], "m19 would not fit whole, so it is not read")
-        let (roomy, _) = ThreadViewport.open(conversation: "c1", messageIDs: twenty, size: 9, heights: heights)
+        #expect(viewport.visibleIDs == ["m19", "m20"])
+        #expect(viewport.skippedRows == 1, "m19's first row is above the window")
+        #expect(change.becameVisible == ["m20"], "m19 is not all on screen, so it is not read")
+        let (roomy, roomyChange) = ThreadViewport.open(conversation: "c1", messageIDs: twenty, size: 9, heights: heights)
         #expect(roomy.visibleIDs == ["m17", "m18", "m19", "m20"])
+        #expect(roomyChange.becameVisible == ["m17", "m18", "m19", "m20"])
     }
 
-    @Test("U2: a message taller than the whole window is still shown (from its start) and counts as visible")
+    @Test("U2: a message taller than the window opens on its last rows, unread; scrolling up by rows reaches its first row and reads it")
     func tallerThanWindow() {
-        let (viewport, change) = ThreadViewport.open(conversation: "c1", messageIDs: ["a", "b"], size: 3, heights: ["b": 10])
+        var (viewport, change) = ThreadViewport.open(conversation: "c1", messageIDs: ["a", "b"], size: 3, heights: ["b": 10])
         #expect(viewport.visibleIDs == ["b"])
-        #expect(change.becameVisible == ["b"])
+        #expect(viewport.skippedRows == 7)
+        #expect(change.becameVisible == [], "three of ten rows on screen: not read")
+        for expectedSkip in [5, 3, 1] {
+            #expect(viewport.scrollUp(by: 2).becameVisible == [])
+            #expect(viewport.skippedRows == expectedSkip)
+        }
+        let top = viewport.scrollUp(by: 2)
+        #expect(viewport.visibleIDs == ["a", "b"] && viewport.skippedRows == 0, "the message's first row is reachable")
+        #expect(top.becameVisible == ["a", "b"], "every row of b has now been on screen: b is read")
+        #expect(viewport.scrollDown(by: 100).becameVisible == [], "already read and still in the window: not reported again")
+    }
+
+    @Test("U2: rows seen only while the thread is shown count")
+    func rowsCountOnlyWhenShown() {
+        // b takes rows 1-12 of 13; four rows at a time. Opened at the bottom: b's rows 8-11 seen.
+        var (viewport, _) = ThreadViewport.open(conversation: "c1", messageIDs: ["a", "b"], size: 4, heights: ["b": 12])
+        _ = viewport.setShown(false)
+        #expect(viewport.scrollUp(by: 2).becameVisible == [], "rows 6-9 pass while in the background")
+        #expect(viewport.scrollUp(by: 100).becameVisible == [])
+        #expect(viewport.setShown(true).becameVisible == ["a"], "b's rows 0-2 now, 8-11 before: not whole")
+        #expect(viewport.scrollDown(by: 3).becameVisible == [], "rows 2-5: 6 and 7 were only passed in the background")
+        #expect(viewport.scrollDown(by: 2).becameVisible == ["b"], "rows 4-7: now every row was on screen")
+    }
+
+    @Test("U2: a height change (another terminal width) starts a partly seen message's count over")
+    func heightChangeStartsOver() {
+        var (viewport, _) = ThreadViewport.open(conversation: "c1", messageIDs: ["a", "b"], size: 4, heights: ["b": 8])
+        #expect(viewport.scrollUp(by: 2).becameVisible == [], "rows 2-7 of eight seen")
+        // Wider: b takes 6 rows. The six rows seen were rows of another layout; only what is on screen now counts.
+        #expect(viewport.resize(size: 4, heights: ["b": 6]).becameVisible == [])
+        #expect(viewport.skippedRows == 2)
+        #expect(viewport.scrollUp(by: 2).becameVisible == ["b"], "rows 0-3 now and 2-5 after the resize: all six")
+    }
+
+    @Test("U2: the unread divider above a message is not part of what must be seen: the message's own rows are")
+    func dividerRowNeedNotBeSeen() {
+        // m11 has the divider above it (2 rows, the first a decoration); ten rows show m11's text row and m12-m20.
+        let (viewport, change) = ThreadViewport.open(
+            conversation: "c1", messageIDs: twenty, size: 10, heights: ["m11": 2], leads: ["m11": 1])
+        #expect(viewport.visibleIDs.first == "m11" && viewport.skippedRows == 1, "the divider is above the window")
+        #expect(change.becameVisible == Array(twenty.suffix(10)), "m11's text is on screen: it is read")
+        let (tall, tallChange) = ThreadViewport.open(
+            conversation: "c1", messageIDs: ["a", "b"], size: 3, heights: ["b": 5], leads: ["b": 1])
+        #expect(tall.skippedRows == 2)
+        #expect(tallChange.becameVisible == [], "the divider aside, b's first text row was not on screen")
+    }
+
+    @Test("U2 at any size: paging up by the window's rows less one from the bottom reads every message, and none before all its rows were shown")
+    func pagingReadsEverythingAtAnySize() {
+        let ids = (1...12).map { "m\($0)" }
+        for size in 1...14 {
+            for tall in [1, 2, 5, 17, 40] {
+                let heights = ["m3": tall, "m7": tall + 1, "m12": tall * 2]
+                var (viewport, change) = ThreadViewport.open(conversation: "c1", messageIDs: ids, size: size, heights: heights)
+                var read = Set(change.becameVisible)
+                var shownRows: [String: Set<Int>] = [:]
+                func noteWindow() {
+                    var row = -viewport.skippedRows
+                    for id in viewport.visibleIDs {
+                        let rows = heights[id] ?? 1
+                        for r in max(0, -row)..<max(max(0, -row), min(rows, size - row)) { shownRows[id, default: []].insert(r) }
+                        row += rows
+                    }
+                }
+                noteWindow()
+                var guardSteps = 0
+                while viewport.rowsAbove > 0 && guardSteps < 1000 {
+                    guardSteps += 1
+                    let step = viewport.scrollUp(by: max(1, size - 1))
+                    noteWindow()
+                    for id in step.becameVisible {
+                        #expect((shownRows[id]?.count ?? 0) == (heights[id] ?? 1), "\(id) read only after all its rows (size \(size))")
+                    }
+                    read.formUnion(step.becameVisible)
+                }
+                #expect(read == Set(ids), "size \(size), tall \(tall): every message read after paging to the top")
+            }
+        }
     }
 
     @Test("Resize: a taller screen at the bottom shows older messages (they become visible); a shorter one reads nothing")

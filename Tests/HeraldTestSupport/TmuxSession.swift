@@ -26,6 +26,12 @@ public final class TmuxSession {
         if enter { try tmuxCommand(["send-keys", "-t", "main", "Enter"]) }
     }
 
+    /// Pastes `text` as a terminal does: bracketed (`ESC [200~ … ESC [201~`) when the program asked for it.
+    public func paste(_ text: String) throws {
+        try tmuxCommand(["set-buffer", "-b", "herald-paste", text])
+        try tmuxCommand(["paste-buffer", "-p", "-d", "-b", "herald-paste", "-t", "main"])
+    }
+
     /// Presses a key by tmux name (`C-c`, `Up`).
     public func key(_ name: String) throws { try tmuxCommand(["send-keys", "-t", "main", name]) }
 

@@ -45,7 +45,8 @@ extension ClientCore {
         let cached = threads[conversation]?.ids ?? []
         noteOpenedUnread(conversation)
         let opened = ThreadViewport.open(
-            conversation: conversation, messageIDs: cached, size: viewportRows(conversation), heights: viewportHeights(conversation))
+            conversation: conversation, messageIDs: cached, size: viewportRows(conversation), heights: viewportHeights(conversation),
+            leads: viewportLeads(conversation), isShown: !threadCovered)
         scene = .thread(conversation)
         sceneBeforeBackground = scene
         viewport = opened.viewport
@@ -77,7 +78,7 @@ extension ClientCore {
         scene = target ?? sceneBeforeBackground
         if scene.conversation == nil { viewport = nil }
         applyToastEvents(toasts.handle(.sceneChanged(scene), now: now))
-        if var viewport, scene.conversation == viewport.conversation {
+        if var viewport, scene.conversation == viewport.conversation, !threadCovered {
             let change = viewport.setShown(true)
             self.viewport = viewport
             markVisible(change.becameVisible)
@@ -95,9 +96,8 @@ extension ClientCore {
         let change: ViewportChange
         switch move {
         case .up(let count):
-            let firstIndex = viewport.visibleIDs.first.flatMap { viewport.messageIDs.firstIndex(of: $0) } ?? 0
             let conversation = viewport.conversation
-            if count > firstIndex, threads[conversation]?.hasOlder ?? false, connected {
+            if count > viewport.rowsAbove, threads[conversation]?.hasOlder ?? false, connected {
                 let oldest = threads[conversation]?.messages.first?.id
                 request(.history(conversation: conversation, before: oldest, limit: min(200, max(pageSize, count))),
                         purpose: .history(conversation: conversation, mode: .older(scroll: count, answers: true)))
@@ -153,26 +153,37 @@ extension ClientCore {
             return
         }
         var visible: [String] = []
-        if case .open = mode { placeDivider() }
+        switch mode {
+        case .open:
+            // The newest page is here: count the unread back from its newest message, not from a stale cache.
+            if openedUnread?.conversation == conversation {
+                openedUnread?.countedFrom = nil
+                openedUnread?.settled = false
+            }
+            placeDivider()
+        case .older: placeDivider()
+        case .refresh: break
+        }
         let rows = viewportRows(conversation)
         let heights = viewportHeights(conversation)
+        let leads = viewportLeads(conversation)
         switch mode {
         case .open(let reveal, _):
             let opened = ThreadViewport.open(conversation: conversation, messageIDs: cache.ids, size: rows, heights: heights,
-                                             isShown: scene.isViewing(conversation))
-            let before = Set(viewport.visibleIDs)
+                                             leads: leads, isShown: scene.isViewing(conversation) && !threadCovered)
+            let before = Set(viewport.readIDs)
             viewport = opened.viewport
             visible = opened.change.becameVisible.filter { !before.contains($0) }
             if let reveal, let change = viewport.reveal(reveal) { visible += change.becameVisible.filter { !before.contains($0) } }
         case .older(let count, _):
-            visible += viewport.resize(size: rows, heights: heights).becameVisible
+            visible += viewport.resize(size: rows, heights: heights, leads: leads).becameVisible
             visible += viewport.prependOlder(cache.ids).becameVisible
             visible += viewport.scrollUp(by: count).becameVisible
         case .refresh:
             // Only messages newer than the window's last known one are new here; resumed events usually brought them.
             let known = Set(viewport.messageIDs)
             let lastKnown = cache.ids.lastIndex { known.contains($0) } ?? -1
-            visible += viewport.resize(size: rows, heights: heights).becameVisible
+            visible += viewport.resize(size: rows, heights: heights, leads: leads).becameVisible
             for (index, id) in cache.ids.enumerated() where index > lastKnown { visible += viewport.append(id).becameVisible }
         }
         self.viewport = viewport

@@ -14,7 +14,9 @@ extension ClientCore {
         var title = ""
         var members: [String] = []
         var pending: [ScreenModel.PendingLine] = []
+        var window: (skip: Int, rows: Int?) = (0, nil)
         if let viewport {
+            if screenGeometry != nil { window = (viewport.skippedRows, viewport.size) }
             let visible = Set(viewport.visibleIDs)
             lines = threadLines(viewport.conversation).filter { visible.contains($0.id) }
             title = directory.title(of: viewport.conversation, me: user)
@@ -27,6 +29,8 @@ extension ClientCore {
             bellBadgeText: bell.badgeText, bellItems: bell.items, thread: lines, atBottom: viewport?.isAtBottom ?? true,
             newBelow: viewport?.newBelow ?? 0, toast: scene.isForeground ? toasts.visible : nil, toastSecondsLeft: remaining,
             pendingPushes: pushes.count, threadTitle: title, threadMembers: members, pending: pending)
+        model.threadSkipRows = window.skip
+        model.threadRows = window.rows
         addTypingAndPresence(to: &model)
         // Others' text as drawable text, before a presenter measures or wraps it.
         return model.drawable
@@ -50,6 +54,16 @@ extension ClientCore {
         return threads[viewport.conversation]?.messages.last { $0.sender == user && $0.unsent != true }?.id
     }
 
-    /// How many messages the viewport shows (a page for PageUp/PageDown).
-    public var viewportMessageCount: Int { viewport?.visibleIDs.count ?? 0 }
+    /// Sends to any conversation the server has not acknowledged (in flight or queued while offline): quitting
+    /// now would lose them, since the queue lives only in this process.
+    public var unsentCount: Int {
+        (inFlight.values.map(\.0) + deferred.map(\.0)).filter { if case .send = $0 { true } else { false } }.count
+    }
+
+    /// A page for PageUp/PageDown: on a screen, the thread area's rows less one kept for context (so a message
+    /// taller than the area is read piece by piece, U2); without one, the messages shown less one.
+    public var viewportPage: Int {
+        guard let viewport else { return 1 }
+        return max(1, (screenGeometry == nil ? viewport.visibleIDs.count : viewport.size) - 1)
+    }
 }

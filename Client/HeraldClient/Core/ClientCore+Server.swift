@@ -307,7 +307,9 @@ extension ClientCore {
         if var viewport, viewport.conversation == message.conversation {
             // The thread keeps its ids even while the app is in the background; only a shown thread makes them visible.
             // On a screen the new message's rows are known before it joins the window.
-            let sized = screenGeometry == nil ? [] : viewport.resize(size: viewportRows(message.conversation), heights: viewportHeights(message.conversation)).becameVisible
+            let sized = screenGeometry == nil ? [] : viewport.resize(
+                size: viewportRows(message.conversation), heights: viewportHeights(message.conversation),
+                leads: viewportLeads(message.conversation)).becameVisible
             let change = viewport.append(message.id)
             self.viewport = viewport
             if outcome.presentation == .inline { markVisible(sized + change.becameVisible) }

@@ -7,10 +7,14 @@ public struct ScreenGeometry: Equatable, Sendable {
     public var width: Int
     /// Rows below the thread's title line available to messages, pending sends and the "new messages" line.
     public var rows: Int
+    /// Something is drawn over the thread area (the help screen): nothing of the thread is on screen, so nothing
+    /// becomes visible (U2) until it is gone.
+    public var threadCovered: Bool
 
-    public init(width: Int, rows: Int) {
+    public init(width: Int, rows: Int, threadCovered: Bool = false) {
         self.width = width
         self.rows = rows
+        self.threadCovered = threadCovered
     }
 }
 
@@ -21,6 +25,12 @@ struct OpenedUnread: Sendable {
     var count: Int
     /// The first of them, once the messages are loaded.
     var divider: String?
+    /// The newest message when the divider was first placed: the unread ones are counted back from it, so messages
+    /// arriving later do not move the divider.
+    var countedFrom: String?
+    /// Whether the divider is at the real first unread message; false while fewer messages than were unread are
+    /// loaded (it then sits on the oldest loaded one and moves when older pages arrive).
+    var settled = false
 }
 
 extension ClientCore {
@@ -32,6 +42,21 @@ extension ClientCore {
         guard geometry != screenGeometry else { return }
         screenGeometry = geometry
         relayoutThread()
+        applyThreadShown()
+    }
+
+    /// Whether something covers the thread area now.
+    var threadCovered: Bool { screenGeometry?.threadCovered ?? false }
+
+    /// Shows or hides the open thread's viewport as the screen covers or uncovers it; what uncovering brings on
+    /// screen is read (U2).
+    mutating func applyThreadShown() {
+        guard var viewport else { return }
+        let shown = scene.isViewing(viewport.conversation) && !threadCovered
+        guard shown != viewport.isShown else { return }
+        let change = viewport.setShown(shown)
+        self.viewport = viewport
+        markVisible(change.becameVisible)
     }
 
     /// Rows (or, without a screen, messages) the viewport of `conversation` holds.
@@ -52,11 +77,19 @@ extension ClientCore {
         return heights
     }
 
+    /// Rows at the top of messages of `conversation` that only decorate them (the "new" divider): empty without a
+    /// screen.
+    func viewportLeads(_ conversation: String) -> [String: Int] {
+        guard screenGeometry != nil, openedUnread?.conversation == conversation, let divider = openedUnread?.divider else { return [:] }
+        return [divider: 1]
+    }
+
     /// Re-sizes the viewport to the screen and the current messages; what that brings on screen is read (U2/U3).
     mutating func relayoutThread() {
         guard screenGeometry != nil, var viewport else { return }
         let wasAtBottom = viewport.isAtBottom
-        let change = viewport.resize(size: viewportRows(viewport.conversation), heights: viewportHeights(viewport.conversation))
+        let change = viewport.resize(
+            size: viewportRows(viewport.conversation), heights: viewportHeights(viewport.conversation), leads: viewportLeads(viewport.conversation))
         self.viewport = viewport
         if scene.isViewing(viewport.conversation) { markVisible(change.becameVisible) }
         if viewport.isAtBottom != wasAtBottom { reportScene() }
@@ -108,18 +141,23 @@ extension ClientCore {
         placeDivider()
     }
 
-    /// Puts the divider above the oldest unread message once the thread's messages are loaded.
+    /// Puts the divider above the oldest unread message once the thread's messages are loaded. With more unread
+    /// messages than the first page holds, it sits on the oldest loaded one until older pages reach the real one.
     mutating func placeDivider() {
-        guard var opened = openedUnread, opened.divider == nil, opened.count > 0,
-              let messages = threads[opened.conversation]?.messages, !messages.isEmpty else { return }
+        guard var opened = openedUnread, !opened.settled, opened.count > 0,
+              let cache = threads[opened.conversation], !cache.messages.isEmpty else { return }
+        let messages = cache.messages
+        if opened.countedFrom == nil { opened.countedFrom = messages.last?.id }
+        let end = messages.lastIndex { $0.id == opened.countedFrom } ?? messages.count - 1
         var remaining = opened.count
-        for message in messages.reversed() where message.sender != user {
+        for message in messages[...end].reversed() where message.sender != user {
             remaining -= 1
             if remaining == 0 {
                 opened.divider = message.id
                 break
             }
         }
+        opened.settled = remaining == 0 || !cache.hasOlder
         if remaining > 0 { opened.divider = messages.first { $0.sender != user }?.id }
         openedUnread = opened
     }

@@ -6,11 +6,18 @@ public enum Key: Equatable, Sendable {
     case left, right, up, down, home, end, pageUp, pageDown
     /// Ctrl plus a letter, as the lowercase letter (`Ctrl-C` is `.control("c")`).
     case control(Character)
+    /// A bracketed paste (`ESC [200~ … ESC [201~`): the pasted text whole, line breaks included.
+    case paste(String)
+    /// Alt (Meta) plus a key: the character it types (`Alt-1` is `.alt("1")`, Alt-Backspace `.alt("\u{7F}")`,
+    /// Alt-Enter `.alt("\r")`).
+    case alt(Character)
 }
 
 /// Turns the bytes a terminal sends into keys, sans-IO. Escape sequences (CSI `ESC [ … final`, SS3 `ESC O x`) become
-/// their keys; an Esc followed by anything else is Esc and then that key, never a swallowed byte; a lone Esc at the end
-/// of a read is Esc (terminals send a whole sequence in one write). UTF-8 split across reads is joined.
+/// their keys; Esc and one character that make up the whole read (or are followed by another Esc, as a held Alt key
+/// repeats) are Alt plus that character, as terminals send Alt-x in one write; an Esc followed by anything else is Esc
+/// and then that key, never a swallowed byte (an Esc pressed and text typed after it may reach one read); a lone Esc
+/// at the end of a read is Esc. UTF-8 split across reads is joined.
 public struct KeyDecoder: Sendable {
     /// Bytes of an unfinished sequence or character, kept for the next read.
     private var pending: [UInt8] = []
@@ -41,12 +48,27 @@ public struct KeyDecoder: Sendable {
                 let next = input[index + 1]
                 if next == UInt8(ascii: "[") {
                     guard let end = input[(index + 2)...].firstIndex(where: { (0x40...0x7E).contains($0) }) else { break scan }
+                    if input[(index + 2)..<end].elementsEqual(Self.pasteStart), input[end] == UInt8(ascii: "~") {
+                        // The paste is taken whole once its end marker is here; until then it waits (bounded).
+                        guard let close = Self.find(Self.pasteEnd, in: input, from: end + 1) else {
+                            guard input.count - index > Self.maxPaste else { break scan }
+                            keys.append(.paste(String(decoding: input[(end + 1)...], as: UTF8.self)))
+                            index = input.count
+                            break
+                        }
+                        keys.append(.paste(String(decoding: input[(end + 1)..<close], as: UTF8.self)))
+                        index = close + Self.pasteEnd.count
+                        continue
+                    }
                     if let key = Self.csi(parameters: Array(input[(index + 2)..<end]), final: input[end]) { keys.append(key) }
                     index = end + 1
                 } else if next == UInt8(ascii: "O") {
                     guard index + 2 < input.count else { break scan }
                     if let key = Self.ss3(input[index + 2]) { keys.append(key) }
                     index += 3
+                } else if let (character, length) = Self.altCharacter(input, at: index + 1) {
+                    keys.append(.alt(character))
+                    index += 1 + length
                 } else {
                     keys.append(.escape)
                     index += 1
@@ -81,6 +103,40 @@ public struct KeyDecoder: Sendable {
         flushText()
         pending = Array(input[index...])
         return keys
+    }
+
+    /// The parameters of the CSI that starts a bracketed paste (`ESC [200~`), and the sequence that ends it.
+    private static let pasteStart = Array("200".utf8)
+    private static let pasteEnd = Array("\u{1B}[201~".utf8)
+    /// A paste whose end never comes is taken as it is beyond this many bytes, so memory stays bounded.
+    public static let maxPaste = 1 << 20
+
+    /// The index of the first `needle` in `input` at or after `start`.
+    private static func find(_ needle: [UInt8], in input: [UInt8], from start: Int) -> Int? {
+        guard !needle.isEmpty, input.count >= needle.count, start <= input.count - needle.count else { return nil }
+        for candidate in start...(input.count - needle.count) where input[candidate] == needle[0] {
+            if input[candidate..<(candidate + needle.count)].elementsEqual(needle) { return candidate }
+        }
+        return nil
+    }
+
+    /// The character after an Esc at `start` and its length in bytes, when Esc and it are an Alt key: a printable
+    /// character, DEL (Alt-Backspace) or a line break (Alt-Enter) that ends the read or is followed by another Esc.
+    private static func altCharacter(_ input: [UInt8], at start: Int) -> (Character, Int)? {
+        let byte = input[start]
+        let length: Int
+        switch byte {
+        case 0x20...0x7F, 0x0D, 0x0A: length = 1
+        case 0xC0...0xDF: length = 2
+        case 0xE0...0xEF: length = 3
+        case 0xF0...0xF7: length = 4
+        default: return nil
+        }
+        let end = start + length
+        guard end <= input.count, end == input.count || input[end] == 0x1B else { return nil }
+        let text = String(decoding: input[start..<end], as: UTF8.self)
+        guard text.count == 1, let character = text.first else { return nil }
+        return (character, length)
     }
 
     /// `ESC [ parameters final`: arrows, Home/End, Delete, PageUp/PageDown (modifiers such as `1;5` are ignored).

@@ -104,9 +104,14 @@ public struct LineEditor: Sendable {
         cursor = characters.count
     }
 
-    /// What fits in `width` columns, scrolled so the cursor is visible, and the cursor's column in it.
+    /// How a line break inside the text (Alt-Enter) is shown on the one-row input line.
+    public static let lineBreakMark: Character = "↵"
+
+    /// What fits in `width` columns, scrolled so the cursor is visible, and the cursor's column in it. A line break
+    /// shows as ``lineBreakMark``.
     public func view(width: Int) -> (text: String, cursorColumn: Int) {
         let width = max(2, width)
+        let characters = characters.map { $0 == "\n" ? Self.lineBreakMark : $0 }
         var start = 0
         var columnsBeforeCursor = DisplayWidth.of(String(characters[..<cursor]))
         // Leave one column for the cursor at the end; scroll by whole characters.

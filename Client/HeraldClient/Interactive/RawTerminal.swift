@@ -26,7 +26,8 @@ enum RawTerminal {
         atexit { RawTerminal.restore() }
         // Autowrap off (DECAWM): a row that a terminal draws wider than it was counted (an emoji sequence it does not
         // join) is cut at the right edge instead of running onto the next row's cells.
-        write("\u{1B}[?1049h\u{1B}[?7l\u{1B}[H\u{1B}[2J")
+        // Bracketed paste (2004): a paste arrives marked, so its line breaks are not Enter presses.
+        write("\u{1B}[?1049h\u{1B}[?7l\u{1B}[?2004h\u{1B}[H\u{1B}[2J")
         return true
     }
 
@@ -34,7 +35,7 @@ enum RawTerminal {
     static func restore() {
         guard rawModeActive else { return }
         rawModeActive = false
-        let leave: StaticString = "\u{1B}[?7h\u{1B}[?1049l\u{1B}[?25h"
+        let leave: StaticString = "\u{1B}[?2004l\u{1B}[?7h\u{1B}[?1049l\u{1B}[?25h"
         _ = Glibc.write(1, leave.utf8Start, leave.utf8CodeUnitCount)
         tcsetattr(0, TCSAFLUSH, &savedSettings)
     }

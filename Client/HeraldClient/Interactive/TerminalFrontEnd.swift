@@ -30,8 +30,19 @@ final class TerminalFrontEnd: ClientFrontEnd {
     private var pageSize = 1
     /// The composer's text when it was last looked at for typing reports (E1).
     private var composerSeen = ""
-    /// Commands waiting for a yes (`/sign-out`, `/leave`): `y` runs them, any other key drops them.
+    /// Commands waiting for a yes (`/sign-out`, `/leave`, quitting with unsent text): `y` runs them, any other key drops them.
     private var awaitingConfirmation: (question: String, commands: [String])?
+    /// A yes to the waiting question also empties the composer (its text went into the commands).
+    private var confirmationTakesComposer = false
+    /// Esc was pressed once with text in the composer: a second Esc right after clears it (one Esc never loses text).
+    private var escapeArmed = false
+    /// Unsent composer text of the conversations not open now (keyed by conversation id; "" for the other scenes):
+    /// each conversation keeps its own draft.
+    private var drafts: [String: String] = [:]
+    /// The conversation (or "") whose draft the composer holds.
+    private var draftKey = ""
+    /// Sends the server has not acknowledged, at the last redraw.
+    private var unsent = 0
 
     /// Fixed rows around the scene: header, two toast rows, two rules, notice, status and input.
     static let chromeRows = 8
@@ -64,15 +75,23 @@ final class TerminalFrontEnd: ClientFrontEnd {
         if let commands = awaitingConfirmation?.commands {
             // The question is answered by this key, which does nothing else: only `y` says yes (the default is no).
             awaitingConfirmation = nil
+            let takesComposer = confirmationTakesComposer
+            confirmationTakesComposer = false
             if case .text(let text) = key, text == "y" || text == "Y" {
                 notice = ""
+                if commands == Self.quitCommands { inputEnded = true }
+                if takesComposer { editor.replace(with: "") }
                 return commands
             }
             notice = "cancelled: nothing was done"
-            // Ctrl-C still quits; any other key (another Ctrl key included) only answered the question.
+            // Ctrl-C still quits; any other key (another Ctrl key included) only answered the question. Ctrl-C on the
+            // quit question itself is the second Ctrl-C people press to mean "yes, quit".
             guard case .control("c") = key else { return [] }
+            if commands == Self.quitCommands { return quitNow() }
         }
         let scene = context.scene
+        let escapeWasArmed = escapeArmed
+        escapeArmed = false
         switch key {
         case .text(let text):
             // A pasted C1 control would be drawn one column wider than the line's cursor counts: it is not text.
@@ -119,21 +138,103 @@ final class TerminalFrontEnd: ClientFrontEnd {
             if showingHelp {
                 showingHelp = false
             } else if !editor.isEmpty {
-                editor.replace(with: "")
+                if escapeWasArmed {
+                    editor.replace(with: "")
+                    notice = ""
+                } else {
+                    escapeArmed = true
+                    notice = "Esc again clears the line"
+                }
             } else if scene != .list && scene.isForeground {
                 return ["open list"]
             }
         case .control(let letter):
             return control(letter)
+        case .alt(let character):
+            return alt(character)
+        case .paste(let text):
+            return paste(text)
         }
         return []
     }
 
+    /// A bracketed paste: one line goes into the composer (not sent: Enter sends it); several lines are one message,
+    /// sent with what was typed before them after a y/N question that says how many lines, never line by line.
+    private func paste(_ pasted: String) -> [String] {
+        // CR LF, CR and LF are one line break each; other controls are not text (a tab is a space).
+        var scalars = String.UnicodeScalarView()
+        var afterCR = false
+        for scalar in pasted.unicodeScalars {
+            defer { afterCR = scalar == "\r" }
+            if scalar == "\n" && afterCR { continue }
+            if scalar == "\r" || scalar == "\n" {
+                scalars.append("\n")
+            } else if scalar == "\t" {
+                scalars.append(" ")
+            } else if !TerminalText.isControl(scalar) {
+                scalars.append(scalar)
+            }
+        }
+        var text = String(scalars)
+        while text.hasSuffix("\n") { text.removeLast() }
+        guard text.contains("\n") else {
+            editor.insert(text)
+            return []
+        }
+        guard let open = context.scene.conversation else {
+            notice = "a paste of several lines is sent in a conversation: open one first"
+            return []
+        }
+        let message = editor.text + text
+        let lines = message.split(separator: "\n", omittingEmptySubsequences: false).count
+        awaitingConfirmation = ("Send the \(lines) pasted lines as one message? (y/N)", ["send \(open) \(message)"])
+        confirmationTakesComposer = true
+        return []
+    }
+
+    /// Alt plus a key: Alt-1…9 open the list's first nine conversations (as irssi switches windows), Alt-Backspace
+    /// deletes a word, Alt-Enter starts a new line in the message; other Alt keys do nothing (and never touch the
+    /// composer).
+    private func alt(_ character: Character) -> [String] {
+        if character == "\r" || character == "\n" {
+            editor.insert("\n")
+            return []
+        }
+        if let digit = character.wholeNumberValue, (1...9).contains(digit), character.isASCII {
+            guard context.conversations.indices.contains(digit - 1) else { return [] }
+            selectedRow = digit - 1
+            return ["open thread \(context.conversations[digit - 1].id)"]
+        }
+        if character == "\u{7F}" { editor.deleteWordBackward() }
+        return []
+    }
+
+    /// What a quit runs once agreed.
+    private static let quitCommands = ["quit"]
+
+    /// Ctrl-C, Ctrl-D on an empty line, `/quit`: quits at once when nothing would be lost, else asks (y/N) first.
+    private func quit() -> [String] {
+        let draft = !editor.isEmpty || drafts.values.contains { !$0.isEmpty }
+        guard unsent > 0 || draft else { return quitNow() }
+        var lost: [String] = []
+        if unsent > 0 { lost.append("\(unsent) unsent message\(unsent == 1 ? "" : "s")") }
+        if draft { lost.append("a draft") }
+        awaitingConfirmation = ("Quit? \(lost.joined(separator: " and ")) will be lost. (y/N)", Self.quitCommands)
+        return []
+    }
+
+    private func quitNow() -> [String] {
+        inputEnded = true
+        return Self.quitCommands
+    }
+
     private func control(_ letter: Character) -> [String] {
         switch letter {
-        case "c", "d":  // leave cleanly
-            inputEnded = true
-            return ["quit"]
+        case "c": return quit()
+        case "d":
+            // Ctrl-D quits only from an empty line; with text it deletes forward, as in a shell.
+            if editor.isEmpty { return quit() }
+            editor.deleteForward()
         case "u": editor.deleteToStart()
         case "w": editor.deleteWordBackward()
         case "k": editor.deleteToEnd()
@@ -153,6 +254,8 @@ final class TerminalFrontEnd: ClientFrontEnd {
     /// A typed line: a message, a command, or help.
     private func run(_ line: String) -> [String] {
         switch ChatInput.interpret(line, in: context) {
+        case .commands(let commands) where commands == Self.quitCommands:
+            return quit()
         case .commands(let commands):
             if let first = commands.first, first.hasPrefix("dm ") || first.hasPrefix("group ") { openAnswer = true }
             notice = ""
@@ -235,7 +338,7 @@ final class TerminalFrontEnd: ClientFrontEnd {
         guard active else { return nil }
         let (width, height) = RawTerminal.size()
         // The thread's title takes one row of the scene.
-        return ScreenGeometry(width: width, rows: max(1, height - Self.chromeRows - 1))
+        return ScreenGeometry(width: width, rows: max(1, height - Self.chromeRows - 1), threadCovered: showingHelp)
     }
 
     func render(_ core: ClientCore, now: Instant) {
@@ -250,7 +353,9 @@ final class TerminalFrontEnd: ClientFrontEnd {
             users: core.knownPeople, newestFromOthers: core.newestFromOthersInThread,
             newestMine: core.newestMineInThread)
         toastVisible = model.toast != nil
-        pageSize = max(1, core.viewportMessageCount - 1)
+        pageSize = core.viewportPage
+        unsent = core.unsentCount
+        switchDraft(to: model.scene.conversation ?? "")
 
         let presenter = ScenePresenters.presenter(for: model.scene)
         var lines: [String] = []
@@ -265,8 +370,9 @@ final class TerminalFrontEnd: ClientFrontEnd {
         let bodyHeight = max(1, height - Self.chromeRows)
         var body = showingHelp ? ChatInput.helpLines.map { fit($0, width) } : presenter.body(model, width: width, height: bodyHeight)
         if body.count > bodyHeight {
-            // The thread's title stays; the newest rows win (what the viewport counted is what fits).
-            body = model.scene.conversation != nil && !showingHelp ? [body[0]] + body.suffix(bodyHeight - 1) : Array(body.prefix(bodyHeight))
+            // The viewport sizes the thread to fit, so this only cuts what lies below its rows (pending sends, the
+            // "new messages" line): never a row it counted as seen (U2).
+            body = Array(body.prefix(bodyHeight))
         }
         while body.count < bodyHeight { body.append("") }
         lines += body
@@ -294,6 +400,18 @@ final class TerminalFrontEnd: ClientFrontEnd {
         guard frame != lastFrame else { return }
         lastFrame = frame
         RawTerminal.write(frame)
+    }
+
+    /// Keeps the composer's text as the draft of the conversation left and brings back the one of the conversation
+    /// now open.
+    private func switchDraft(to key: String) {
+        guard key != draftKey else { return }
+        drafts[draftKey] = editor.isEmpty ? nil : editor.text
+        editor.replace(with: drafts.removeValue(forKey: key) ?? "")
+        draftKey = key
+        escapeArmed = false
+        // A draft brought back is not typing (E1): only a change the person makes is reported.
+        composerSeen = editor.text
     }
 
     /// The reverse video a presenter puts around the selected row: the only escape sequence a row may hold.

@@ -17,6 +17,10 @@ public struct ScreenModel: Sendable {
     /// Seconds left on the visible toast (T2 countdown).
     public var toastSecondsLeft: Int?
     public var pendingPushes: Int
+    /// Rows of `thread` above the thread area (the first message is scrolled partly past), and the rows of messages
+    /// the area holds (nil: draw them all). A message taller than the area is drawn from any of its rows (U2).
+    public var threadSkipRows = 0
+    public var threadRows: Int?
     /// The open thread's title (the other person's name, or the group's title) and its members' names.
     public var threadTitle: String = ""
     public var threadMembers: [String] = []
@@ -154,15 +158,19 @@ public struct ThreadPresenter: ScenePresenter {
         var lines = [fit("\(model.threadTitle.isEmpty ? conversation : model.threadTitle)\(presence)\(members)", width)]
         if model.thread.isEmpty && model.pending.isEmpty { lines.append("  No messages yet: type one and press Enter.") }
         let pad = String(repeating: " ", count: ThreadLayout.indent)
+        var rows: [String] = []
         for line in model.thread {
-            if line.unreadDividerAbove { lines.append(fit("────── new " + String(repeating: "─", count: max(0, width - 11)), width)) }
+            if line.unreadDividerAbove { rows.append(fit("────── new " + String(repeating: "─", count: max(0, width - 11)), width)) }
             let text = ThreadLayout.textLines(line, width: width)
             let time = Self.clock(line.createdAt, offset: model.utcOffsetSeconds)
             for (index, part) in text.enumerated() {
-                lines.append(index == 0 ? "\(time) \(ThreadLayout.lead(line))\(part)" : pad + part)
+                rows.append(index == 0 ? "\(time) \(ThreadLayout.lead(line))\(part)" : pad + part)
             }
-            if let seen = line.seenBy { lines.append(pad + seen) }
+            if let seen = line.seenBy { rows.append(pad + seen) }
         }
+        // Exactly the rows the viewport has in its window: what it counts as seen is what is drawn (U2).
+        let shown = rows.dropFirst(max(0, model.threadSkipRows))
+        lines += model.threadRows.map { Array(shown.prefix(max(0, $0))) } ?? Array(shown)
         if model.atBottom {
             for pending in model.pending {
                 let text = TextWrap.lines(pending.text + ThreadLayout.pendingMark, first: width - ThreadLayout.indent - 5, rest: width - ThreadLayout.indent)
