@@ -10,14 +10,14 @@ struct Herald: ParsableCommand {
         commandName: "herald", abstract: "Herald chat client (interactive terminal, or JSON-line script mode with --script).",
         version: "herald \(HeraldRelease.version) (protocol \(HeraldProtocolVersion.subprotocol))")
 
-    @Option(help: "Server URL, ws://host:port (or wss://). Default: $HERALD_SERVER.")
+    @Option(help: "Server URL, ws://host:port (or wss://). Default: $HERALD_SERVER, else `server` in the config file ($XDG_CONFIG_HOME/herald/config, else ~/.config/herald/config).")
     var server: String?
 
     @Option(help: "Access token from `herald-server token`. Default: $HERALD_TOKEN.")
     var token: String?
 
     @Option(name: .customLong("token-file"), help: ArgumentHelp(
-        "File holding the access token (trailing newline ignored); keeps it out of ps. Default: $HERALD_TOKEN_FILE.", valueName: "path"))
+        "File holding the access token (trailing newline ignored); keeps it out of ps. Default: $HERALD_TOKEN_FILE, else `token-file` in the config file.", valueName: "path"))
     var tokenFile: String?
 
     @Flag(help: "Script mode: commands on stdin, one JSON object a line on stdout.")
@@ -63,11 +63,30 @@ struct Herald: ParsableCommand {
 
     mutating func run() throws {
         let environment = ProcessInfoEnvironment()
-        guard let serverText = server ?? environment["HERALD_SERVER"], !serverText.isEmpty else {
-            throw ValidationError("missing --server (or HERALD_SERVER)")
+        let serverGiven = server ?? environment["HERALD_SERVER"].flatMap { $0.isEmpty ? nil : $0 }
+        var tokenGiven = try givenToken(environment)
+        // The config file fills in only what flags and variables left out (they override it); it is read only then,
+        // so a broken file does not stand in the way of a command line that says everything.
+        var config = ClientConfigFile()
+        if serverGiven == nil || tokenGiven == nil {
+            do {
+                config = try ClientConfigFile.load { environment[$0] }
+            } catch {
+                throw ValidationError("\(error)")
+            }
+            if tokenGiven == nil, let file = config.tokenFile {
+                do {
+                    tokenGiven = try TokenFile.read(file)
+                } catch {
+                    throw ValidationError("\(error)")
+                }
+            }
         }
-        guard let tokenText = try givenToken(environment), !tokenText.isEmpty else {
-            throw ValidationError("missing --token or --token-file (or HERALD_TOKEN, HERALD_TOKEN_FILE)")
+        guard let serverText = serverGiven ?? config.server, !serverText.isEmpty else {
+            throw ValidationError("missing --server (or HERALD_SERVER, or server in the config file)")
+        }
+        guard let tokenText = tokenGiven, !tokenText.isEmpty else {
+            throw ValidationError("missing --token or --token-file (or HERALD_TOKEN, HERALD_TOKEN_FILE, or token-file in the config file)")
         }
         let address: ServerAddress
         switch ServerAddress.parse(serverText) {

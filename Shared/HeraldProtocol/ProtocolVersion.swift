@@ -7,7 +7,7 @@ public enum HeraldProtocolVersion {
     public static let subprotocol = "herald.v1"
 }
 
-/// The release both programs report with `--version`.
+/// The release: the one version both programs report with `--version` and the server reports in `GET /api/v1/health`.
 public enum HeraldRelease {
     public static let version = "0.7.0"
 }

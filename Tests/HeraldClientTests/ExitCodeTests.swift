@@ -59,6 +59,19 @@ struct ExitCodeTests {
         }
     }
 
+    @Test("One version everywhere: GET /api/v1/health reports the release both binaries' --version say")
+    func oneVersionEverywhere() throws {
+        let server = try TestServer()
+        let port = try #require(server.url.split(separator: ":").last)
+        let health = try runToCompletion("/usr/bin/curl", ["-sS", "http://127.0.0.1:\(port)/api/v1/health"])
+        let body = try #require(try JSONSerialization.jsonObject(with: Data(health.standardOutput.utf8)) as? [String: Any], "\(health.standardOutput)")
+        let version = try #require(body["version"] as? String)
+        for binary in [HeraldBinaries.client, HeraldBinaries.server] {
+            let said = try runToCompletion(binary, ["--version"]).standardOutput
+            #expect(said.split(separator: " ").dropFirst().first.map(String.init) == version, "\(binary): \(said) vs health \(version)")
+        }
+    }
+
     @Test("exit 3: the server refuses the token with 401")
     func refusedToken() throws {
         let server = try TestServer()

@@ -124,7 +124,7 @@ struct APIEndpointTests {
         let client = try APIClient(port: server.port, key: nil)
         let health = try client.request("GET", "/api/v1/health")
         #expect(health.status == 200 && health.object?["status"] as? String == "ok")
-        #expect((health.object?["connections"] as? Int ?? 0) >= 1 && health.object?["version"] as? String == HeraldServerVersion.current)
+        #expect((health.object?["connections"] as? Int ?? 0) >= 1 && health.object?["version"] as? String == HeraldRelease.version)
         #expect(health.object?["uptimeSeconds"] as? Int != nil)
     }
 

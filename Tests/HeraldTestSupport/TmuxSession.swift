@@ -35,6 +35,9 @@ public final class TmuxSession {
     /// Presses a key by tmux name (`C-c`, `Up`).
     public func key(_ name: String) throws { try tmuxCommand(["send-keys", "-t", "main", name]) }
 
+    /// Presses keys and types words in one go (`["one", "Enter", "two", "Enter"]`), as fast as a paste or a fast typist.
+    public func keys(_ names: [String]) throws { try tmuxCommand(["send-keys", "-t", "main"] + names) }
+
     /// Resizes the window, as a person dragging the terminal's corner would.
     public func resize(columns: Int, rows: Int) throws {
         try tmuxCommand(["resize-window", "-t", "main", "-x", String(columns), "-y", String(rows)])

@@ -14,6 +14,9 @@ public struct ClientConfiguration: Sendable {
     /// The Web Push subscription this device registers after it syncs (`--push webpush`), so the server can alert it
     /// while it has no connection (`lock`); nil: alerts only while connected.
     public var pushSubscription: PushRegistration?
+    /// A send the server refuses as `rate_limited` waits and goes out again (the interactive client: a person's paste
+    /// or fast typing must not lose messages); false: the refusal is the answer (the script contract).
+    public var pacesRateLimitedSends = false
 
     public init(user: String, viewportSize: Int = ThreadViewport.defaultSize, toastDuration: Milliseconds = .seconds(3), deviceTag: String) {
         self.user = user

@@ -57,7 +57,7 @@ extension ClientCore {
     /// Sends to any conversation the server has not acknowledged (in flight or queued while offline): quitting
     /// now would lose them, since the queue lives only in this process.
     public var unsentCount: Int {
-        (inFlight.values.map(\.0) + deferred.map(\.0)).filter { if case .send = $0 { true } else { false } }.count
+        (inFlight.values.map(\.0) + deferred.map(\.0) + pacedSends.map(\.0)).filter { if case .send = $0 { true } else { false } }.count
     }
 
     /// A page for PageUp/PageDown: on a screen, the thread area's rows less one kept for context (so a message

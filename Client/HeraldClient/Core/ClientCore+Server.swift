@@ -14,9 +14,12 @@ extension ClientCore {
     // MARK: - Responses
 
     mutating func handle(_ response: ResponseFrame) {
-        guard let id = response.id, let (_, purpose) = inFlight.removeValue(forKey: id) else {
+        guard let id = response.id, let (request, purpose) = inFlight.removeValue(forKey: id) else {
             log("response to an unknown request id \(response.id.map(String.init) ?? "nil")")
             return
+        }
+        if case .send(let clientMessageId, let answers) = purpose, response.error?.code == .rateLimited, configuration.pacesRateLimitedSends {
+            return pace(request, clientMessageId: clientMessageId, answers: answers)
         }
         switch purpose {
         case .sync: synced(response)
@@ -99,6 +102,25 @@ extension ClientCore {
             request(.history(conversation: conversation, before: nil, limit: pageSize), purpose: .history(conversation: conversation, mode: .refresh))
         }
         applyRoute(router.handle(.conversationsLoaded(directory.ordered.map(\.id)), now: now), answers: false)
+    }
+
+    /// How long a send refused as `rate_limited` waits before it goes out again: the server's budget refills within it.
+    static let rateLimitPause = Milliseconds.seconds(1)
+
+    /// A send refused as `rate_limited` waits its turn and goes out again with the same clientMessageId (R4: a retry
+    /// the server took already is answered as a duplicate); the command is answered now as queued.
+    mutating func pace(_ request: ClientRequest, clientMessageId: String, answers: Bool) {
+        if answers { answerQueuedSend(request, clientMessageId: clientMessageId) }
+        pacedSends.append((request, .send(clientMessageId: clientMessageId, answers: false)))
+        if pacedUntil == nil { pacedUntil = now + Self.rateLimitPause }
+    }
+
+    /// The pause is over: the paced sends go out again, oldest first (a new refusal paces them again).
+    mutating func resendPaced() {
+        pacedUntil = nil
+        let waiting = pacedSends
+        pacedSends = []
+        for (request, purpose) in waiting { self.request(request, purpose: purpose) }
     }
 
     mutating func sendAnswered(_ response: ResponseFrame, clientMessageId: String, answers: Bool) {

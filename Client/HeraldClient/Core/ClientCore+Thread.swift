@@ -128,7 +128,7 @@ extension ClientCore {
 
     /// Sends to `conversation` waiting for the server, oldest first (in flight, then queued).
     func pendingSends(in conversation: String) -> [ScreenModel.PendingLine] {
-        let waiting = inFlight.sorted { $0.key < $1.key }.map(\.value) + deferred
+        let waiting = inFlight.sorted { $0.key < $1.key }.map(\.value) + deferred + pacedSends
         return waiting.compactMap { request, _ in
             guard case .send(let target, let clientMessageId, let kind, let text, let imageURL) = request, target == conversation else { return nil }
             return ScreenModel.PendingLine(clientMessageId: clientMessageId, text: kind == .image ? "[image] \(imageURL ?? "")" : text ?? "").drawable

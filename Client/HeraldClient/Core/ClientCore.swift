@@ -74,6 +74,10 @@ public struct ClientCore: Sendable {
     var latestSceneRequest: Int?
     /// Requests waiting for a synced connection, in order; survives reconnects (the outgoing send queue).
     var deferred: [(ClientRequest, Purpose)] = []
+    /// Sends refused as `rate_limited`, in order, waiting until `pacedUntil` to go out again (same clientMessageId,
+    /// R4); later sends wait behind them so the order typed is the order sent.
+    var pacedSends: [(ClientRequest, Purpose)] = []
+    var pacedUntil: Instant?
     var sendCounter = 0
     var lastReportedScene: SceneReport?
     var everSynced = false
@@ -133,7 +137,7 @@ public struct ClientCore: Sendable {
 
     /// The next instant the host must call `tick(now:)` at (toast timers, `sleep`).
     public var nextDeadline: Instant? {
-        [toasts.nextDeadline, active?.sleepUntil, router.nextDeadline, ephemeral.nextDeadline].compactMap { $0 }.min()
+        [toasts.nextDeadline, active?.sleepUntil, router.nextDeadline, ephemeral.nextDeadline, pacedUntil].compactMap { $0 }.min()
     }
 
     /// Takes what the core produced since the last call.
@@ -148,6 +152,7 @@ public struct ClientCore: Sendable {
         applyToastEvents(toasts.tick(now: now))
         if router.nextDeadline.map({ $0 <= now }) ?? false { applyRoute(router.tick(now: now), answers: false) }
         ephemeralTick(now: now)
+        if let until = pacedUntil, until <= now { resendPaced() }
         if let until = active?.sleepUntil, until <= now {
             answerOK()
         }
@@ -199,7 +204,9 @@ public struct ClientCore: Sendable {
 
     /// Sends a request now if the stream is live, else queues it for the next connection.
     mutating func request(_ request: ClientRequest, purpose: Purpose) {
-        if connected {
+        if case .send = purpose, !pacedSends.isEmpty {
+            pacedSends.append((request, purpose))
+        } else if connected {
             emitRequest(request, purpose: purpose)
         } else {
             deferred.append((request, purpose))

@@ -246,6 +246,7 @@ final class TerminalFrontEnd: ClientFrontEnd {
         case "x": if toastVisible { return ["toast swipe"] }
         case "b": return ["open notifications"]
         case "l": lastFrame = ""  // redraw everything
+        case "z": RawTerminal.suspend()  // job control: back to the shell; the continue redraws (RawTerminal)
         default: break
         }
         return []
@@ -388,6 +389,11 @@ final class TerminalFrontEnd: ClientFrontEnd {
         // presenter let through, cut to the width it really takes; only our own escape sequences are added after.
         lines = lines.map { Self.drawable($0, width: width) }
         var frame = ""
+        if RawTerminal.takeResumed() {
+            // Continued after a stop: the shell drew over the screen meanwhile, so all of it is drawn again.
+            lastSize = (0, 0)
+            lastFrame = ""
+        }
         if (width, height) != lastSize {
             lastSize = (width, height)
             frame += "\u{1B}[2J"  // resized: clear what the old layout left

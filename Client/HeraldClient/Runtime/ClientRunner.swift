@@ -78,9 +78,10 @@ public final class ClientRunner {
         var tag: UInt32 = 0
         var generator = SystemRandomNumberGenerator()
         tag = generator.next()
-        let configuration = ClientConfiguration(
+        var configuration = ClientConfiguration(
             user: user, viewportSize: options.viewportSize, toastDuration: options.toastDuration,
             deviceTag: String(tag, radix: 36))
+        configuration.pacesRateLimitedSends = options.interactive
         core = ClientCore(configuration: configuration)
         if options.interactive {
             frontEnd = TerminalFrontEnd()
@@ -159,6 +160,8 @@ public final class ClientRunner {
         let pushIndex = fds.count
         let pushDescriptors = pushEndpoint?.descriptors ?? []
         for fd in pushDescriptors { fds.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0)) }
+        // A continue after a stop wakes the loop; the front end's next render drains it and redraws whole.
+        if RawTerminal.resumeDescriptor >= 0 { fds.append(pollfd(fd: RawTerminal.resumeDescriptor, events: Int16(POLLIN), revents: 0)) }
         let now = MonotonicClock.now()
         let keepAlive = webSocket?.nextDeadline.map(Instant.init(milliseconds:))
         let deadlines = [core.nextDeadline, reconnectAt, handshakeDeadline, frontEnd.nextRedraw(now: now), keepAlive, pushEndpoint?.nextDeadline]
@@ -293,7 +296,7 @@ public final class ClientRunner {
             connecting = true
             handshakeDeadline = now + .seconds(5)
         } catch {
-            failedAttempt("cannot reach \(options.server.host):\(options.server.port): \(error)", now: now)
+            unreachable("cannot reach \(options.server.host):\(options.server.port): \(error)", now: now)
         }
     }
 
@@ -312,7 +315,7 @@ public final class ClientRunner {
         guard let transport else { return }
         if connecting {
             if let error = transport.socket.connectResult() {
-                return failedAttempt("cannot reach \(options.server.host):\(options.server.port): \(error)", now: now)
+                return unreachable("cannot reach \(options.server.host):\(options.server.port): \(error)", now: now)
             }
             guard revents & Int16(POLLOUT) != 0 || revents & Int16(POLLIN) != 0 else { return }
             connecting = false
@@ -416,6 +419,14 @@ public final class ClientRunner {
         }
     }
 
+    /// The server did not answer the connect: a person who started the interactive client waits for it (the server
+    /// may be starting too), retried on the reconnect backoff and shown in the status line; a script exits 4 at start
+    /// as its contract says.
+    private func unreachable(_ reason: String, now: Instant) {
+        if options.interactive { return lost(reason, now: now) }
+        failedAttempt(reason, now: now)
+    }
+
     /// A connection attempt or a live connection failed: exit 4 if nothing ever got through, else back off and retry.
     private func failedAttempt(_ reason: String, now: Instant) {
         if !everOpened {
@@ -455,7 +466,7 @@ public final class ClientRunner {
         }
         let own = dirfd(directory)
         closedir(directory)
-        for fd in descriptors where fd != own { Glibc.close(fd) }
+        for fd in descriptors where fd != own && !RawTerminal.owns(fd) { Glibc.close(fd) }
     }
 
     // MARK: - stderr

@@ -118,8 +118,3 @@ enum APIResponses {
             bellBadgeText: BadgeText.text(for: bellUnread), latest: latest)
     }
 }
-
-/// The version `GET /api/v1/health` reports.
-public enum HeraldServerVersion {
-    public static let current = "0.1.0"
-}

@@ -54,7 +54,7 @@ public final class APIService: HTTPRequestHandler {
         case .health:
             let health = APIResponses.Health(
                 status: "ok", connections: connection.openConnections, uptimeSeconds: Int64(Date().timeIntervalSince(started)),
-                version: HeraldServerVersion.current)
+                version: HeraldRelease.version)  // the one release both binaries report
             return respond(.json(200, health))
         case .openAPI:
             return respond(HTTPResponse(status: 200, headers: [("Content-Type", "application/json")], body: Array(OpenAPIDocument.json.utf8)))
