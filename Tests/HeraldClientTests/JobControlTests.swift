@@ -85,6 +85,6 @@ struct JobControlTests {
         try tmux.waitScreen("the client's whole screen again") { $0.hasPrefix("Herald · alice") && $0.contains("● online") }
         #expect(try alternateScreen(tmux), "back on the alternate screen")
         try tmux.type("/help")
-        try tmux.waitScreen("keys work after the continue") { $0.contains("/quit") }
+        try tmux.waitScreen("keys work after the continue") { $0.contains("Commands start with /") }
     }
 }
