@@ -12,7 +12,9 @@ struct InteractiveResilienceTests {
         let token = try server.token("alice", name: "Alice")
         server.kill()
         let tmux = try TmuxSession(command: "\(HeraldBinaries.client) --server \(server.url) --token \(token); echo EXITED $?; sleep 30")
-        try tmux.waitScreen("offline and retrying in the status line") { $0.contains("○ offline") && $0.contains("Herald · alice") }
+        try tmux.waitScreen("offline and retrying in the status line") {
+            $0.contains("○ offline") && $0.contains("waiting for the server") && $0.contains("Herald · alice")
+        }
         #expect(try !tmux.screen().contains("EXITED"), "the client did not exit")
         try server.restart()
         try tmux.waitScreen("online once the server is up", timeout: .seconds(20)) { $0.contains("● online") }

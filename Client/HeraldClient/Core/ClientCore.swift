@@ -75,7 +75,7 @@ public struct ClientCore: Sendable {
     /// Requests waiting for a synced connection, in order; survives reconnects (the outgoing send queue).
     var deferred: [(ClientRequest, Purpose)] = []
     /// Sends refused as `rate_limited`, in order, waiting until `pacedUntil` to go out again (same clientMessageId,
-    /// R4); later sends wait behind them so the order typed is the order sent.
+    /// R4); sends made meanwhile wait behind them (one already in flight when the refusal came may still land first).
     var pacedSends: [(ClientRequest, Purpose)] = []
     var pacedUntil: Instant?
     var sendCounter = 0

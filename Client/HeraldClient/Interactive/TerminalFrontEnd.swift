@@ -20,6 +20,8 @@ final class TerminalFrontEnd: ClientFrontEnd {
     /// `/dm` and `/group` typed here open their conversation once answered.
     private var openAnswer = false
     private var connection: ConnectionStatus = .connecting
+    /// Whether a connection ever got through (a failure before it is a server not up yet, not a lost connection).
+    private var everOnline = false
     private var lastFrame = ""
     private var lastSize = (columns: 0, rows: 0)
     private var utcOffset = 0
@@ -320,8 +322,11 @@ final class TerminalFrontEnd: ClientFrontEnd {
 
     func connectionChanged(_ status: ConnectionStatus) {
         connection = status
-        // Why it dropped goes on the notice line; the status line keeps to the state.
-        if case .reconnecting(_, let reason) = status { notice = "connection lost: \(reason)" }
+        // Why it dropped goes on the notice line; the status line keeps to the state. Before the first connection
+        // nothing was lost: the server is not up yet, and the client waits for it.
+        if case .reconnecting(_, let reason) = status {
+            notice = everOnline ? "connection lost: \(reason)" : "waiting for the server: \(reason)"
+        }
     }
 
     static func text(_ value: JSONValue?) -> String {
@@ -345,6 +350,7 @@ final class TerminalFrontEnd: ClientFrontEnd {
     func render(_ core: ClientCore, now: Instant) {
         guard active else { return }
         let (width, height) = RawTerminal.size()
+        if core.connected { everOnline = true }
         var model = core.screenModel(now: now)
         selectedRow = min(selectedRow, max(0, model.conversations.count - 1))
         model.selectedRow = model.scene == .list && !model.conversations.isEmpty ? selectedRow : nil
