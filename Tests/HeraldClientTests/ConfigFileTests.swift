@@ -1,4 +1,5 @@
 import Foundation
+@testable import HeraldClient
 import HeraldTestSupport
 import Testing
 
@@ -55,5 +56,18 @@ struct ConfigFileTests {
         let client = try ClientProcess.launch(["--script"], environment: ["XDG_CONFIG_HOME": directory])
         #expect(client.waitForExit() == 2)
         #expect(client.stderrText.contains(directory + "/herald/config:2") && client.stderrText.contains("servr"), "\(client.stderrText)")
+    }
+
+    @Test("The file's rules: comments and blank lines skipped, spaces around '=' ignored, ~/ is the home directory, XDG before HOME")
+    func parsingRules() throws {
+        let text = "  # a comment\n\nserver=ws://h:1\n token-file =  ~/t.token  \r\n"
+        let config = try ClientConfigFile.parse(text, path: "/c", home: "/home/a")
+        #expect(config == ClientConfigFile(server: "ws://h:1", tokenFile: "/home/a/t.token"))
+        #expect(ClientConfigFile.path { ["XDG_CONFIG_HOME": "/x", "HOME": "/h"][$0] } == "/x/herald/config")
+        #expect(ClientConfigFile.path { ["XDG_CONFIG_HOME": "relative", "HOME": "/h"][$0] } == "/h/.config/herald/config")
+        #expect(ClientConfigFile.path { _ in nil } == nil)
+        #expect(throws: ClientConfigFileError(path: "/c", line: 1, cause: "expected `key = value`")) {
+            try ClientConfigFile.parse("server ws://h:1", path: "/c", home: nil)
+        }
     }
 }

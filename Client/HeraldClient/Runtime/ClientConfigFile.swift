@@ -34,11 +34,11 @@ extension ClientConfigFile {
         return nil
     }
 
-    /// Parses `key = value` lines; blank lines and lines starting with `#` are skipped. Unknown keys are refused so a
+    /// Parses `key = value` lines (LF or CRLF: a file written on Windows reads the same); blank lines and lines starting with `#` are skipped. Unknown keys are refused so a
     /// typo does not silently fall back to a default.
     public static func parse(_ text: String, path: String, home: String?) throws(ClientConfigFileError) -> ClientConfigFile {
         var config = ClientConfigFile()
-        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (index, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             let line = raw.trimmingWhitespace()
             if line.isEmpty || line.hasPrefix("#") { continue }
             guard let equals = line.firstIndex(of: "=") else {
@@ -85,7 +85,7 @@ extension ClientConfigFile {
 
 extension StringProtocol {
     fileprivate func trimmingWhitespace() -> String {
-        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" }
+        let isSpace: (Character) -> Bool = { $0.isWhitespace }
         guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else { return "" }
         return String(self[first...last])
     }
