@@ -63,24 +63,18 @@ struct JobControlTests {
         try tmux.waitScreen("a message sent after fg") { $0.contains("You: after the stop") }
     }
 
-    /// The process state letter from /proc (`T`: stopped).
-    private func state(_ pid: pid_t) -> Character? {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else { return nil }
-        return stat[close...].dropFirst(2).first
-    }
-
-    @Test("SIGSTOP, a terminal reset meanwhile, then SIGCONT: the client puts raw mode and the alternate screen back and redraws whole")
+    @Test("SIGSTOP, a terminal reset, then SIGCONT: the continue puts raw mode and the alternate screen back and redraws whole")
     func continueRedraws() throws {
         let server = try TestServer()
         let token = try server.token("alice", name: "Alice")
         let tmux = try TmuxSession(command: "exec \(HeraldBinaries.client) --server \(server.url) --token \(token)")
         try tmux.waitScreen("alice online") { $0.contains("● online") }
         let pid = try #require(pid_t(try tmux.display("#{pane_pid}")))
+        // tmux itself continues a pane's process that stops (only a job-control shell keeps one stopped), so the
+        // stop may be short; the reset below is what the continue has to repair, whenever it comes.
         #expect(kill(pid, SIGSTOP) == 0)
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline, state(pid) != "T" { usleep(20_000) }
-        try tmux.key("-R")  // the terminal reset while the client is stopped: main screen, modes and screen gone
-        try tmux.waitScreen("the client's screen gone") { !$0.contains("● online") }
+        // The terminal reset (tmux has done it when the command returns): main screen, modes and screen gone.
+        try tmux.key("-R")
         #expect(kill(pid, SIGCONT) == 0)
         try tmux.waitScreen("the client's whole screen again") { $0.hasPrefix("Herald · alice") && $0.contains("● online") }
         #expect(try alternateScreen(tmux), "back on the alternate screen")
