@@ -29,7 +29,7 @@ struct InteractiveScreenSafetyTests {
         try tmux.setOption("allow-rename", "on")
         try tmux.setOption("set-clipboard", "on", global: true)
         let before = try outside(tmux)
-        FileManager.default.createFile(atPath: go, contents: nil)
+        #expect(FileManager.default.createFile(atPath: go, contents: nil), "the go file lets the client start")
         try tmux.waitScreen("\(user) online") { $0.contains("● online") }
         return (tmux, before)
     }

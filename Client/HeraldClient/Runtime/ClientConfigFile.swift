@@ -63,21 +63,13 @@ extension ClientConfigFile {
     /// - Throws: ``ClientConfigFileError`` when the file exists but cannot be read or parsed.
     public static func load(environment: (String) -> String?) throws(ClientConfigFileError) -> ClientConfigFile {
         guard let path = path(environment: environment) else { return ClientConfigFile() }
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        if fd < 0 {
-            if errno == ENOENT || errno == ENOTDIR { return ClientConfigFile() }
-            throw ClientConfigFileError(path: path, line: nil, cause: String(cString: strerror(errno)))
-        }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            if count < 0 { throw ClientConfigFileError(path: path, line: nil, cause: String(cString: strerror(errno))) }
-            if count == 0 { break }
-            bytes += buffer[0..<count]
-            if bytes.count > maxBytes { throw ClientConfigFileError(path: path, line: nil, cause: "larger than \(maxBytes) bytes") }
+        let bytes: [UInt8]
+        do { bytes = try SmallFile.read(path, maxBytes: maxBytes) } catch {
+            switch error {
+            case .missing: return ClientConfigFile()
+            case .unreadable(let cause): throw ClientConfigFileError(path: path, line: nil, cause: cause)
+            case .tooLarge: throw ClientConfigFileError(path: path, line: nil, cause: "larger than \(maxBytes) bytes")
+            }
         }
         return try parse(String(decoding: bytes, as: UTF8.self), path: path, home: environment("HOME"))
     }

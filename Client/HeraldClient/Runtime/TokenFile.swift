@@ -17,18 +17,12 @@ public enum TokenFile {
     ///
     /// - Throws: ``TokenFileError`` when the file cannot be read, is too large or holds no token.
     public static func read(_ path: String) throws(TokenFileError) -> String {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw TokenFileError(path: path, cause: String(cString: strerror(errno))) }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            if count < 0 { throw TokenFileError(path: path, cause: String(cString: strerror(errno))) }
-            if count == 0 { break }
-            bytes += buffer[0..<count]
-            if bytes.count > maxBytes { throw TokenFileError(path: path, cause: "larger than \(maxBytes) bytes: not a token file") }
+        var bytes: [UInt8]
+        do { bytes = try SmallFile.read(path, maxBytes: maxBytes) } catch {
+            switch error {
+            case .missing(let cause), .unreadable(let cause): throw TokenFileError(path: path, cause: cause)
+            case .tooLarge: throw TokenFileError(path: path, cause: "larger than \(maxBytes) bytes: not a token file")
+            }
         }
         let whitespace: Set<UInt8> = [UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r")]
         while let last = bytes.last, whitespace.contains(last) { bytes.removeLast() }
