@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # 100,000 live /sync devices on this one machine, in ONE run: how fast they connect, what each costs the server in
-# memory, and how fast a 1,000-member group among them is delivered (issue 21).
+# memory, and how fast a 1,000-member group among them is delivered (the 100,000-device row of BENCHMARKS.md).
 #
 #   .bench/crowd.sh [-o OUTDIR]        (as root it raises the limits below when they are too low; from anywhere)
 #
