@@ -4,10 +4,10 @@ import HeraldBytes
 
 /// One accepted TCP connection, owned by one loop and used only on that loop's thread.
 ///
-/// Writes only queue: the loop sends every connection's queue with one `sendmsg` just before it next waits (style E7);
+/// Writes only queue: the loop sends every connection's queue with one `sendmsg` just before it next waits;
 /// what a handler writes while it is handed this connection's input is sent with one `send` when it returns (the reply
 /// cork, ``EventLoop``'s `corking`). `close` only marks: the descriptor is closed after the current batch of events, so
-/// no descriptor number is reused inside a batch and nothing is freed under a running callback (E6).
+/// no descriptor number is reused inside a batch and nothing is freed under a running callback.
 public final class Connection {
     /// Where the connection lives; every handler call arrives on this loop's thread.
     public let loop: EventLoop
@@ -48,7 +48,7 @@ public final class Connection {
     var isOpenOrDraining: Bool { state == .open || state == .closingAfterFlush }
 
     let binding: ServerBinding
-    /// The TLS filter between socket and handler on a TLS listener; nil for plain TCP (style E8).
+    /// The TLS filter between socket and handler on a TLS listener; nil for plain TCP.
     let tls: TLSTransport?
     var handler: (any ConnectionHandler)?
     var output = WriteQueue()

@@ -1,6 +1,6 @@
 /// The reply cork: what a handler writes to a plain connection while the loop hands it that connection's input is
 /// copied into one loop-wide buffer and sent with one `send` as soon as the handler returns, instead of being queued
-/// for the end of the pass (style E7).
+/// for the end of the pass.
 ///
 /// Why: a request/response connection (an echo, an acknowledgement, an HTTP answer) writes one small reply per
 /// read. Through the write queue each reply took a block from the pool, a place on the pending list, an iovec fill

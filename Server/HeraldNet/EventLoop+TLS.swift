@@ -1,6 +1,6 @@
 import HeraldTLS
 
-/// The TLS side of the read and write paths (style E8). All loop-confined.
+/// The TLS side of the read and write paths. All loop-confined.
 extension EventLoop {
     /// Most plaintext one TLS connection gets per loop pass: one maximal TLS record. A 64 KiB read holds about four
     /// records; the rest is decrypted on later passes (the pending-read list), interleaved with other connections.

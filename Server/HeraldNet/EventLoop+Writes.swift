@@ -2,7 +2,7 @@ import CLinux
 import Glibc
 import HeraldBytes
 
-/// The write path (style E7): writes only queue; the loop flushes every pending connection with one system call
+/// The write path: writes only queue; the loop flushes every pending connection with one system call
 /// just before it waits (several small pieces copied into one buffer, larger ones gathered by `sendmsg`), and arms
 /// EPOLLOUT only for what the kernel did not take.
 extension EventLoop {

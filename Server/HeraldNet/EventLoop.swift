@@ -2,7 +2,7 @@ import CLinux
 import Glibc
 import Synchronization
 
-/// One thread, one epoll instance, and everything that runs on it (style E6).
+/// One thread, one epoll instance, and everything that runs on it.
 ///
 /// **Edge-triggered** epoll for connections, level-triggered for the rest. The loop reads at most one buffer (64 KiB)
 /// per connection per wakeup and moves on, for fairness between connections without "drain until EAGAIN" loops; a
@@ -16,15 +16,15 @@ import Synchronization
 ///
 /// Each pass of the loop:
 /// 1. runs tasks posted from other threads (`execute`): a `Mutex`-protected inbox plus an eventfd;
-/// 2. decrypts what TLS engines still hold from earlier reads (E8), reads again the sockets whose last read filled the
-///    buffer, then writes every connection with queued output, one `sendmsg` each (E7), handling what epoll has
+/// 2. decrypts what TLS engines still hold from earlier reads, reads again the sockets whose last read filled the
+///    buffer, then writes every connection with queued output, one `sendmsg` each, handling what epoll has
 ///    ready every 64 connections of a long flush;
 /// 3. closes connections marked for close, then calls `connectionDidClose`;
 /// 4. waits in `epoll_wait` (without timeout unless writes or reads are still pending) and handles the ready batch;
 /// 5. closes connections marked during the batch. Descriptors are never closed inside a batch (nor inside a flush),
 ///    so no descriptor number is reused while stale events for it may still be in the array.
 ///
-/// A timerfd ticks every `tickMilliseconds` and runs the deadline sweep (E9).
+/// A timerfd ticks every `tickMilliseconds` and runs the deadline sweep.
 ///
 /// `EventLoop` is shared across threads only through `execute`, `now` and `inEventLoop`; everything
 /// else is confined to the loop thread.
@@ -75,7 +75,7 @@ public final class EventLoop: @unchecked Sendable {
     var live = ContiguousArray<Connection>()
     var pendingWrites = ContiguousArray<Connection>()
     var pendingCloses = ContiguousArray<Connection>()
-    /// TLS connections whose engine still holds decrypted bytes epoll cannot report (style E8).
+    /// TLS connections whose engine still holds decrypted bytes epoll cannot report.
     var pendingReads = ContiguousArray<Connection>()
     /// Connections whose last read filled the read buffer: the socket may hold more, and edge-triggered epoll reports
     /// only what arrives after (``Connection/mayHaveMoreInput``).

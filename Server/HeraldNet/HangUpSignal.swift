@@ -1,7 +1,7 @@
 import Glibc
 import Synchronization
 
-/// SIGHUP wiring for certificate reload (style E9: the handler only counts; the work happens elsewhere).
+/// SIGHUP wiring for certificate reload (the handler only counts; the work happens elsewhere).
 ///
 /// The handler increments an atomic counter (lock-free, async-signal-safe) and nothing else. A thread that is
 /// awake anyway (the server's shutdown wait polls every 100 ms) compares ``count`` with the value it last saw and

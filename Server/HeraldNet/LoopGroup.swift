@@ -2,7 +2,7 @@ import Glibc
 import HeraldBytes
 import Synchronization
 
-/// N event loops, one thread each (style E6). Connections are spread over the loops by the kernel
+/// N event loops, one thread each. Connections are spread over the loops by the kernel
 /// (each loop has its own SO_REUSEPORT listener); other threads reach a connection through its loop.
 ///
 /// ```swift

@@ -22,7 +22,7 @@ public struct ServerConfig: Sendable {
     public var maxBytesPerWritePass: Int
     /// How long shutdown waits for handlers' goodbyes to flush before closing what is left. Default 2 s.
     public var shutdownGraceMilliseconds: Int
-    /// Serve TLS with this certificate (style E8): handlers still read and write plaintext. Each accepted connection
+    /// Serve TLS with this certificate: handlers still read and write plaintext. Each accepted connection
     /// uses the context current at accept, so `reload()` changes the certificate for new connections only. nil: plain TCP.
     public var tls: ReloadableTLSContext?
 

@@ -1,7 +1,7 @@
 import CLinux
 import Glibc
 
-/// SIGINT/SIGTERM wiring (style E9): the handler only records the signal and writes to an eventfd
+/// SIGINT/SIGTERM wiring: the handler only records the signal and writes to an eventfd
 /// (both async-signal-safe, in C); all real work happens on the thread that waits (``wait(timeoutMilliseconds:)``). SIGPIPE is
 /// ignored process-wide as a second line of defence behind MSG_NOSIGNAL.
 ///

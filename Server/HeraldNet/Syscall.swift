@@ -9,7 +9,7 @@ enum IOResult<Value> {
     case wouldBlock
 }
 
-/// Runs one raw system call with the discipline every call in HeraldNet follows (style E5):
+/// Runs one raw system call with the discipline every call in HeraldNet follows:
 /// - EINTR is retried;
 /// - EAGAIN/EWOULDBLOCK comes back as `.wouldBlock`;
 /// - EBADF/EFAULT trap, because a closed descriptor or a bad pointer is a HeraldNet bug, never the peer's doing;

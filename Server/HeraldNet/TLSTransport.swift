@@ -1,6 +1,6 @@
 import HeraldTLS
 
-/// A connection's TLS, as a byte filter between its socket and its handler (style E8).
+/// A connection's TLS, as a byte filter between its socket and its handler.
 ///
 /// The handler never sees TLS: the loop feeds each read's ciphertext to the ``TLSEngine`` (memory BIOs, so it
 /// never blocks) and hands the plaintext to `connectionDidRead`; the connection's writes are encrypted into its

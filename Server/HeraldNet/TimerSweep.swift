@@ -1,6 +1,6 @@
 import CLinux
 
-/// The periodic sweep and server lifecycle on a loop (style E9): one timerfd per loop, and each tick
+/// The periodic sweep and server lifecycle on a loop: one timerfd per loop, and each tick
 /// compares every connection's `nextDeadline` with the cached clock. No per-connection timers.
 extension EventLoop {
     func sweep() {

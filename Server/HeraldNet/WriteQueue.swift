@@ -95,7 +95,7 @@ private struct OwnedBytes: ~Copyable {
     }
 }
 
-/// A connection's pending output (style E7): a FIFO of chunks plus ONE offset into the first chunk.
+/// A connection's pending output: a FIFO of chunks plus ONE offset into the first chunk.
 ///
 /// `fill` gathers the chunks into an iovec array for a single `sendmsg`; `consume` advances by what
 /// the kernel took, however it splits across chunks. Loop-confined, never shared.

@@ -2,7 +2,7 @@ import ArgumentParser
 import HeraldProtocol
 import HeraldServer
 
-/// `herald-server`: the Herald sync server. Commands are types (E11): `serve` (default), `token` and `apikey`.
+/// `herald-server`: the Herald sync server. Commands are types: `serve` (default), `token` and `apikey`.
 @main
 struct HeraldServerCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -19,7 +19,7 @@ public enum ClusterSignal: Sendable, Equatable {
     case ephemeral(EphemeralSignal)
 }
 
-/// This node's part of the cluster presence (issue 9): its id, the keys other nodes address its devices by, and
+/// This node's part of the cluster presence (P1-P5 across nodes): its id, the keys other nodes address its devices by, and
 /// the devices whose presence row must be written after the current batch.
 final class ClusterPresence<Device: Hashable> {
     let node: String

@@ -1,4 +1,4 @@
-/// Immutable bytes created once and shared by reference: the unit of fan-out (style E7).
+/// Immutable bytes created once and shared by reference: the unit of fan-out.
 ///
 /// A broadcast frame is encoded once into a `SharedBytes`; every receiver's write queue then holds a
 /// reference to it plus an offset, never a copy (Redis does the same with `replBufBlock`). The memory is

@@ -1,7 +1,7 @@
 import HeraldBytes
 import HeraldWebSocket
 
-/// Compresses a message once for every receiver that shares a compression context (fan-out, style E7).
+/// Compresses a message once for every receiver that shares a compression context (fan-out).
 ///
 /// Receivers whose outgoing direction has no context takeover (``PerMessageDeflate/sharedCompressionWindowBits``
 /// non-nil) decode any message compressed from a fresh context with a window no larger than theirs. So a broadcast

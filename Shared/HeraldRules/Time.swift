@@ -1,4 +1,4 @@
-// Time as a value: every rule in this module takes `now` from its caller, so tests own the clock (style E2).
+// Time as a value: every rule in this module takes `now` from its caller, so tests own the clock.
 
 /// A span of time in whole milliseconds, the resolution every Herald rule is stated in (T2, T3, T6, T7).
 ///

@@ -1,7 +1,7 @@
 import COpenSSL
 import Glibc
 
-/// One connection's TLS, as a byte filter with no IO (style E8): ciphertext in gives plaintext out plus ciphertext
+/// One connection's TLS, as a byte filter with no IO: ciphertext in gives plaintext out plus ciphertext
 /// to send; plaintext written gives ciphertext to send.
 ///
 /// OpenSSL reads from and writes to two memory BIOs that only this type touches, so the engine never blocks and

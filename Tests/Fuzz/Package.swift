@@ -1,5 +1,5 @@
 // swift-tools-version: 6.2
-// libFuzzer harnesses for Herald's parsers (issue 6). A separate package so the root `swift build` / `swift test`
+// libFuzzer harnesses for Herald's parsers (they face the network: no input may trap). A separate package so the root `swift build` / `swift test`
 // never see it. The modules under test are compiled from the root's own source folders through the symlinks in
 // `Modules/` (no product had to be added to the root Package.swift), so every module here is built with the
 // fuzzer's coverage instrumentation. Build and run with `Tests/Fuzz/run.sh`, which passes `-sanitize=fuzzer`

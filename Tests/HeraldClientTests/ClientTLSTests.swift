@@ -48,7 +48,7 @@ struct ClientTestCertificates: Sendable {
     static let shared: Result<ClientTestCertificates, any Error> = Result { try make() }
 }
 
-/// Issue 11: `herald --server wss://…` over TLS (HeraldTLS between the socket and the WebSocket in the poll loop),
+/// `herald --server wss://…` over TLS (HeraldTLS between the socket and the WebSocket in the poll loop),
 /// with permessage-deflate negotiated on top. Real `herald-server --tls-cert/--tls-key` and real `herald` processes.
 @Suite("herald over wss:// (TLS) and permessage-deflate", .serialized)
 struct ClientTLSTests {
@@ -74,7 +74,7 @@ struct ClientTLSTests {
         #expect(texts == [long, "short"], "both messages arrive intact, once, in order")
     }
 
-    @Test("Issue 11: --ca-file with a private CA: wss:// connects (TLS 1.2+), permessage-deflate is negotiated, and messages round-trip both ways")
+    @Test("--ca-file with a private CA: wss:// connects (TLS 1.2+), permessage-deflate is negotiated, and messages round-trip both ways")
     func privateCAWithCompression() throws {
         let certificates = try ClientTestCertificates.shared.get()
         let server = try Self.tlsServer(certificate: certificates.signedCertificate, key: certificates.signedKey)
@@ -94,7 +94,7 @@ struct ClientTLSTests {
         #expect(server.isRunning)
     }
 
-    @Test("Issue 11: --insecure accepts a self-signed certificate; --no-compression offers no extension and still works")
+    @Test("--insecure accepts a self-signed certificate; --no-compression offers no extension and still works")
     func insecureAndNoCompression() throws {
         let certificates = try ClientTestCertificates.shared.get()
         let server = try Self.tlsServer(certificate: certificates.selfSignedCertificate, key: certificates.selfSignedKey)

@@ -2,7 +2,7 @@ import HeraldTestSupport
 import Testing
 
 /// The end-to-end scenarios of HeraldEndToEndTests, run again on two real `herald-server` nodes sharing one
-/// throwaway PostgreSQL database (issue 9: "clients spread over the nodes: same results as one node").
+/// throwaway PostgreSQL database (clients spread over the nodes get the same results as on one node).
 ///
 /// The scenario files here are symlinks to ../HeraldEndToEndTests, so the two runs cannot drift apart; only
 /// Support/World.swift differs: it starts the nodes and connects a world's clients to them in turn. Left out:

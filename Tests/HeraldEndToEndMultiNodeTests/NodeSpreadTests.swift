@@ -5,9 +5,9 @@ import Testing
 extension EndToEnd {
     /// What the symlinked scenarios take for granted here: a world really spreads its clients over the nodes, so
     /// every scenario's messages, reads and pushes cross from one node to the other.
-    @Suite("Issue 9: clients spread over the nodes")
+    @Suite("Clients spread over the nodes")
     struct NodeSpread {
-        @Test("Issue 9: consecutive clients land on different nodes; stopping one node drops only its clients, and messages cross nodes both ways")
+        @Test("Consecutive clients land on different nodes; stopping one node drops only its clients, and messages cross nodes both ways")
         func clientsAlternate() throws {
             let world = try World()
             let alice = try world.connect("alice")  // node 0

@@ -3,7 +3,7 @@ import HeraldTestSupport
 import Testing
 
 extension EndToEnd {
-    /// Issue 10 through the real binaries: what an app's own backend does over /api/v1 reaches `herald --script`
+    /// The backend API (/api/v1) through the real binaries: what an app's own backend does over /api/v1 reaches `herald --script`
     /// devices like anything a user does (curl is the backend's HTTP client).
     @Suite("API: backend calls reach devices")
     struct BackendAPI {

@@ -8,7 +8,7 @@ import Testing
 struct EventLoopAfterEventsTests {
     private final class Token {}
 
-    @Test("E6: work waits until the pass's tasks are all run, runs once per token, and a token may wait again next pass")
+    @Test("Event loop: work waits until the pass's tasks are all run, runs once per token, and a token may wait again next pass")
     func runsOncePerTokenAfterThePass() throws {
         let group = try LoopGroup(threads: 1)
         defer { group.shutdown() }

@@ -10,7 +10,7 @@ extension ServerTests {
         return max(recv(fd, &buffer, buffer.count, Int32(MSG_PEEK | MSG_DONTWAIT)), 0)
     }
 
-    @Test("E7: flushEarly sends a connection's queue inside the pass (the peer holds it before the task returns), and what is queued after still goes out at the pass's end")
+    @Test("Write path: flushEarly sends a connection's queue inside the pass (the peer holds it before the task returns), and what is queued after still goes out at the pass's end")
     func flushEarlySendsBeforeThePassEnds() throws {
         let (server, events, port) = try startEchoServer(threads: 1)
         defer { #expect(stop(server)) }

@@ -39,7 +39,7 @@ extension ServerTests {
         return (server, receivers, sender)
     }
 
-    @Test("E7: a long flush handles what arrived meanwhile: the sender's bytes are read after some receivers are written and before the rest")
+    @Test("Write path: a long flush handles what arrived meanwhile: the sender's bytes are read after some receivers are written and before the rest")
     func longFlushReadsBetweenWrites() throws {
         let writtenWhenRead = Mutex<Int?>(nil)
         let (server, receivers, sender) = try Self.flushWhileTheSenderWrites { _, receiverFDs in
@@ -53,7 +53,7 @@ extension ServerTests {
         for receiver in receivers { #expect(try receiver.receive(exactly: 1) == Array("x".utf8)) }
     }
 
-    @Test("E7: a task posted by a read within a flush still runs (its wakeup is not consumed where the task cannot run)")
+    @Test("Write path: a task posted by a read within a flush still runs (its wakeup is not consumed where the task cannot run)")
     func taskPostedWithinAFlushRuns() throws {
         let ran = Atomic(false)
         let (server, receivers, sender) = try Self.flushWhileTheSenderWrites { connection, _ in

@@ -5,7 +5,7 @@ import Testing
 /// The reply cork (what a handler writes while it is handed a connection's input goes out with one `send` when it
 /// returns): every case in which the cork and the write queue could reorder or lose bytes.
 extension ServerTests {
-    @Test("E7: a reply that does not fit the cork goes behind what the cork held, and later writes behind it")
+    @Test("Write path: a reply that does not fit the cork goes behind what the cork held, and later writes behind it")
     func corkSpillsInOrder() throws {
         let big = (0..<(40 << 10)).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ 5) }
         var options = HandlerOptions()
@@ -21,7 +21,7 @@ extension ServerTests {
         #expect(try client.receive(exactly: 2 + big.count + 3) == Array("ab".utf8) + big + Array("end".utf8))
     }
 
-    @Test("E7: writeNow to the connection whose input is being handled goes behind the corked reply")
+    @Test("Write path: writeNow to the connection whose input is being handled goes behind the corked reply")
     func writeNowWhileCorkedKeepsOrder() throws {
         var options = HandlerOptions()
         options.onRead = { connection in
@@ -38,7 +38,7 @@ extension ServerTests {
     }
 
     @Test(
-        "E7: a close inside the read handler sends the corked reply first when after flush, drops it when not",
+        "Write path: a close inside the read handler sends the corked reply first when after flush, drops it when not",
         arguments: [(afterFlush: true, expected: "last words"), (afterFlush: false, expected: "")]
     )
     func closeInsideReadHandler(afterFlush: Bool, expected: String) throws {
@@ -52,7 +52,7 @@ extension ServerTests {
         #expect(try client.receiveUntilClosed() == Array(expected.utf8))
     }
 
-    @Test("E7: corked bytes count toward the slow-consumer cap")
+    @Test("Write path: corked bytes count toward the slow-consumer cap")
     func corkedBytesCountTowardTheCap() throws {
         var options = HandlerOptions()
         options.onRead = { connection in
@@ -69,7 +69,7 @@ extension ServerTests {
         #expect(try client.receiveUntilClosed() == [])
     }
 
-    @Test("E7: what the kernel does not take of a corked reply is queued and arrives whole, in order")
+    @Test("Write path: what the kernel does not take of a corked reply is queued and arrives whole, in order")
     func corkedReplyPartlySentIsQueued() throws {
         let events = ServerEvents()
         let reply = (0..<15_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 1) }

@@ -4,7 +4,7 @@ import Synchronization
 import Testing
 
 extension ServerTests {
-    @Test("E7: writeNow sends at once what the kernel takes and queues the rest; bytes queued before it go first; all arrive whole and in order")
+    @Test("Write path: writeNow sends at once what the kernel takes and queues the rest; bytes queued before it go first; all arrive whole and in order")
     func writeNowKeepsOrderAndQueuesTheRest() throws {
         let (server, events, port) = try startEchoServer(threads: 1, maxQueuedBytes: 64 << 20)
         defer { #expect(stop(server)) }

@@ -29,7 +29,7 @@ extension ServerTests {
         }
     }
 
-    @Test("E6: a handle whose descriptor was reused by a newer connection is dropped, not delivered")
+    @Test("Event loop: a handle whose descriptor was reused by a newer connection is dropped, not delivered")
     func staleHandleIsDropped() throws {
         let (server, events, port) = try startEchoServer(threads: 1)
         defer { #expect(stop(server)) }
@@ -56,7 +56,7 @@ extension ServerTests {
         #expect(try second.receive(exactly: 1) == Array("?".utf8))
     }
 
-    @Test("E7: a peer that stops reading is closed at the queue cap while another keeps receiving")
+    @Test("Write path: a peer that stops reading is closed at the queue cap while another keeps receiving")
     func slowConsumerIsClosedAtCap() throws {
         let cap = 256 << 10
         let (server, events, port) = try startEchoServer(threads: 1, maxQueuedBytes: cap)

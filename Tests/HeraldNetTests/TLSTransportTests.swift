@@ -7,7 +7,7 @@ import HeraldTestSupport
 import Synchronization
 import Testing
 
-/// HeraldNet's TLS filter (style E8) against blocking HeraldTLS clients: the handler sees only plaintext, the loop
+/// HeraldNet's TLS filter against blocking HeraldTLS clients: the handler sees only plaintext, the loop
 /// never blocks on a handshake, pending plaintext is drained, fan-out reaches TLS and plain peers alike.
 /// Nested in the serialized ``ServerTests``.
 extension ServerTests {

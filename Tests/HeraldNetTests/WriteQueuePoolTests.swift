@@ -5,7 +5,7 @@ import Testing
 @testable import HeraldNet
 
 /// Idle connections hold no output block: a drained block goes back to the thread's pool and the next write of any
-/// connection on that thread reuses it (10k idle connections ≤ 2 KiB each, issue 8).
+/// connection on that thread reuses it (10k idle connections ≤ 2 KiB each, BENCHMARKS.md).
 @Suite("WriteQueue block pool")
 struct WriteQueuePoolTests {
     private func firstIovecBase(_ queue: WriteQueue) -> UnsafeMutableRawPointer? {
@@ -44,7 +44,7 @@ struct WriteQueuePoolTests {
         #expect(pool.freeCount == pooled)
     }
 
-    @Test("E7: small heads between shared bodies fill ONE block (a slice each); the block returns to the pool after its last slice")
+    @Test("Write path: small heads between shared bodies fill ONE block (a slice each); the block returns to the pool after its last slice")
     func headsBetweenSharedFramesShareABlock() throws {
         let pool = OwnedBlockPool.current
         var queue = WriteQueue()

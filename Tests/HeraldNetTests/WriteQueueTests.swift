@@ -26,7 +26,7 @@ struct WriteQueueTests {
         return result
     }
 
-    @Test("E7: small owned writes coalesce into one iovec; shared frames are referenced, not copied")
+    @Test("Write path: small owned writes coalesce into one iovec; shared frames are referenced, not copied")
     func coalescesOwnedAndReferencesShared() {
         var queue = WriteQueue()
         [UInt8]("ab".utf8).withUnsafeBytes { queue.append($0) }
@@ -42,7 +42,7 @@ struct WriteQueueTests {
         #expect(gathered(queue) == Array("abcdFRAME".utf8))
     }
 
-    @Test("E7: partial sends advance one offset across chunk boundaries; byte and iovec caps hold; a header and payload queue as their bytes in order")
+    @Test("Write path: partial sends advance one offset across chunk boundaries; byte and iovec caps hold; a header and payload queue as their bytes in order")
     func randomisedAgainstModel() {
         var generator = SeededGenerator(seed: 0x4845_5241_4C44)
         for _ in 0..<50 {
@@ -103,7 +103,7 @@ struct WriteQueueTests {
         }
     }
 
-    @Test("E7: heads kept in their chunks go out in order before their bodies, also when a send ends inside one; they take no block")
+    @Test("Write path: heads kept in their chunks go out in order before their bodies, also when a send ends inside one; they take no block")
     func inlineHeadsBeforePinnedBodies() throws {
         let pool = OwnedBlockPool.current
         let (small, full) = (pool.freeSmallCount, pool.freeCount)
@@ -132,7 +132,7 @@ struct WriteQueueTests {
         #expect(queue.isEmpty)
     }
 
-    @Test("E7: a frame pinned by the loop lives while any queue holds it and is let go with the last, whether sent or dropped")
+    @Test("Write path: a frame pinned by the loop lives while any queue holds it and is let go with the last, whether sent or dropped")
     func pinnedFrameLifetime() {
         weak var weakPin: LoopPinnedFrame?
         weak var weakFrame: SharedBytes?
@@ -165,7 +165,7 @@ struct WriteQueueTests {
         #expect(gathered(queues[0]) == Array("X".utf8))
     }
 
-    @Test("E7: a held pin is counted once across queues that drain one after another (a fan-out sending each receiver before queueing the next), and goes with the last of the hold and the queues")
+    @Test("Write path: a held pin is counted once across queues that drain one after another (a fan-out sending each receiver before queueing the next), and goes with the last of the hold and the queues")
     func heldPinSurvivesDrainedQueues() {
         weak var weakPin: LoopPinnedFrame?
         var queue = WriteQueue()

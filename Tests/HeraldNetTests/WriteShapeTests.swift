@@ -2,7 +2,7 @@ import Testing
 
 @testable import HeraldNet
 
-/// E7: which system call a pass's write of one connection's queue becomes.
+/// Write path: which system call a pass's write of one connection's queue becomes.
 @Suite("Write shape")
 struct WriteShapeTests {
     let capacity = 64 << 10

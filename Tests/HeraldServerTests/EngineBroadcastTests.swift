@@ -12,7 +12,7 @@ struct EngineBroadcastTests {
         return client
     }
 
-    @Test("E7: a message reaches every other member on both loops, never its sender; members come and go without disturbing the rest")
+    @Test("Write path: a message reaches every other member on both loops, never its sender; members come and go without disturbing the rest")
     func everyOtherMemberGetsIt() throws {
         let server = try ServerHarness.start(["--broadcast", "--threads", "2"])
         defer { server.stop() }

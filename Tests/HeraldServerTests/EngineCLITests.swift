@@ -3,7 +3,7 @@ import HeraldServer
 import HeraldTestSupport
 import Testing
 
-/// `herald-server` as a user runs it (E11): the built binary, its help, flags and HERALD_* variables.
+/// `herald-server` as a user runs it: the built binary, its help, flags and HERALD_* variables.
 @Suite("Engine: herald-server command line")
 struct EngineCLITests {
     /// Runs the binary with `arguments` and returns its exit status and combined output.

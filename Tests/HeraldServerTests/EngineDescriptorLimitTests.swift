@@ -3,7 +3,7 @@ import Glibc
 import HeraldTestSupport
 import Testing
 
-/// E6 trap (style.md): at the open-files limit, accept4 fails with EMFILE while the pending connection stays in
+/// The accept trap at the open-files limit: at that limit, accept4 fails with EMFILE while the pending connection stays in
 /// the kernel's queue, so a level-triggered listener left armed would wake the loop forever. The server must
 /// stop polling the listener for a tick instead, and accept again once a descriptor is free.
 ///
@@ -11,7 +11,7 @@ import Testing
 /// test runner itself would starve every other test running beside this one.
 @Suite("Engine: accept at the descriptor limit")
 struct EngineDescriptorLimitTests {
-    @Test("E6 trap: accept at EMFILE pauses the listener instead of spinning, then resumes")
+    @Test("Accept at EMFILE pauses the listener instead of spinning, then resumes")
     func acceptAtDescriptorLimitDoesNotSpin() throws {
         let server = try ServerHarness.start(["--echo", "--threads", "1", "--tick", "10"])
         defer { server.stop() }

@@ -155,8 +155,8 @@ struct FanOutSequencedEventTests {
         let harness = try Harness(sessions: 3, threads: 1)  // one loop: the three are one run, in this order
         defer { harness.stop() }
         let all = harness.handles
-        // Session 0 first (its run's bytes are kept), session 1 has an answer (the slow way), session 2 is the same
-        // user as session 1 on another device: the same seqs, so its heads are "not new" after session 1's.
+        // The first session first (its run's bytes are kept), the second has an answer (the slow way), the third is the
+        // same user as the second on another device: the same seqs, so its heads are "not new" after the second's.
         let seqs: [[Int64]] = [[5, 6], [7, 8], [7, 8]]
         var batch: [(message: FanOutMessage, sessions: [SessionHandle])] = []
         var expected = [[[UInt8]]](repeating: [], count: all.count)

@@ -7,7 +7,7 @@ import HeraldTestSupport
 import HeraldWebSocket
 import Testing
 
-/// Issue 6: strangers' attacks fail only their own connection. Real binary.
+/// Strangers' attacks fail only their own connection. Real binary.
 @Suite("Hardening: attacks (binary)", .serialized)
 struct HardeningAttackTests {
     @Test("RFC 7692 §8.1 / RFC 6455 §10.4: a compression bomb (16 MiB of zeros in ~16 KiB) fails that connection with 1009; another keeps echoing")

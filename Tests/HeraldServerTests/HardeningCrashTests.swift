@@ -5,7 +5,7 @@ import HeraldProtocol
 import HeraldTestSupport
 import Testing
 
-/// Issue 6 / R4: SIGKILL at random moments while several clients pipeline acknowledged sends. Real binary.
+/// R4: SIGKILL at random moments while several clients pipeline acknowledged sends. Real binary.
 @Suite("Hardening: crash safety (binary)", .serialized)
 struct HardeningCrashTests {
     static let writers = 4

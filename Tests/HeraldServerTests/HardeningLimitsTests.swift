@@ -5,7 +5,7 @@ import HeraldProtocol
 import HeraldTestSupport
 import Testing
 
-/// Issue 6: every limit is a flag (or HERALD_* variable) and says clearly what it refused. Real binary.
+/// Every limit is a flag (or HERALD_* variable) and says clearly what it refused. Real binary.
 @Suite("Hardening: limits (binary)", .serialized)
 struct HardeningLimitsTests {
     @Test("--max-connections: the connection over the limit gets 503 before any upgrade; a freed slot is reusable")

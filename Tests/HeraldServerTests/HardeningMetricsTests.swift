@@ -4,7 +4,7 @@ import HeraldProtocol
 import HeraldTestSupport
 import Testing
 
-/// Issue 6: `GET /metrics` is Prometheus text and its counters follow the traffic. Real binary.
+/// `GET /metrics` is Prometheus text and its counters follow the traffic. Real binary.
 @Suite("Hardening: /metrics (binary)", .serialized)
 struct HardeningMetricsTests {
     @Test("Prometheus text format: every line is # HELP, # TYPE or name{labels} value; histogram buckets are cumulative")

@@ -5,7 +5,7 @@ import HeraldProtocol
 import HeraldTestSupport
 import Testing
 
-/// Issue 6 / R3: a receiver that stops reading is closed once its bounded queue is full, without slowing the others
+/// R3: a receiver that stops reading is closed once its bounded queue is full, without slowing the others
 /// or growing the server, and gets everything it missed, once, when it resumes (page by page). Real binary.
 @Suite("Hardening: slow consumers (binary)", .serialized)
 struct HardeningSlowConsumerTests {

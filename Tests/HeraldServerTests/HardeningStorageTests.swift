@@ -5,7 +5,7 @@ import HeraldProtocol
 import HeraldTestSupport
 import Testing
 
-/// Issue 6: a storage fault. The real fault is a file-size limit (RLIMIT_FSIZE, set on the running server with
+/// A storage fault. The real fault is a file-size limit (RLIMIT_FSIZE, set on the running server with
 /// prlimit(2)): every write that would extend past it fails with EFBIG, exactly like a full disk or quota, and reads
 /// are untouched. (Read-only remounts and tiny tmpfs mounts need privileges a test does not have; chmod does not
 /// stop root.) The server ignores SIGXFSZ so the fault reaches SQLite as a failed write.

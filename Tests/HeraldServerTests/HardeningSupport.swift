@@ -5,7 +5,7 @@ import HeraldProtocol
 import HeraldTestSupport
 import Testing
 
-/// Helpers of the Hardening suites (issue 6): raw HTTP probes from a chosen loopback source address, /metrics
+/// Helpers of the Hardening suites: raw HTTP probes from a chosen loopback source address, /metrics
 /// parsing, the server's resident memory.
 enum Hardening {
     /// alice, synced, in a DM with bob (both minted on `server`): the set-up of the limit tests that send.

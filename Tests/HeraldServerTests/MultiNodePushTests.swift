@@ -5,8 +5,8 @@ import HeraldStorePostgres
 import HeraldTestSupport
 import Testing
 
-/// P1-P5 when a user's devices are spread over several real `herald-server` nodes on one PostgreSQL database
-/// (issue 9): the push decision sees every node's devices, and pushes and their withdrawals reach the node that
+/// P1-P5 when a user's devices are spread over several real `herald-server` nodes on one PostgreSQL database:
+/// the push decision sees every node's devices, and pushes and their withdrawals reach the node that
 /// holds the device.
 @Suite("Multi-node pushes: P1-P5 with a user's devices on different nodes", .serialized,
        .enabled(if: PostgresCluster.binariesAvailable, PostgresCluster.skipReason))

@@ -4,7 +4,7 @@ import HeraldProtocol
 import HeraldTestSupport
 import Testing
 
-/// Issue 9: PostgreSQL restarts under load behind two real `herald-server` nodes. Sends during the outage fail
+/// PostgreSQL restarts under load behind two real `herald-server` nodes. Sends during the outage fail
 /// with `unavailable` and nothing half-stored is acknowledged; the clients retry with the same clientMessageId;
 /// after the restart both nodes reconnect (store and LISTEN connection) and the node that missed notifications
 /// catches its devices up from the stream.

@@ -5,7 +5,7 @@ import HeraldProtocol
 import HeraldTestSupport
 import Testing
 
-/// Several real `herald-server` binaries (ServerHarness) on one throwaway PostgreSQL database (issue 9): a user's
+/// Several real `herald-server` binaries (ServerHarness) on one throwaway PostgreSQL database: a user's
 /// devices on different nodes see exactly what they would see on one node.
 @Suite("Multi-node: several herald-server nodes on one PostgreSQL store", .serialized,
        .enabled(if: PostgresCluster.binariesAvailable, PostgresCluster.skipReason))

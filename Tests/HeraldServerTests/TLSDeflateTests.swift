@@ -27,7 +27,7 @@ struct TLSDeflateTests {
                 ("max_window_bits=9", smallWindows), ("both no_context_takeover, server_max_window_bits=15", both)]
     }()
 
-    /// Chat-like JSON, compressible like real traffic (not random bytes, E10).
+    /// Chat-like JSON, compressible like real traffic (not random bytes).
     static func message(byteCount: Int, seed: Int) -> [UInt8] {
         var text = ""
         var index = seed

@@ -2,7 +2,7 @@ import Foundation
 import HeraldTLS
 import Testing
 
-@Suite("TLS engine: handshake and data in memory (style E8)")
+@Suite("TLS engine: handshake and data in memory")
 struct TLSEngineTests {
     let certificate: TestCertificate
     let serverContext: TLSContext

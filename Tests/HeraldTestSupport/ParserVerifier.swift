@@ -1,5 +1,5 @@
 /// Replays byte-stream inputs into an incremental parser in every way the network could deliver them, so one
-/// fixture proves chunking-independence (style.md E3, after NIO's `ByteToMessageDecoderVerifier` and uWebSockets'
+/// fixture proves chunking-independence (after NIO's `ByteToMessageDecoderVerifier` and uWebSockets'
 /// fuzz helpers).
 ///
 /// Each input is replayed:

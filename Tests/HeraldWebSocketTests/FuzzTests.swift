@@ -2,7 +2,7 @@ import HeraldTestSupport
 import HeraldWebSocket
 import Testing
 
-/// Seeded pseudo-fuzzing (style.md E3): random bytes and random mutations of valid traffic, random chunking.
+/// Seeded pseudo-fuzzing: random bytes and random mutations of valid traffic, random chunking.
 /// The properties: never trap; the result does not depend on chunking; at most one failure, and nothing after it
 /// or after a close; a failure leaves the connection closed with exactly one close frame written.
 @Suite("Seeded fuzz of the connection state machine")

@@ -8,7 +8,7 @@ import Synchronization
 ///
 /// Members are kept per loop, each list touched only on its own loop thread, so joining, leaving and delivering
 /// take no lock. A message is encoded once into a ``SharedBytes``; the sender's loop delivers it inline and every
-/// other loop gets one task per message (E7: one encoding, zero copies per receiver).
+/// other loop gets one task per message (one encoding, zero copies per receiver).
 final class BroadcastHub: Sendable {
     /// One loop's members, each held by one reference the list takes on join and gives back on leave. Named unmanaged
     /// so a broadcast touches no member's reference count: perf of a fan-out to 1,000 had the retain and release of

@@ -31,7 +31,7 @@ final class EngineConnectionHandler: ConnectionHandler {
     init(connection: Connection, context: EngineContext) {
         self.context = context
         let open = context.openConnections.wrappingAdd(1, ordering: .relaxed).newValue
-        // E9: the handshake deadline is a tick stored on the connection; the loop's sweep compares it.
+        // The handshake deadline is a tick stored on the connection; the loop's sweep compares it.
         connection.nextDeadline = connection.loop.now.adding(milliseconds: Int64(context.handshakeTimeoutMs))
         if open > context.maxConnections {
             context.metrics.countRefusal(.maxConnections)

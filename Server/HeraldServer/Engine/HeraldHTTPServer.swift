@@ -225,7 +225,7 @@ public final class HeraldHTTPServer: Sendable {
         let (tlsServer, tls) = state.withLock { ($0.tlsServer, $0.tls) }
         var hangUpsSeen = HangUpSignal.count
         let loops = server.group.loops
-        // The signal handler only wakes an eventfd (E9); a 100 ms poll also notices shutdown() from another thread,
+        // The signal handler only wakes an eventfd; a 100 ms poll also notices shutdown() from another thread,
         // and is the one thread that reports suppressed warnings and the loops' descriptor exhaustion.
         while !state.withLock({ $0.shutdownRequested }) {
             warnings.tick(loops: loops)

@@ -1,7 +1,7 @@
 import HeraldWebSocket
 
 /// Feeds one server-role ``WebSocketStateMachine`` and records everything it reports and writes, checking after
-/// every call that a connection which has failed or closed stays silent (RFC 6455 §7.1.7, style.md E1).
+/// every call that a connection which has failed or closed stays silent (RFC 6455 §7.1.7).
 public struct ConnectionRun {
     public private(set) var connection: WebSocketStateMachine
     public private(set) var events: [WebSocketEvent] = []

@@ -58,7 +58,7 @@ public struct SplitMix64: RandomNumberGenerator {
     }
 }
 
-/// Splits `count` bytes into consecutive ranges of 1...`maxChunk` bytes drawn from `seed` (style.md E3: the first
+/// Splits `count` bytes into consecutive ranges of 1...`maxChunk` bytes drawn from `seed` (the first
 /// fuzz bytes choose the chunking, as uWebSockets' `makeChunked` does).
 public func chunkRanges(count: Int, seed: UInt64, maxChunk: Int) -> [Range<Int>] {
     var generator = SplitMix64(seed: seed)

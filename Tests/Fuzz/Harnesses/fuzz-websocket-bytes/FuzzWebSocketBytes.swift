@@ -5,7 +5,7 @@ import HeraldWebSocket
 ///
 /// Input layout: byte 0 picks the limits and the largest chunk, bytes 1-8 seed the chunking, the rest is what the
 /// client sent. Properties: never traps; the chunked run reports exactly what the whole run does and writes the
-/// same bytes (style.md E3); and ``ConnectionRun/checkInvariants()``.
+/// same bytes; and ``ConnectionRun/checkInvariants()``.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzWebSocketBytes(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     var reader = FuzzReader(fuzzInput(data, size))
