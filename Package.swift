@@ -73,7 +73,7 @@ let package = Package(
             name: "HeraldServer",
             dependencies: [
                 "HeraldNet", "HeraldBytes", "HeraldClock", "HeraldWebSocket", "HeraldDeflate", "HeraldProtocol", "HeraldRules", "HeraldStoreProtocol", "HeraldSync",
-                "HeraldCrypto", "COpenSSL",
+                "HeraldCrypto", "HeraldTLS", "COpenSSL",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Server/HeraldServer",
@@ -99,7 +99,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "HeraldCLI",
-            dependencies: ["HeraldClient", "HeraldProtocol", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["HeraldClient", "HeraldProtocol", "HeraldRules", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Client/HeraldCLI",
             swiftSettings: swiftSettings
         ),
@@ -127,8 +127,8 @@ let package = Package(
             path: "Tests/HeraldRulesTests",
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "HeraldDeflateTests", dependencies: ["HeraldDeflate"], path: "Tests/HeraldDeflateTests", swiftSettings: swiftSettings),
-        .testTarget(name: "HeraldTLSTests", dependencies: ["HeraldTLS"], path: "Tests/HeraldTLSTests", swiftSettings: swiftSettings),
+        .testTarget(name: "HeraldDeflateTests", dependencies: ["HeraldDeflate", "HeraldWebSocket"], path: "Tests/HeraldDeflateTests", swiftSettings: swiftSettings),
+        .testTarget(name: "HeraldTLSTests", dependencies: ["HeraldTLS", "COpenSSL"], path: "Tests/HeraldTLSTests", swiftSettings: swiftSettings),
         .testTarget(
             name: "HeraldPushTests", dependencies: ["HeraldPush", "HeraldCrypto", "HeraldStoreProtocol", "HeraldProtocol"], path: "Tests/HeraldPushTests",
             swiftSettings: swiftSettings),
@@ -142,17 +142,18 @@ let package = Package(
         .testTarget(
             name: "HeraldStoreTests",
             dependencies: [
-                "HeraldStore", "HeraldStorePostgres", "HeraldTestSupport", .product(name: "PropertyBased", package: "swift-property-based"),
+                "HeraldStore", "HeraldStorePostgres", "HeraldStoreProtocol", "HeraldTestSupport", "CLibPQ", .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             path: "Tests/HeraldStoreTests",
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "HeraldNetTests", dependencies: ["HeraldNet", "HeraldBytes", "HeraldTestSupport"], path: "Tests/HeraldNetTests", swiftSettings: swiftSettings),
+        .testTarget(name: "HeraldNetTests", dependencies: ["HeraldNet", "HeraldBytes", "HeraldTLS", "HeraldTestSupport"], path: "Tests/HeraldNetTests", swiftSettings: swiftSettings),
         .testTarget(
             name: "HeraldServerTests",
             dependencies: [
                 "HeraldServer", "HeraldSync", "HeraldStore", "HeraldBytes", "HeraldTestSupport", "HeraldWebSocket", "HeraldProtocol", "HeraldRules",
-                "HeraldCrypto", "HeraldStorePostgres",
+                "HeraldCrypto", "HeraldStorePostgres", "HeraldStoreProtocol", "HeraldNet", "HeraldDeflate", "HeraldTLS",
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/HeraldServerTests",
             swiftSettings: swiftSettings

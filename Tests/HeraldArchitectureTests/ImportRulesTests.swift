@@ -30,6 +30,8 @@ struct ImportRulesTests {
         return rules
     }
 
+    static let accessLevels: Set<String> = ["public", "package", "internal", "fileprivate", "private"]
+
     /// The modules `folder`'s Swift files import, with the first file importing each.
     static func imports(in folder: String) -> [String: String] {
         var found: [String: String] = [:]
@@ -37,8 +39,18 @@ struct ImportRulesTests {
         guard let files = FileManager.default.enumerator(at: base, includingPropertiesForKeys: nil) else { return found }
         for case let file as URL in files where file.pathExtension == "swift" {
             guard let text = try? String(contentsOf: file, encoding: .utf8) else { continue }
+            // Lines inside a multi-line string literal are text (a Python script a test runs says `import zlib`).
+            var inStringLiteral = false
             for line in text.split(separator: "\n") {
-                let words = line.split(separator: " ").filter { !$0.hasPrefix("@") }
+                let wasInStringLiteral = inStringLiteral
+                if line.components(separatedBy: "\"\"\"").count % 2 == 0 { inStringLiteral.toggle() }
+                guard !wasInStringLiteral else { continue }
+                // `@testable import X`, `public import X`: attributes and access levels come before `import`
+                // (an attribute with arguments, such as `@Test("an import …")`, starts no import).
+                let words = Array(line.split(separator: " ").drop { word in
+                    Self.accessLevels.contains(String(word))
+                        || (word.hasPrefix("@") && word.dropFirst().allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" })
+                })
                 guard words.count >= 2, words[0] == "import" else { continue }
                 // `import struct Foundation.Data` names the module after the kind.
                 let target = words.count >= 3 ? words[2] : words[1]
