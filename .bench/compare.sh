@@ -82,10 +82,13 @@ if [ "$SKIP_PEERS" = 0 ]; then
   SPECS=()
   HDB="$OUT/herald-broadcast-db"
   mkdir -p "$HDB"
-  SPECS+=("herald|9101|$SERVER serve --broadcast --echo --threads 1 --port 9101 --db $HDB/bench.db --secret bench --log-level error $HERALD_BENCH_FLAGS")
+  SPECS+=("herald|9101|$SERVER serve --bench-endpoints --threads 1 --port 9101 --db $HDB/bench.db --secret bench --log-level error $HERALD_BENCH_FLAGS")
   REFERENCE=node-ws
   if [ -n "$BASE" ]; then
-    SPECS=("herald-base|9100|$BASE/herald-server serve --broadcast --echo --threads 1 --port 9100 --db $HDB/base.db --secret bench --log-level error $HERALD_BENCH_FLAGS" "${SPECS[@]}")
+    # A base built before the one bench switch named its two endpoints separately.
+    BASE_BENCH=--bench-endpoints
+    "$BASE/herald-server" serve --help 2>&1 | grep -q -- --bench-endpoints || BASE_BENCH="--broadcast --echo"
+    SPECS=("herald-base|9100|$BASE/herald-server serve $BASE_BENCH --threads 1 --port 9100 --db $HDB/base.db --secret bench --log-level error $HERALD_BENCH_FLAGS" "${SPECS[@]}")
     REFERENCE=herald-base
   elif ! [ -d /usr/share/nodejs/ws ]; then
     log "installing node-ws"

@@ -4,12 +4,12 @@
 #   .bench/echo-pairs.sh [-n PAIRS] A B        (PAIRS 16 by default; run from anywhere)
 #
 # A and B are NAME:COMMAND, the command with PORT where the port goes, e.g.
-#   "herald:.build/release/herald-server serve --broadcast --echo --threads 1 --port PORT --db DB --secret bench"
+#   "herald:.build/release/herald-server serve --bench-endpoints --threads 1 --port PORT --db DB --secret bench"
 #   "uws:/tmp/uws/uws-echo PORT"
 # (DB becomes a fresh file per run). ENV=VALUE words before the command go to its environment.
 #
 # Why pairs: echo on this machine runs in one of two states (~165k or ~210k round trips/s, whichever server), and the
-# state can change in the middle of a round (BENCHMARKS.md, sessions 24-25). A 10-second run per server, minutes
+# state can change in the middle of a round (see the git history of BENCHMARKS.md, 2026-11). A 10-second run per server, minutes
 # apart, then compares the states as much as the servers. Here each pair is two 3-second runs back to back (the order
 # alternating), so nearly every pair meets one state; single pairs still scatter ±4%, so a change of 1-2% needs the
 # median of 16 pairs or more. Server on CPU 0, wsbench `echo -c 100 --size 64` (the kit's echo test) on CPU 1.

@@ -4,7 +4,7 @@
 #   .bench/fanout-bursts.sh NAME:COMMAND ...        (run from anywhere; needs perf and the syscall tracepoints)
 #
 # COMMAND has PORT where the port goes and DB where a fresh database file goes, e.g.
-#   "herald:.build/release/herald-server serve --broadcast --echo --threads 1 --port PORT --db DB --secret bench"
+#   "herald:.build/release/herald-server serve --bench-endpoints --threads 1 --port PORT --db DB --secret bench"
 #   "uws:/tmp/uws/uws-echo PORT"
 # Each server runs fresh on CPU 0 with wsbench's `fanout -s 1000 --rate 20 --size 100` (the kit's 20 msg/s test) on
 # CPU 1, while `perf record -C 0` takes the server CPU's recvfrom, sendto and epoll system calls. A burst is the
@@ -16,7 +16,7 @@
 # Why: the 20 msg/s p99 is the top 1% of 200,000 deliveries: the last receivers of the slowest messages.
 # On this machine the first ~16 messages after the clients connect are ~35% slower for every server (TCP's quick-ACK
 # start: each receiver acknowledges its first 16 segments at once, inside the sender's send), so the p99 is decided
-# there, not in the steady state (BENCHMARKS.md, session 27).
+# there, not in the steady state (see "The 20 msg/s bursts" in BENCHMARKS.md).
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 KIT=${KIT:-$(cd "$HERE/../../shared/bench" && pwd)}

@@ -27,8 +27,10 @@ FLAGS="--sync-send-rate 0 --handshake-rate-per-ip 0 --max-connections-per-ip 0"
 listening() { for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$PORT/healthz" && return 0; sleep 0.1; done; return 1; }
 stop() { kill "$SP" 2>/dev/null; wait "$SP" 2>/dev/null; SP=; rm -f "$WORK"/*.db*; }
 for round in $(seq 1 "$ROUNDS"); do
+  # A build from before the one bench switch named its two endpoints separately.
+  bench=--bench-endpoints; "$first/herald-server" serve --help 2>&1 | grep -q -- --bench-endpoints || bench="--broadcast --echo"
   # shellcheck disable=SC2086
-  taskset -c 0 "$first/herald-server" serve --broadcast --echo --threads 1 --port "$PORT" --db "$WORK/raw.db" --secret bench \
+  taskset -c 0 "$first/herald-server" serve $bench --threads 1 --port "$PORT" --db "$WORK/raw.db" --secret bench \
     --log-level error $FLAGS >/dev/null 2>&1 &
   SP=$!
   listening || { echo "raw server did not start" >&2; exit 1; }

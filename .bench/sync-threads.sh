@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Where a /sync group of 1,000 (32 in flight) spends the server's CPU: per thread (the loop, the sync thread), per
-# delivery, and how many messages each sync batch and each send carry. This is what showed in session 20
-# (BENCHMARKS.md) that the /sync path is bound by its cost per delivery, not per send: in the steady state a sync
+# delivery, and how many messages each sync batch and each send carry. This is what showed
+# that the /sync path is bound by its cost per delivery, not per send: in the steady state a sync
 # batch holds the whole window (32 messages) and each receiver gets one send per batch. (/metrics counted from the
 # start, setup included, suggests far smaller batches; the deltas here leave the setup out.)
 #

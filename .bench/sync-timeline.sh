@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # When the server and herald-bench each run during a /sync group of 1,000 (32 in flight): 0.1 s of their system
 # calls (reads, writes, sends, epoll waits, futexes, WAL writes) counted per 0.5 ms, so a gap where one side waits for
-# the other shows as empty lines. This is how the server's idle quarter was found in session 19 (BENCHMARKS.md): the
+# the other shows as empty lines. This is how the server's idle quarter was found: the
 # loop sending for milliseconds before herald-bench read anything, and herald-bench's next window a millisecond late.
 #
 #   .bench/sync-timeline.sh [BINDIR]      (BINDIR holds herald-server and herald-bench; default .build/release)

@@ -138,7 +138,7 @@ struct EngineBadInputTests {
 
     @Test("SIGTERM: every connected client gets close 1001, then the server exits with status 0")
     func sigtermClosesEveryone() throws {
-        let server = try ServerHarness.start(["--echo"])
+        let server = try ServerHarness.start(["--bench-endpoints"])
         defer { server.stop() }
         let clients = try (0..<20).map { _ in try RawWebSocketClient.connect(port: server.port) }
         let halfOpen = try RawWebSocketClient(port: server.port)

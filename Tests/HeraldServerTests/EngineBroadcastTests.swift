@@ -1,7 +1,7 @@
 import HeraldTestSupport
 import Testing
 
-/// The benchmark broadcast endpoint (`--broadcast`, the semantics of the bench kit): a text goes to every other client
+/// The benchmark broadcast endpoint (`--bench-endpoints`, the semantics of the bench kit): a text goes to every other client
 /// on a broadcast path, `hello` is answered `ready`, and clients come and go without disturbing the others.
 @Suite("Broadcast endpoint")
 struct EngineBroadcastTests {
@@ -14,7 +14,7 @@ struct EngineBroadcastTests {
 
     @Test("Write path: a message reaches every other member on both loops, never its sender; members come and go without disturbing the rest")
     func everyOtherMemberGetsIt() throws {
-        let server = try ServerHarness.start(["--broadcast", "--threads", "2"])
+        let server = try ServerHarness.start(["--bench-endpoints", "--threads", "2"])
         defer { server.stop() }
         var clients = try (0..<6).map { try join(server, $0) }
         try clients[0].sendText("first")

@@ -27,7 +27,7 @@ struct EngineCLITests {
     func helpListsEveryOption() throws {
         let (status, help) = try Self.run(["serve", "--help"])
         #expect(status == 0)
-        for flag in ["--host", "--port", "--threads", "--echo", "--broadcast", "--db", "--secret", "--secret-file", "--push-grace", "--handshake-timeout",
+        for flag in ["--host", "--port", "--threads", "--bench-endpoints", "--db", "--secret", "--secret-file", "--push-grace", "--handshake-timeout",
                      "--ping-interval", "--idle-timeout", "--tick", "--max-frame-size", "--max-message-size", "--max-connections", "--log-level"] {
             #expect(help.contains(flag), "missing \(flag)")
             let variable = "HERALD_" + flag.dropFirst(2).uppercased().replacingOccurrences(of: "-", with: "_")
@@ -76,24 +76,41 @@ struct EngineCLITests {
         #expect(again.status == 0, "\(again.standardError)")
     }
 
-    @Test("HERALD_ECHO=true enables /echo without the flag; --no-echo on the command line wins over it")
+    @Test("HERALD_BENCH_ENDPOINTS=true enables /echo without the flag; --no-bench-endpoints on the command line wins over it")
     func environmentFallback() throws {
-        let server = try ServerHarness.start([], environment: ["HERALD_ECHO": "true"])
+        let server = try ServerHarness.start([], environment: ["HERALD_BENCH_ENDPOINTS": "true"])
         defer { server.stop() }
         let client = try RawWebSocketClient.connect(port: server.port, path: "/echo")
         try client.sendText("from env")
         #expect(try client.readMessage().text == "from env")
 
-        let flagWins = try ServerHarness.start(["--no-echo"], environment: ["HERALD_ECHO": "true"])
+        let flagWins = try ServerHarness.start(["--no-bench-endpoints"], environment: ["HERALD_BENCH_ENDPOINTS": "true"])
         defer { flagWins.stop() }
         let refused = try RawWebSocketClient(port: flagWins.port)
         try refused.send(RawWebSocketClient.upgradeRequest(path: "/echo").bytes)
         #expect(try refused.readHTTPResponse().status == 404)
     }
 
+    @Test("A product server (no --bench-endpoints) serves neither /echo nor the broadcast endpoint; the old per-endpoint flags are refused")
+    func benchEndpointsAreOffByDefault() throws {
+        let server = try ServerHarness.start()
+        defer { server.stop() }
+        for path in ["/echo", "/bench-broadcast"] {
+            let refused = try RawWebSocketClient(port: server.port)
+            try refused.send(RawWebSocketClient.upgradeRequest(path: path).bytes)
+            #expect(try refused.readHTTPResponse().status == 404, "\(path)")
+        }
+        for removed in ["--echo", "--broadcast"] {
+            // A database in a missing folder: were the flag accepted, the server would stop on the database instead,
+            // and its message would not name the flag.
+            let (status, output) = try Self.run(["serve", removed, "--port", "0", "--db", "/nonexistent-herald-dir/herald.db"])
+            #expect(status != 0 && output.contains(removed), "\(removed): \(output)")
+        }
+    }
+
     @Test("A second herald-server on a port a server already listens on is refused with a clear error, not started beside it")
     func portInUseIsRefused() throws {
-        let first = try ServerHarness.start(["--echo"])
+        let first = try ServerHarness.start(["--bench-endpoints"])
         defer { first.stop() }
         let db = FileManager.default.temporaryDirectory.appendingPathComponent("herald-port-\(UUID().uuidString).db").path
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: db + suffix) } }

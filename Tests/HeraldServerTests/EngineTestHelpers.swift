@@ -1,10 +1,10 @@
 import HeraldTestSupport
 import Testing
 
-/// Runs `body` against a freshly started real `herald-server --echo` (plus `arguments`), then checks the server
+/// Runs `body` against a freshly started real `herald-server --bench-endpoints` (plus `arguments`), then checks the server
 /// survived whatever `body` did to it (still running, and a second connection still echoes) and stops it.
 func withEchoServer(_ arguments: [String] = [], _ body: (ServerHarness) throws -> Void) throws {
-    let server = try ServerHarness.start(["--echo"] + arguments)
+    let server = try ServerHarness.start(["--bench-endpoints"] + arguments)
     defer { server.stop() }
     try body(server)
     try expectStillServing(server)

@@ -12,7 +12,7 @@ import Testing
 struct HardeningAttackTests {
     @Test("RFC 7692 §8.1 / RFC 6455 §10.4: a compression bomb (16 MiB of zeros in ~16 KiB) fails that connection with 1009; another keeps echoing")
     func compressionBomb() throws {
-        let server = try ServerHarness.start(["--echo"])
+        let server = try ServerHarness.start(["--bench-endpoints"])
         defer { server.stop() }
         let bystander = try RawWebSocketClient.connect(port: server.port)
         let offer = PerMessageDeflateClientConfiguration()
@@ -36,7 +36,7 @@ struct HardeningAttackTests {
 
     @Test("A flood of 2,000 bad handshakes (garbage, wrong version, missing key, over-long head, mixed) is refused one by one; then a normal client works")
     func badHandshakeFlood() throws {
-        let server = try ServerHarness.start(["--echo"])
+        let server = try ServerHarness.start(["--bench-endpoints"])
         defer { server.stop() }
         let key = "dGhlIHNhbXBsZSBub25jZQ=="
         let longHeader = "X-Pad: " + String(repeating: "a", count: 9_000) + "\r\n"

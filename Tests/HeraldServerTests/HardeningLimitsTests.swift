@@ -10,7 +10,7 @@ import Testing
 struct HardeningLimitsTests {
     @Test("--max-connections: the connection over the limit gets 503 before any upgrade; a freed slot is reusable")
     func maxConnections() throws {
-        let server = try ServerHarness.start(["--echo", "--max-connections", "4"])
+        let server = try ServerHarness.start(["--bench-endpoints", "--max-connections", "4"])
         defer { server.stop() }
         let held = try (0..<4).map { _ in try RawWebSocketClient.connect(port: server.port) }
         #expect(Hardening.probe(port: server.port, request: Hardening.upgrade()) == 503)
@@ -26,7 +26,7 @@ struct HardeningLimitsTests {
 
     @Test("--max-connections-per-ip: one address gets 429 past its share, another address is still served")
     func perAddressConnections() throws {
-        let server = try ServerHarness.start(["--echo", "--max-connections-per-ip", "3"])
+        let server = try ServerHarness.start(["--bench-endpoints", "--max-connections-per-ip", "3"])
         defer { server.stop() }
         let held = try (0..<3).map { _ in try RawWebSocketClient.connect(port: server.port) }
         #expect(Hardening.probe(port: server.port, request: Hardening.upgrade()) == 429)
@@ -39,7 +39,7 @@ struct HardeningLimitsTests {
 
     @Test("HERALD_HANDSHAKE_RATE_PER_IP: a burst past the rate gets 429 with Retry-After; other addresses are unaffected")
     func handshakeRate() throws {
-        let server = try ServerHarness.start(["--echo"], environment: ["HERALD_HANDSHAKE_RATE_PER_IP": "2"])
+        let server = try ServerHarness.start(["--bench-endpoints"], environment: ["HERALD_HANDSHAKE_RATE_PER_IP": "2"])
         defer { server.stop() }
         // Rate 2/s, burst 10: the first ten pass, then refusals until tokens refill.
         let statuses = (0..<25).map { _ in Hardening.probe(port: server.port, request: Hardening.upgrade()) }
@@ -55,7 +55,7 @@ struct HardeningLimitsTests {
 
     @Test("HERALD_HANDSHAKE_TIMEOUT: a request head that never completes is dropped after the timeout and counted")
     func handshakeTimeout() throws {
-        let server = try ServerHarness.start(["--echo"], environment: ["HERALD_HANDSHAKE_TIMEOUT": "300"])
+        let server = try ServerHarness.start(["--bench-endpoints"], environment: ["HERALD_HANDSHAKE_TIMEOUT": "300"])
         defer { server.stop() }
         let slow = try RawWebSocketClient(port: server.port, timeoutMilliseconds: 3_000)
         try slow.send("GET /echo HTTP/1.1\r\nHost: x\r\n")
@@ -67,7 +67,7 @@ struct HardeningLimitsTests {
 
     @Test("--ping-interval / --idle-timeout: a silent session is pinged, then closed with 1001")
     func idleTimeout() throws {
-        let server = try ServerHarness.start(["--echo", "--ping-interval", "150", "--idle-timeout", "500", "--tick", "20"])
+        let server = try ServerHarness.start(["--bench-endpoints", "--ping-interval", "150", "--idle-timeout", "500", "--tick", "20"])
         defer { server.stop() }
         let client = try RawWebSocketClient.connect(port: server.port)
         #expect(try client.readFrame(timeoutMilliseconds: 2_000).opcode == 0x9)
@@ -76,7 +76,7 @@ struct HardeningLimitsTests {
 
     @Test("--max-frame-size / --max-message-size from flags: one byte over either fails that connection with 1009")
     func frameAndMessageSize() throws {
-        let server = try ServerHarness.start(["--echo", "--max-frame-size", "1000", "--max-message-size", "3000"])
+        let server = try ServerHarness.start(["--bench-endpoints", "--max-frame-size", "1000", "--max-message-size", "3000"])
         defer { server.stop() }
         let fits = try RawWebSocketClient.connect(port: server.port)
         try fits.sendFrame(opcode: 0x2, payload: [UInt8](repeating: 7, count: 1000))

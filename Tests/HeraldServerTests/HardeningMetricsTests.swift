@@ -9,7 +9,7 @@ import Testing
 struct HardeningMetricsTests {
     @Test("Prometheus text format: every line is # HELP, # TYPE or name{labels} value; histogram buckets are cumulative")
     func parsesAsPrometheusText() throws {
-        let server = try ServerHarness.start(["--echo"])
+        let server = try ServerHarness.start(["--bench-endpoints"])
         defer { server.stop() }
         let response = try Hardening.get(port: server.port, "/metrics")
         #expect(response.status == 200)
@@ -27,7 +27,7 @@ struct HardeningMetricsTests {
 
     @Test("Counters move with traffic: connections, bytes, messages, stored messages, fan-out, delivery latency, sync batches, errors by code")
     func countersMove() throws {
-        let server = try ServerHarness.start(["--echo"])
+        let server = try ServerHarness.start(["--bench-endpoints"])
         defer { server.stop() }
         let before = try Hardening.metrics(port: server.port)
         let echo = try RawWebSocketClient.connect(port: server.port)

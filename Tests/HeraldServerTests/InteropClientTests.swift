@@ -44,7 +44,7 @@ struct InteropClientTests {
     func runInterop(_ command: [String], environment: [String: String] = [:]) throws {
         let certificate = try ServerTestCertificate.shared.get()
         for compression in [true, false] {
-            let server = try ServerHarness.start(["--echo", "--tls-port", "0", compression ? "--compression" : "--no-compression"]
+            let server = try ServerHarness.start(["--bench-endpoints", "--tls-port", "0", compression ? "--compression" : "--no-compression"]
                                                  + certificate.serverArguments)
             defer { server.stop() }
             let tlsLine = try #require(server.standardOutput.split(separator: "\n").first { $0.hasPrefix("herald-server tls listening on ") })

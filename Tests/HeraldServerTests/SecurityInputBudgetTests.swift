@@ -106,7 +106,7 @@ struct SecurityInputBudgetTests {
 
     @Test("Default --max-connections-per-ip 64: the 65th connection from one address gets 429, another address is served")
     func connectionsPerAddress() throws {
-        let server = try ServerHarness.start(["--echo"])
+        let server = try ServerHarness.start(["--bench-endpoints"])
         defer { server.stop() }
         let open = try (0..<64).map { _ in try RawWebSocketClient.connect(port: server.port) }
         #expect(Hardening.probe(port: server.port, request: Hardening.upgrade()) == 429)

@@ -25,7 +25,7 @@ struct TLSCipherSuiteTests {
 
     static func withServer(keyType: SelfSignedCertificate.KeyType, _ body: (Int) throws -> Void) throws {
         let certificate = try SelfSignedCertificate.make(keyType: keyType)
-        let server = try ServerHarness.start(["--echo"] + certificate.serverArguments)
+        let server = try ServerHarness.start(["--bench-endpoints"] + certificate.serverArguments)
         defer { server.stop() }
         try body(server.port)
         #expect(server.isRunning, "server died: \(server.standardError)")

@@ -80,7 +80,7 @@ struct TLSDeflateTests {
     @Test("RFC 7692 over ws:// and wss://: 16 B-128 KiB messages echo through each negotiated parameter set")
     func deflateEchoPlainAndTLS() throws {
         let certificate = try ServerTestCertificate.shared.get()
-        let server = try ServerHarness.start(["--echo", "--tls-port", "0"] + certificate.serverArguments)
+        let server = try ServerHarness.start(["--bench-endpoints", "--tls-port", "0"] + certificate.serverArguments)
         defer { server.stop() }
         let tlsLine = try #require(server.standardOutput.split(separator: "\n").first { $0.hasPrefix("herald-server tls listening on ") })
         let tlsPort = try #require(tlsLine.split(separator: ":").last.flatMap { Int($0) })

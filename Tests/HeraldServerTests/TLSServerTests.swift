@@ -84,7 +84,7 @@ struct TLSServerTests {
         let certificateFile = directory + "/cert.pem", keyFile = directory + "/key.pem"
         try FileManager.default.copyItem(atPath: first.certificateFile, toPath: certificateFile)
         try FileManager.default.copyItem(atPath: first.keyFile, toPath: keyFile)
-        let server = try ServerHarness.start(["--echo", "--tls-cert", certificateFile, "--tls-key", keyFile])
+        let server = try ServerHarness.start(["--bench-endpoints", "--tls-cert", certificateFile, "--tls-key", keyFile])
         defer { server.stop() }
         #expect(try Self.presentedSubject(port: server.port) == "/CN=first")
         let tunnel = try TLSTunnel(targetPort: server.port, caFile: first.certificateFile)
@@ -110,7 +110,7 @@ struct TLSServerTests {
     @Test("--tls-port serves wss:// there and ws:// on --port; TLS clients are refused below TLS 1.2")
     func plainAndTLSPorts() throws {
         let certificate = try ServerTestCertificate.shared.get()
-        let server = try ServerHarness.start(["--echo", "--tls-port", "0"] + certificate.serverArguments)
+        let server = try ServerHarness.start(["--bench-endpoints", "--tls-port", "0"] + certificate.serverArguments)
         defer { server.stop() }
         let line = try #require(server.standardOutput.split(separator: "\n").first { $0.hasPrefix("herald-server tls listening on ") })
         let tlsPort = try #require(line.split(separator: ":").last.flatMap { Int($0) })

@@ -142,11 +142,11 @@ final class TLSTunnel: @unchecked Sendable {
     }
 }
 
-/// Like `withEchoServer`, over TLS: a `herald-server --echo --tls-cert … --tls-key …` and a ``TLSTunnel`` to it.
+/// Like `withEchoServer`, over TLS: a `herald-server --bench-endpoints --tls-cert … --tls-key …` and a ``TLSTunnel`` to it.
 /// Afterwards checks the server survived and a new wss:// connection still echoes.
 func withTLSEchoServer(_ arguments: [String] = [], _ body: (ServerHarness, TLSTunnel) throws -> Void) throws {
     let certificate = try ServerTestCertificate.shared.get()
-    let server = try ServerHarness.start(["--echo"] + certificate.serverArguments + arguments)
+    let server = try ServerHarness.start(["--bench-endpoints"] + certificate.serverArguments + arguments)
     defer { server.stop() }
     let tunnel = try TLSTunnel(targetPort: server.port, caFile: certificate.certificateFile)
     try body(server, tunnel)

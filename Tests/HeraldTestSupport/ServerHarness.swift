@@ -8,7 +8,7 @@ import Glibc
 /// `start` returns once the server printed `herald-server listening on 127.0.0.1:<port>`, so the port is live.
 ///
 /// ```swift
-/// let server = try ServerHarness.start(["--echo"])
+/// let server = try ServerHarness.start(["--bench-endpoints"])
 /// defer { server.stop() }
 /// let client = try RawWebSocketClient.connect(port: server.port, path: "/echo")
 /// ```
@@ -50,7 +50,7 @@ public final class ServerHarness: @unchecked Sendable {
     /// Starts `herald-server serve --host 127.0.0.1 --port 0 --db <temp>` plus `arguments`.
     ///
     /// - Parameters:
-    ///   - arguments: extra flags, e.g. `["--echo", "--handshake-timeout", "300"]`.
+    ///   - arguments: extra flags, e.g. `["--bench-endpoints", "--handshake-timeout", "300"]`.
     ///   - environment: extra environment variables for the server (HERALD_* settings).
     ///   - startupTimeoutMilliseconds: how long to wait for the listening line.
     ///   - fileCreationMask: the server's umask (e.g. "000"), set by `/bin/sh` before it execs the binary (same pid);

@@ -3,7 +3,7 @@ import HeraldNet
 import HeraldWebSocket
 import Synchronization
 
-/// The benchmark broadcast endpoint (`--broadcast`, semantics of `shared/bench`): a text message goes to every
+/// The benchmark broadcast endpoint (`--bench-endpoints`, semantics of `shared/bench`): a text message goes to every
 /// *other* client on a broadcast path; a text message starting with `hello` is not broadcast, its sender gets `ready`.
 ///
 /// Members are kept per loop, each list touched only on its own loop thread, so joining, leaving and delivering

@@ -8,8 +8,8 @@ import Synchronization
 
 /// The HTTP/WebSocket front of `herald-server`, on HeraldNet's event loops.
 ///
-/// Routes: `GET /healthz` answers 200 "ok"; `GET /echo` echoes every WebSocket message (when `options.echo`);
-/// WebSocket routes registered by other services (the sync service registers `/sync`); with `options.broadcast`,
+/// Routes: `GET /healthz` answers 200 "ok"; `GET /echo` echoes every WebSocket message (when `options.benchEndpoints`);
+/// WebSocket routes registered by other services (the sync service registers `/sync`); with `options.benchEndpoints`,
 /// every other path is the benchmark broadcast endpoint; otherwise anything else is 404. A bad upgrade request is
 /// answered 400 (426 with `Sec-WebSocket-Version: 13` for a wrong version) and never upgraded.
 ///
@@ -63,13 +63,13 @@ public final class HeraldHTTPServer: Sendable {
                                      inputLimit: options.effectiveInputBudget(options.maxBufferedInputPerUser))
         self.inputBudget = InputBudget(limit: options.effectiveInputBudget(options.maxBufferedInput))
         state.withLock { state in
-            if options.echo {
+            if options.benchEndpoints {
                 // One delegate for every echo session: it keeps nothing per session.
                 let echo = EchoDelegate()
                 state.routes.exact["/echo"] = .webSocket { _ in .accept(subprotocol: nil) { _ in echo } }
             }
         }
-        if options.broadcast {
+        if options.benchEndpoints {
             let hub = broadcastHub
             // One delegate for every broadcast session: the hub keeps the members, the delegate nothing.
             let delegate = BroadcastDelegate(hub: hub)

@@ -10,8 +10,9 @@ extension HeraldServerOptions {
             .text("host", \.host, "Address to bind."),
             .integer("port", \.port, "Port to bind; 0 picks a free one."),
             .integer("threads", \.threads, "Event-loop threads.", default: "cores"),
-            .toggle("echo", \.echo, "Serve GET /echo, a WebSocket echo endpoint."),
-            .toggle("broadcast", \.broadcast, "Serve the benchmark broadcast endpoint on unrouted paths."),
+            .toggle(
+                "bench-endpoints", \.benchEndpoints,
+                "Benchmarks and tests only: serve GET /echo (a WebSocket echo) and the broadcast endpoint on unrouted paths."),
             .toggle("compression", \.compression, "Accept permessage-deflate (RFC 7692) from clients that offer it."),
             .text("db", \.dbPath, "SQLite database file."),
             ServerSetting(

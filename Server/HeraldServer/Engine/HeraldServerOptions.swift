@@ -12,7 +12,7 @@ import Logging
 /// ```swift
 /// var options = HeraldServerOptions()
 /// options.port = 0            // let the kernel choose; read it back from HeraldHTTPServer.boundPort
-/// options.echo = true         // serve GET /echo
+/// options.benchEndpoints = true   // serve GET /echo and the broadcast endpoint
 /// ```
 public struct HeraldServerOptions: Sendable {
     /// Literal address to bind ("127.0.0.1", "0.0.0.0", "::").
@@ -21,11 +21,11 @@ public struct HeraldServerOptions: Sendable {
     public var port = 8080
     /// Event-loop threads; defaults to the number of cores.
     public var threads = LoopGroup.defaultThreadCount
-    /// Serve `GET /echo`, a WebSocket endpoint that echoes every message back (for tests and benchmarks).
-    public var echo = false
-    /// Serve the benchmark broadcast endpoint on every otherwise unrouted path: a text message goes to every other
-    /// client on such a path; a text message starting with `hello` is answered with `ready` instead.
-    public var broadcast = false
+    /// Serve the endpoints that exist only for benchmarks and engine tests, never for the product: `GET /echo` (a
+    /// WebSocket that echoes every message back) and the broadcast endpoint on every otherwise unrouted path (a text
+    /// message goes to every other client on such a path; one starting with `hello` is answered with `ready`). One
+    /// switch, off by default, so a product server never exposes them by accident.
+    public var benchEndpoints = false
     /// The SQLite database file of the sync service.
     public var dbPath = "herald.db"
     /// A shared PostgreSQL store (`postgres://user@host:port/db`) instead of ``dbPath``: several nodes on one
