@@ -42,8 +42,8 @@ let package = Package(
         .target(name: "HeraldProtocol", dependencies: ["HeraldRules"], path: "Shared/HeraldProtocol", exclude: ["PROTOCOL.md"], swiftSettings: swiftSettings),
         .target(name: "HeraldRules", path: "Shared/HeraldRules", swiftSettings: swiftSettings),
         .target(name: "HeraldDeflate", dependencies: ["CZlib", "HeraldBytes", "HeraldWebSocket"], path: "Shared/HeraldDeflate", swiftSettings: swiftSettings),
-        .target(name: "HeraldTLS", dependencies: ["COpenSSL"], path: "Shared/HeraldTLS", swiftSettings: swiftSettings),
-        // Push crypto (APNs/FCM JWTs, Web Push encryption, VAPID) shared by the server and the client.
+        .target(name: "HeraldTLS", dependencies: ["COpenSSL", "HeraldCrypto"], path: "Shared/HeraldTLS", swiftSettings: swiftSettings),
+        // The one crypto module (push JWTs, Web Push encryption, VAPID, HMAC, SHA-256, random) of the server and the client.
         .target(name: "HeraldCrypto", dependencies: ["COpenSSL"], path: "Shared/HeraldCrypto", swiftSettings: swiftSettings),
 
         // MARK: - Server
@@ -73,7 +73,7 @@ let package = Package(
             name: "HeraldServer",
             dependencies: [
                 "HeraldNet", "HeraldBytes", "HeraldClock", "HeraldWebSocket", "HeraldDeflate", "HeraldProtocol", "HeraldRules", "HeraldStoreProtocol", "HeraldSync",
-                "HeraldCrypto", "HeraldTLS", "COpenSSL",
+                "HeraldCrypto", "HeraldTLS",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Server/HeraldServer",

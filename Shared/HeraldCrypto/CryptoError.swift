@@ -38,24 +38,13 @@ public struct CryptoError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String { "crypto error (\(kind)): \(message)" }
 
     /// An error that also carries (and so clears) this thread's OpenSSL error queue.
-    ///
-    /// Draining matters beyond the message: TLS on the same thread reads the queue (`SSL_get_error`), and a stale
-    /// entry left by a refused key would be reported as a TLS failure.
     static func openSSL(_ kind: Kind, _ message: String) -> CryptoError {
         let detail = drainOpenSSLErrors()
         return CryptoError(kind, detail.isEmpty ? message : "\(message): \(detail)")
     }
 
-    /// This thread's OpenSSL error queue, rendered (`error:1E08010C:DECODER routines::unsupported`) and cleared.
+    /// This thread's OpenSSL error queue, rendered and cleared (see ``OpenSSLErrorQueue``).
     static func drainOpenSSLErrors() -> String {
-        var messages: [String] = []
-        while true {
-            let code = ERR_get_error()
-            if code == 0 { break }
-            var buffer = [CChar](repeating: 0, count: 256)
-            ERR_error_string_n(code, &buffer, buffer.count)
-            messages.append(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
-        }
-        return messages.joined(separator: "; ")
+        OpenSSLErrorQueue.drain().joined(separator: "; ")
     }
 }

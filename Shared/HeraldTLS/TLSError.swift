@@ -1,4 +1,4 @@
-import COpenSSL
+import HeraldCrypto
 
 /// A TLS failure, with OpenSSL's own explanation.
 public struct TLSError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -35,14 +35,7 @@ public struct TLSError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// Builds an error from (and clears) this thread's OpenSSL error queue.
     static func fromOpenSSL(_ kind: Kind, _ operation: String, extra: String? = nil) -> TLSError {
-        var messages: [String] = []
-        while true {
-            let code = ERR_get_error()
-            if code == 0 { break }
-            var buffer = [CChar](repeating: 0, count: 256)
-            ERR_error_string_n(code, &buffer, buffer.count)
-            messages.append(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
-        }
+        var messages = OpenSSLErrorQueue.drain()
         if let extra { messages.append(extra) }
         return TLSError(kind: kind, operation: operation, detail: messages.isEmpty ? "unknown error" : messages.joined(separator: "; "))
     }

@@ -42,8 +42,9 @@ let package = Package(
         // HeraldServer depends on the store (SQLite, PostgreSQL), the network layer and everything else; fuzzing the
         // token verifier or the API body parser must not build and instrument all of that. So these modules are
         // directories of symlinks to just the files under test, which need nothing but HeraldProtocol and OpenSSL:
-        // - HeraldAuth: Auth/JSONWebToken.swift, HMACSHA256.swift (+ the COpenSSL system library, a symlink to
-        //   /Shared/COpenSSL like CZlib, and HeraldCrypto for Base64URL, listed above with the shared modules).
+        // - HeraldAuth: Auth/JSONWebToken.swift and SigningKeys.swift (+ the COpenSSL system library, a symlink to
+        //   /Shared/COpenSSL like CZlib, and HeraldCrypto for HMAC, base64url and the constant-time comparison,
+        //   listed above with the shared modules).
         //   SigningSecret, TokenIssuer etc. need the store and stay out.
         // - HeraldAPIBodies: API/APIRequestBodies.swift, JSONValue+RequestBody.swift, APIError.swift, plus ServerStubs.swift (a
         //   real file) with the HTTP type they name, whose definition would drag in the HTTP layer.

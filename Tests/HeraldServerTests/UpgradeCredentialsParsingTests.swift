@@ -15,7 +15,7 @@ struct UpgradeCredentialsParsingTests {
     /// A token with `header` as its JOSE header, signed with `key`.
     static func token(header: String, key: [UInt8] = secret) -> String {
         let input = Base64URL.encode(Array(header.utf8)) + "." + Base64URL.encode(Array(claims.utf8))
-        return input + "." + Base64URL.encode(Crypto.hmacSHA256(key: key, message: Array(input.utf8)))
+        return input + "." + Base64URL.encode(HMACSHA256.mac(key: key, message: Array(input.utf8)))
     }
 
     @Test("RFC 6750 §2.1: the scheme is case-insensitive, spaces and tabs around the token are dropped, an empty token is none")

@@ -1,6 +1,6 @@
-import COpenSSL
 import Foundation
 import HeraldStoreProtocol
+import HeraldCrypto
 
 /// Backend API keys: `hk_<id>_<secret>`, where `id` is 16 hex digits naming the stored row and `secret` is 64 hex
 /// digits (32 bytes from `RAND_bytes`). The database keeps only SHA-256 of the whole key; a presented key is
@@ -15,8 +15,8 @@ public enum APIKey {
 
     /// A fresh key and its public id.
     static func generate() -> (key: String, id: String) {
-        let id = hex(Crypto.randomBytes(idHexDigits / 2))
-        return ("\(prefix)\(id)_\(hex(Crypto.randomBytes(secretHexDigits / 2)))", id)
+        let id = hex(SecureRandom.bytes(idHexDigits / 2))
+        return ("\(prefix)\(id)_\(hex(SecureRandom.bytes(secretHexDigits / 2)))", id)
     }
 
     /// The id of a well-formed key, or nil (then it is refused without a lookup).
@@ -30,35 +30,13 @@ public enum APIKey {
         return String(decoding: bytes[idStart..<separator], as: UTF8.self)
     }
 
-    /// SHA-256 of the key's UTF-8 bytes (OpenSSL EVP).
-    static func hash(_ key: String) -> [UInt8] {
-        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-        var length: UInt32 = 0
-        let bytes = Array(key.utf8)
-        bytes.withUnsafeBytes { input in
-            digest.withUnsafeMutableBytes { output in
-                _ = EVP_Digest(input.baseAddress, input.count, output.baseAddress?.assumingMemoryBound(to: UInt8.self), &length, EVP_sha256(), nil)
-            }
-        }
-        return Array(digest.prefix(Int(length)))
-    }
+    /// SHA-256 of the key's UTF-8 bytes.
+    static func hash(_ key: String) -> [UInt8] { SHA256Digest.of(Array(key.utf8)) }
 
-    /// Whether two hashes are equal, in time that depends only on their length (`CRYPTO_memcmp`).
-    static func hashesMatch(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
-        guard lhs.count == rhs.count, !lhs.isEmpty else { return false }
-        return lhs.withUnsafeBytes { a in rhs.withUnsafeBytes { b in CRYPTO_memcmp(a.baseAddress, b.baseAddress, a.count) == 0 } }
-    }
+    /// Whether two hashes are equal, in time that depends only on their length.
+    static func hashesMatch(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool { ConstantTime.equal(lhs, rhs) }
 
-    static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
+    static func hex(_ bytes: [UInt8]) -> String { Hex.encode(bytes) }
 
     /// The longest lifetime `apikey create --expires-in` accepts: 100 years, far from overflowing milliseconds.
     public static let maxLifetimeSeconds: Int64 = 100 * 365 * 24 * 3600

@@ -80,7 +80,7 @@ public enum JSONWebToken {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let payload = (try? encoder.encode(claims)).map { Array($0) } ?? []
         let signingInput = Base64URL.encode(Array(header.utf8)) + "." + Base64URL.encode(payload)
-        let signature = Crypto.hmacSHA256(key: secret, message: Array(signingInput.utf8))
+        let signature = HMACSHA256.mac(key: secret, message: Array(signingInput.utf8))
         return signingInput + "." + Base64URL.encode(signature)
     }
 
@@ -150,7 +150,7 @@ public enum JSONWebToken {
         let signingInput = Array(utf8[..<secondDot])
         // Every candidate is compared (no early exit), so timing does not tell which key matched.
         var matched = false
-        for key in candidates(parsedHeader.kid) where Crypto.constantTimeEqual(Crypto.hmacSHA256(key: key, message: signingInput), signature) {
+        for key in candidates(parsedHeader.kid) where ConstantTime.equal(HMACSHA256.mac(key: key, message: signingInput), signature) {
             matched = true
         }
         guard matched else { return .failure(.badSignature) }

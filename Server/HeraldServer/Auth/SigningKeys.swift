@@ -1,3 +1,4 @@
+import HeraldCrypto
 /// The keys tokens are signed and verified with: one that signs, and the ones still accepted, so a secret can be
 /// rotated without logging everyone out.
 ///
@@ -35,7 +36,7 @@ public struct SigningKeys: Sendable, Equatable {
 
     /// The key id a token signed with `key` carries: 8 hex digits of HMAC-SHA256(key, "herald key id").
     public static func keyID(of key: [UInt8]) -> String {
-        let mac = Crypto.hmacSHA256(key: key, message: Array("herald key id".utf8))
+        let mac = HMACSHA256.mac(key: key, message: Array("herald key id".utf8))
         let digits = Array("0123456789abcdef".utf8)
         return String(decoding: mac.prefix(4).flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0x0F)]] }, as: UTF8.self)
     }

@@ -1,4 +1,5 @@
 import HeraldStoreProtocol
+import HeraldCrypto
 
 /// Where the JWT signing secret comes from: `--secret` when given, otherwise 32 random bytes
 /// (`RAND_bytes`) created once and kept in the database's meta table, so tokens outlive restarts and
@@ -15,6 +16,6 @@ public enum SigningSecret {
     ///   - store: the database that keeps (or receives) the generated secret.
     public static func resolve(option: String?, store: any SyncStore) throws -> SigningKeys {
         if let option, let keys = SigningKeys(lines: option) { return keys }
-        return SigningKeys(single: try store.secret(orCreate: { Crypto.randomBytes(generatedByteCount) }))
+        return SigningKeys(single: try store.secret(orCreate: { SecureRandom.bytes(generatedByteCount) }))
     }
 }

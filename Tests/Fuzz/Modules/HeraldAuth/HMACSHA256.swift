@@ -1,1 +1,0 @@
-../../../../Server/HeraldServer/Auth/HMACSHA256.swift
