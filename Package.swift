@@ -47,7 +47,9 @@ let package = Package(
         .target(name: "HeraldCrypto", dependencies: ["COpenSSL"], path: "Shared/HeraldCrypto", swiftSettings: swiftSettings),
 
         // MARK: - Server
-        .target(name: "HeraldNet", dependencies: ["CLinux", "HeraldTLS", "HeraldBytes", "HeraldClock"], path: "Server/HeraldNet", swiftSettings: hotPathSettings),
+        // The one handle of a connection (loop, descriptor, generation): event loops, engine and sync core share it.
+        .target(name: "HeraldHandle", path: "Server/HeraldHandle", swiftSettings: hotPathSettings),
+        .target(name: "HeraldNet", dependencies: ["CLinux", "HeraldTLS", "HeraldBytes", "HeraldClock", "HeraldHandle"], path: "Server/HeraldNet", swiftSettings: hotPathSettings),
         .target(name: "HeraldStorePostgres", dependencies: ["CLibPQ", "HeraldStore"], path: "Server/HeraldStorePostgres", exclude: ["README.md"], swiftSettings: swiftSettings),
         // The store's protocol, records and errors, without an implementation: what the sync core needs.
         .target(name: "HeraldStoreProtocol", path: "Server/HeraldStoreProtocol", swiftSettings: swiftSettings),
@@ -65,7 +67,7 @@ let package = Package(
         // was when both lived in one module (no generic dispatch per device on the fan-out path).
         .target(
             name: "HeraldSync",
-            dependencies: ["HeraldStoreProtocol", "HeraldProtocol", "HeraldRules", "HeraldBytes", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["HeraldStoreProtocol", "HeraldProtocol", "HeraldRules", "HeraldBytes", "HeraldHandle", .product(name: "Logging", package: "swift-log")],
             path: "Server/HeraldSync",
             swiftSettings: hotPathSettings + [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))]
         ),

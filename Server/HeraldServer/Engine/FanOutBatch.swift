@@ -62,7 +62,7 @@ enum FanOutBatch {
         var compressed: [Int] = []
         for (position, handle) in sessions.enumerated() {
             // Lent uncounted for the whole receiver: connections close only after the batch.
-            loop.unownedConnection(for: handle.connection)?._withUnsafeGuaranteedRef { connection in
+            loop.unownedConnection(for: handle)?._withUnsafeGuaranteedRef { connection in
                 // A plain session keeps `takesSharedFrames` true until it writes its close.
                 guard connection.takesSharedFrames else { return compressed.append(position) }
                 receiverRun.deliver(toReceiver: position, handle, on: connection, loop: loop)

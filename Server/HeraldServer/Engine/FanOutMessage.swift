@@ -50,7 +50,7 @@ enum SequencedEvent {
             var head = SequencedHead(place: buffer)
             var fanOut: FanOutFrame?
             for (handle, seq) in zip(sessions, seqs) {
-                guard let connection = loop.unownedConnection(for: handle.connection) else { continue }
+                guard let connection = loop.unownedConnection(for: handle) else { continue }
                 if head.make(seq: seq, bodyCount: body.count) { fanOut = nil }
                 // A plain session (most): straight into its connection's queue, no reference counted on the way. The
                 // session keeps `takesSharedFrames` true while it is plain and has not written its close.

@@ -202,9 +202,9 @@ public final class HeraldHTTPServer: Sendable {
     static func split(_ message: FanOutMessage, to sessions: [SessionHandle], loopCount: Int) -> [(message: FanOutMessage, sessions: [SessionHandle])] {
         switch message {
         case .frame, .answer:
-            return sessions.groupedByLoop(loopCount: loopCount) { $0.connection.loopIndex }.map { (message, $0) }
+            return sessions.groupedByLoop(loopCount: loopCount) { $0.loopIndex }.map { (message, $0) }
         case .sequencedEvent(let body, let seqs):
-            let parts = zip(sessions, seqs).map { $0 }.groupedByLoop(loopCount: loopCount) { $0.0.connection.loopIndex }
+            let parts = zip(sessions, seqs).map { $0 }.groupedByLoop(loopCount: loopCount) { $0.0.loopIndex }
             return parts.map { part in (.sequencedEvent(body: body, seqs: part.map(\.1)), part.map(\.0)) }
         }
     }
@@ -212,8 +212,8 @@ public final class HeraldHTTPServer: Sendable {
     /// From any thread: starts the close handshake of `session` with `code` and `reason` (no-op if it has gone).
     public func close(_ session: SessionHandle, code: CloseCode, reason: String) {
         guard let loops = state.withLock({ $0.tcpServer?.group.loops }),
-              session.connection.loopIndex >= 0, session.connection.loopIndex < loops.count else { return }
-        let loop = loops[session.connection.loopIndex]
+              session.loopIndex >= 0, session.loopIndex < loops.count else { return }
+        let loop = loops[session.loopIndex]
         loop.execute { Self.session(session, on: loop)?.close(code: code, reason: reason) }
     }
 
@@ -274,7 +274,7 @@ public final class HeraldHTTPServer: Sendable {
 
     /// The open session `handle` names on `loop`, if any. Loop thread only.
     static func session(_ handle: SessionHandle, on loop: EventLoop) -> WebSocketSession? {
-        loop.connection(for: handle.connection)?.userData as? WebSocketSession
+        loop.connection(for: handle)?.userData as? WebSocketSession
     }
 
     static func deliver(_ message: FanOutMessage, to sessions: [SessionHandle], on loop: EventLoop) {

@@ -61,7 +61,7 @@ public final class WebSocketSession {
     var route: String { delegate?.route ?? "websocket" }
 
     /// The identity other threads may hold.
-    public var handle: SessionHandle { SessionHandle(connection.handle) }
+    public var handle: SessionHandle { connection.handle }
 
     /// The loop's shared buffers: the machine borrows them for each input, and the frames this session must build
     /// whole (compressed or TLS messages, closes) are encoded in them, so no buffer is allocated per message and an

@@ -250,7 +250,7 @@ private final class SyncThreadRunner: @unchecked Sendable {
             loopsUsed = 1 << UInt64(loops[0].index & 63)
         } else {
             for delivery in deliveries {
-                for device in delivery.devices { loopsUsed |= 1 << UInt64(device.connection.loopIndex & 63) }
+                for device in delivery.devices { loopsUsed |= 1 << UInt64(device.loopIndex & 63) }
             }
         }
         for loop in loops where loopsUsed & (1 << UInt64(loop.index & 63)) != 0 {
