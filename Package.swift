@@ -162,7 +162,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HeraldClientTests",
-            dependencies: ["HeraldTestSupport", "HeraldProtocol", "HeraldClient", "HeraldRules"],
+            dependencies: ["HeraldTestSupport", "HeraldProtocol", "HeraldClient", "HeraldRules", "HeraldWebSocket"],
             path: "Tests/HeraldClientTests",
             swiftSettings: swiftSettings
         ),

@@ -3,6 +3,7 @@ import Glibc
 import HeraldCrypto
 import HeraldProtocol
 import HeraldRules
+import HeraldWebSocket
 
 /// The client's own Web Push endpoint, as a browser's push service would be: a loopback HTTP listener the server POSTs
 /// encrypted pushes to (RFC 8030), which it decrypts with the subscription's keys (RFC 8291). It keeps listening while
@@ -97,12 +98,12 @@ final class PushEndpoint {
         case .refused(let status, let reason):
             answer(fd, status: status, reason: reason)
             return []
-        case .complete(let method, _, let headers, let body):
-            guard method == "POST" else {
+        case .complete(let head, let body):
+            guard head.method == "POST" else {
                 answer(fd, status: 405, reason: "POST pushes here")
                 return []
             }
-            guard headers["content-encoding"]?.lowercased() == "aes128gcm" else {
+            guard head.headers["Content-Encoding"]?.lowercased() == "aes128gcm" else {
                 answer(fd, status: 415, reason: "Content-Encoding must be aes128gcm")
                 return [.undecryptable("a push without aes128gcm content coding")]
             }

@@ -1,3 +1,5 @@
+import HeraldWebSocket
+
 /// Serves plain HTTP requests under a path prefix (the backend API under `/api/v1/`), on keep-alive connections.
 ///
 /// Registered with ``HeraldHTTPServer/addHTTPRoute(prefix:handler:)``. The engine reads each request's body

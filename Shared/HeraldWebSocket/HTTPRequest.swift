@@ -1,5 +1,3 @@
-import HeraldWebSocket
-
 /// One complete HTTP/1.1 request: its head and its decoded body (Content-Length or chunked, RFC 9112 §6).
 public struct HTTPRequest: Sendable {
     /// Method, target, version and header fields.
@@ -19,12 +17,6 @@ public struct HTTPReadFailure: Error, Sendable, Equatable {
     public var status: Int
     public var code: String
     public var message: String
-
-    public init(status: Int, code: String, message: String) {
-        self.status = status
-        self.code = code
-        self.message = message
-    }
 
     /// The stable code of a status the head parser reports (400, 431, 505).
     static func fromHead(status: Int, reason: String) -> HTTPReadFailure {

@@ -1,7 +1,6 @@
-import HeraldWebSocket
-
 /// Reads HTTP/1.1 requests from a byte stream, sans-IO: bytes in, heads and bodies out, one request at a time,
-/// so pipelined requests come out in order (RFC 9112 §9.3.2).
+/// so pipelined requests come out in order (RFC 9112 §9.3.2). The one request reader: the server's API and metrics
+/// and the client's push endpoint read requests with it, on the head parser the WebSocket upgrade uses.
 ///
 /// ```swift
 /// var reader = HTTPRequestReader(maxHeadSize: 8192)
@@ -15,8 +14,8 @@ import HeraldWebSocket
 /// Bodies are framed by Content-Length or `Transfer-Encoding: chunked` (§6); a request with both, an
 /// unknown transfer coding or a malformed length fails, as does a body over its limit (413) or a head or
 /// trailer section over `maxHeadSize` (431). After a failure the reader keeps failing: framing is lost.
-struct HTTPRequestReader {
-    enum Event: Equatable {
+public struct HTTPRequestReader {
+    public enum Event: Equatable {
         /// Nothing complete yet; every byte is kept.
         case needMore
         /// A request head; call ``beginBody(of:maxBodySize:)`` or ``skipBody()`` before the next ``next()``.
@@ -34,7 +33,7 @@ struct HTTPRequestReader {
         case failed(HTTPReadFailure)
     }
 
-    let maxHeadSize: Int
+    public let maxHeadSize: Int
     private var headParser: HTTPRequestHeadParser
     private var state = State.head
     private var buffer: [UInt8] = []
@@ -42,16 +41,16 @@ struct HTTPRequestReader {
     private var start = 0
     private var body: [UInt8] = []
 
-    init(maxHeadSize: Int) {
+    public init(maxHeadSize: Int) {
         self.maxHeadSize = maxHeadSize
         headParser = HTTPRequestHeadParser(maxHeadSize: maxHeadSize)
     }
 
     /// Bytes received and not yet consumed by a head or body.
-    var bufferedCount: Int { buffer.count - start }
+    public var bufferedCount: Int { buffer.count - start }
 
     /// Keeps a copy of `bytes`.
-    mutating func append(_ bytes: UnsafeRawBufferPointer) {
+    public mutating func append(_ bytes: UnsafeRawBufferPointer) {
         if start > 0 && (start == buffer.count || start >= 1 << 16) {
             buffer.removeFirst(start)
             start = 0
@@ -60,7 +59,7 @@ struct HTTPRequestReader {
     }
 
     /// Takes every byte not consumed yet (what follows an upgrade request belongs to the WebSocket session).
-    mutating func takeBuffered() -> [UInt8] {
+    public mutating func takeBuffered() -> [UInt8] {
         defer {
             buffer.removeAll()
             start = 0
@@ -69,7 +68,7 @@ struct HTTPRequestReader {
     }
 
     /// The next head, body or failure the buffered bytes make.
-    mutating func next() -> Event {
+    public mutating func next() -> Event {
         switch state {
         case .failed(let failure):
             return .failed(failure)
@@ -110,7 +109,7 @@ struct HTTPRequestReader {
     }
 
     /// Decides how the body of `head` is framed (RFC 9112 §6.1-6.3); nil when reading can go on.
-    mutating func beginBody(of head: HTTPRequestHead, maxBodySize: Int) -> HTTPReadFailure? {
+    public mutating func beginBody(of head: HTTPRequestHead, maxBodySize: Int) -> HTTPReadFailure? {
         body = []
         let codings = head.headers.listValues(for: "Transfer-Encoding")
         let lengths = head.headers.listValues(for: "Content-Length")
@@ -148,7 +147,7 @@ struct HTTPRequestReader {
     }
 
     /// Goes on with the next head without reading a body (for requests the connection answers and closes).
-    mutating func skipBody() {
+    public mutating func skipBody() {
         state = .head
     }
 
