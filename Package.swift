@@ -79,7 +79,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Server/HeraldServer",
-            exclude: ["API/openapi.json", "API/embed-openapi.sh"],
+            // openapi.json is the one copy of the API's description: compiled in as bytes, served as they are.
+            resources: [.embedInCode("API/openapi.json")],
             swiftSettings: hotPathSettings
         ),
         .executableTarget(

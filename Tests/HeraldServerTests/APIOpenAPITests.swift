@@ -29,10 +29,10 @@ struct APIOpenAPITests {
         return (process.terminationStatus, output)
     }
 
-    @Test("GET /api/v1/openapi.json serves exactly the bytes of Server/HeraldServer/API/openapi.json (regenerate: sh Server/HeraldServer/API/embed-openapi.sh)")
+    @Test("GET /api/v1/openapi.json serves exactly the bytes of Server/HeraldServer/API/openapi.json (compiled in by SwiftPM)")
     func servedDocumentIsTheFile() throws {
         let file = try Data(contentsOf: URL(fileURLWithPath: Self.documentPath))
-        #expect(Array(OpenAPIDocument.json.utf8) == Array(file), "OpenAPIDocument.swift is stale: run embed-openapi.sh")
+        #expect(Array(OpenAPIDocument.json.utf8) == Array(file), "the compiled-in document differs from openapi.json")
         let server = try InProcessAPIServer()
         defer { server.stop() }
         let served = try APIClient(port: server.port, key: nil).request("GET", "/api/v1/openapi.json")
