@@ -29,7 +29,7 @@ public struct HeraldServerOptions: Sendable {
     /// The SQLite database file of the sync service.
     public var dbPath = "herald.db"
     /// A shared PostgreSQL store (`postgres://user@host:port/db`) instead of ``dbPath``: several nodes on one
-    /// database see the same streams (issue 9). nil: the SQLite file.
+    /// database see the same streams (R1-R3 across nodes). nil: the SQLite file.
     public var store: String? = nil
     /// The backend HTTP API's (`/api/v1`) body limit and per-key rate.
     public var api = APIOptions()
