@@ -48,7 +48,8 @@ struct HardeningAttackTests {
             Array("GET /echo HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: short\r\nSec-WebSocket-Version: 13\r\n\r\n".utf8),
             Array("POST /echo HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n\r\n".utf8),
             Array("GET /echo HTTP/9.9\r\n\r\n".utf8),
-            Array("GET /nowhere HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n\r\n".utf8),
+            // A well-formed upgrade without credentials: refused with 401 (every other path is the bench broadcast).
+            Array("GET /sync HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n\r\n".utf8),
             Array("GET /echo HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n".utf8),
             [0, 0, 0, 0, 0xFF, 0xFE, 0x0D, 0x0A, 0x0D, 0x0A],
         ]
