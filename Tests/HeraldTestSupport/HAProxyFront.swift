@@ -68,12 +68,14 @@ public final class HAProxyFront: @unchecked Sendable {
     /// The `ws://` URL clients connect to.
     public var url: String { "ws://127.0.0.1:\(port)" }
 
-    /// haproxy's configuration for `port` in front of `backends` (loopback ports).
-    public static func configuration(port: Int, backends: [Int]) -> String {
+    /// haproxy's configuration for `port` in front of `backends` (loopback ports). `maxConnections` is haproxy's
+    /// `maxconn`: it refuses to start when it cannot get two descriptors per connection (this machine's hard limit is
+    /// 20,000), and a test needs few.
+    public static func configuration(port: Int, backends: [Int], maxConnections: Int = 2_000) -> String {
         let servers = backends.enumerated().map { "    server node\($0.offset) 127.0.0.1:\($0.element)" }.joined(separator: "\n")
         return """
             global
-                maxconn 50000
+                maxconn \(maxConnections)
             defaults
                 mode http
                 timeout connect 1s
