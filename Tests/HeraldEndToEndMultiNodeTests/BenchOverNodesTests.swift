@@ -3,8 +3,8 @@ import HeraldTestSupport
 import Testing
 
 extension EndToEnd {
-    /// `herald-bench chat` and `insert` as `.bench/cluster.sh` runs them: three nodes on one database (`--url2` repeated).
-    @Suite("herald-bench chat and insert over several nodes")
+    /// `herald-bench chat` as `.bench/cluster.sh` runs it: three nodes on one database (`--url2` repeated).
+    @Suite("herald-bench chat over several nodes")
     struct BenchOverNodes {
         static let secret = "bench-nodes-secret"
 
