@@ -6,7 +6,7 @@ import Glibc
 ///
 /// The configuration is ``configuration(port:backends:)``, the same one `.dev/cluster` writes: HTTP mode (the
 /// WebSocket upgrade passes through, and the connection then becomes a tunnel), round robin, `GET /healthz` checks
-/// every 200 ms, and a refused connect redispatched to another node (`option redispatch`, `retries`), so a device
+/// every 500 ms, and a refused connect redispatched to another node (`option redispatch`, `retries`), so a device
 /// whose node was just killed reaches a live one even before the checks have marked the dead one down. Tunnel
 /// timeouts are long: an idle /sync connection is not a dead one.
 ///
@@ -85,6 +85,8 @@ public final class HAProxyFront: @unchecked Sendable {
                 timeout tunnel 1h
                 timeout client-fin 5s
                 timeout http-request 10s
+                # A node starved of CPU on a loaded machine answers its check late, not never.
+                timeout check 2s
                 # A connect refused by a node that just died is tried again on another node.
                 retries 3
                 option redispatch 1
@@ -94,9 +96,9 @@ public final class HAProxyFront: @unchecked Sendable {
             backend nodes
                 balance roundrobin
                 option httpchk GET /healthz
-                # A node whose checks fail is marked down within half a second, and its remaining connections are cut so
+                # A node whose checks fail is marked down within about 1.5 s, and its remaining connections are cut so
                 # that its devices reconnect to a live node instead of waiting on a half-open one.
-                default-server check inter 200ms fall 2 rise 2 on-marked-down shutdown-sessions
+                default-server check inter 500ms fall 3 rise 2 on-marked-down shutdown-sessions
             \(servers)
 
             """
