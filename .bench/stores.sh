@@ -22,6 +22,9 @@
 #              DM has one user on A and one on B and everyone sends, so half the sends go to each node and every
 #              message crosses nodes. insert is left out of pg2 by default: its senders are the even connections,
 #              so --url2 puts every send on A and only the partners on B (PG2_LOADS="... insert" runs it anyway).
+#    - pg3 ... pg9: that many nodes the same way (--url2 once per further node; connection i on node i % N). chat:
+#              a DM's two users are consecutive connections, so every message still crosses nodes. PG2_LOADS says
+#              which loads every setup of 2 or more nodes runs; "node B" figures are then all nodes but A together.
 #    Loads (herald-bench; DURATION s of load, DRAIN s drain at most; each *_ARGS overridable by env):
 #      insert     insert -c 16 --inflight 256
 #      fanout200  fanout -n 200 --devices 1 -s 1 --inflight 32
@@ -227,11 +230,11 @@ run() { # round setup load
   t0=$(date +%s.%N)
   case $setup in
     sqlite) store=(--db "$w/herald.db") ;;
-    pg1 | pg2)
+    pg[1-9])
       db="s${RUN_SEQ}_$RANDOM"
       "$PGBIN/createdb" -h 127.0.0.1 -p "$PGPORT" -U herald "$db" >>"$OUT/pg.log" 2>&1 || { log "$name: createdb failed"; return; }
       store=(--store "postgres://herald@127.0.0.1:$PGPORT/$db")
-      [ "$setup" = pg2 ] && nodes=2 ;;
+      nodes=${setup#pg} ;;
   esac
   for i in $(seq 1 "$nodes"); do
     port=$(freeport)
@@ -242,7 +245,7 @@ run() { # round setup load
     wait_port "$port" "$!" || { log "$name: node $i did not start, see $OUT/server.log"; }
   done
   local urls=(--url "ws://127.0.0.1:${ports[0]}")
-  [ "$nodes" = 2 ] && urls+=(--url2 "ws://127.0.0.1:${ports[1]}")
+  for port in "${ports[@]:1}"; do urls+=(--url2 "ws://127.0.0.1:$port"); done
 
   local lpid="" pglog0
   pglog0=$(stat -c %s "$PGDIR/server.log")
@@ -278,7 +281,7 @@ run() { # round setup load
     echo "$l" >>"$OUT/bench.log"
     case $l in
       "[load "*)
-        ta=$(cpu_ticks "${pids[0]}"); tb=0; [ "$nodes" = 2 ] && tb=$(cpu_ticks "${pids[1]}")
+        ta=$(cpu_ticks "${pids[0]}"); tb=$(cpu_ticks "${pids[@]:1}")
         # shellcheck disable=SC2046
         tp=$(cpu_ticks $(pg_pids))
         tbench=$(cpu_ticks "$bpid"); ti=$(idle_ticks)
@@ -426,9 +429,9 @@ if len(samples) >= 2:
                    commit_statements_per_msg=per("commit_calls"), xact_commit_per_msg=round(xact / acked, 2) if acked else None,
                    notify_statements_per_msg=per("notify_calls"), notifications_per_msg=per("notifications"),
                    wal_bytes_per_msg=round((b["wal"] - a["wal"]) / acked) if acked else None)
-    if int(nodes) == 2:
-        conns = (r or {}).get("connections") or 2
-        on_b = deliveries * (conns // 2) / conns
+    if int(nodes) >= 2:
+        # "Node B" is every node but A: connection i is on node i % nodes, so they hold (nodes - 1) / nodes of them.
+        on_b = deliveries * (int(nodes) - 1) / int(nodes)
         win.update(node_b_cpu_pct=cpu("b"), node_b_us_per_delivery=round((b["b"] - a["b"]) / clk / on_b * 1e6, 1) if on_b else None)
 setup_s = round(all_samples[0]["t"] - float(bstart) - all_samples[0]["elapsed"], 1) if all_samples else None
 x = dict(name=name, round=int(rnd), setup=setup, load=load, nodes=int(nodes), bench=cmd, load_at_start=load_avg,
@@ -463,7 +466,7 @@ for r in $(seq 1 "$ROUNDS"); do
   log "round $r: setup order $(order "$r")"
   for load in $LOADS; do
     for setup in $(order "$r"); do
-      [ "$setup" = pg2 ] && ! [[ " $PG2_LOADS " == *" $load "* ]] && continue
+      [[ $setup == pg[2-9] ]] && ! [[ " $PG2_LOADS " == *" $load "* ]] && continue
       run "$r" "$setup" "$load"
     done
   done

@@ -52,6 +52,7 @@ enum BenchScenario {
         var sampler = ServerSampler(pid: common.serverPid)
         var fields = load.run(duration: common.duration, drain: common.drain, sampler: &sampler, progress: !common.quiet)
         fields["scenario"] = scenario
+        fields["nodes"] = fleet.loop.ports.count
         fields.merge(extra) { _, new in new }
         fleet.closeAll()
         afterwards(&fields)

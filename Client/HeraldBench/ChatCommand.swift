@@ -25,7 +25,13 @@ struct ChatCommand: ParsableCommand {
                 senders: (0..<users).map { .init(device: $0, conversation: $0 / 2) }, pace: .rate(Double(users) * perUser),
                 size: size, prefix: prefix)
             load.typingBeforeEachSend = typing
-            BenchScenario.run(load, on: fleet, common, scenario: "chat", fields: ["users": users, "per_user_rate": perUser, "size": size, "typing": typing])
+            // Device i is on node i % nodes and a DM's users are devices 2p and 2p + 1: with two or more nodes, every DM
+            // (and so every message) crosses nodes. Counted rather than assumed, so the JSON says so.
+            let nodes = fleet.loop.ports.count
+            let crossing = (0..<users / 2).filter { (2 * $0) % nodes != (2 * $0 + 1) % nodes }.count
+            BenchScenario.run(load, on: fleet, common, scenario: "chat", fields: [
+                "users": users, "per_user_rate": perUser, "size": size, "typing": typing, "dms_crossing_nodes": crossing,
+            ])
         } catch {
             BenchRun.fail("chat", error)
         }
