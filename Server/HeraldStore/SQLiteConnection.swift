@@ -8,7 +8,7 @@ import HeraldStoreProtocol
 /// Not thread-safe: it belongs to the single thread that owns the `SQLiteStore`.
 final class SQLiteConnection {
     private var handle: OpaquePointer?
-    private var statements: [String: OpaquePointer] = [:]
+    private var statements: [SQLStatementKey: OpaquePointer] = [:]
     /// The busy handler's state (its timeout and when the current wait began); lives as long as the connection.
     private let busyState = UnsafeMutablePointer<csqlite_busy_state>.allocate(capacity: 1)
     /// Files whose group and other permissions this open took away (see ``DatabaseFileMode``).
@@ -154,14 +154,15 @@ final class SQLiteConnection {
     }
 
     private func prepared(_ sql: String) throws(StoreError) -> OpaquePointer {
-        if let statement = statements[sql] { return statement }
+        let key = SQLStatementKey(sql)
+        if let statement = statements[key] { return statement }
         let db = try open()
         var statement: OpaquePointer?
         let code = sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
         guard code == SQLITE_OK, let statement else {
             throw StoreError.sqlite(sqlite3_extended_errcode(db), message: "\(String(cString: sqlite3_errmsg(db))) [\(sql)]")
         }
-        statements[sql] = statement
+        statements[key] = statement
         return statement
     }
 

@@ -40,7 +40,9 @@ public struct JSONWriter {
         separate()
         bytes.append(UInt8(ascii: "\""))
         key.withUTF8Buffer { bytes.append(contentsOf: $0) }
-        bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+        // Two single appends: appending an array literal cost as much as the key itself.
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
     }
 
     /// Writes a comma before an array element when one is needed.
@@ -60,12 +62,17 @@ public struct JSONWriter {
         var string = string
         string.withUTF8 { utf8 in
             var start = 0
-            for index in 0..<utf8.count {
+            var index = 0
+            let count = utf8.count
+            while index < count {
+                if let base = utf8.baseAddress { index = JSONWordScan.skipUnescaped(UnsafeRawPointer(base), from: index, count: count) }
+                guard index < count else { break }
                 let byte = utf8[index]
+                index += 1
                 guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index]))
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index - 1]))
                 appendEscape(byte)
-                start = index + 1
+                start = index
             }
             bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
         }

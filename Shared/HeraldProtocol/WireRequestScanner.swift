@@ -164,18 +164,31 @@ struct WireRequestScanner {
     private mutating func string() throws(FallBack) -> String {
         try expect(UInt8(ascii: "\""))
         let start = index
+        var bytesOred: UInt8 = 0
         while index < bytes.count {
+            skipPlainASCII()
+            guard index < bytes.count else { break }
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
                 let slice = UnsafeBufferPointer(rebasing: bytes[start..<index])
                 index += 1
+                // ASCII is valid UTF-8 as it is; only other text needs the (generic, per-byte) validating decoder.
+                if bytesOred < 0x80 { return String(decoding: slice, as: UTF8.self) }
                 return try String(validating: slice, as: UTF8.self).orFallBack()
             }
             if byte == UInt8(ascii: "\\") { return try escapedString(from: start) }
             guard byte >= 0x20 else { throw FallBack() }
+            bytesOred |= byte
             index += 1
         }
         throw FallBack()
+    }
+
+    /// Moves `index` past whole 8-byte words of printable ASCII without a quote or backslash: what a string's scan
+    /// would step over byte by byte.
+    private mutating func skipPlainASCII() {
+        guard let base = bytes.baseAddress else { return }
+        index = JSONWordScan.skipPlainASCII(UnsafeRawPointer(base), from: index, count: bytes.count)
     }
 
     private mutating func escapedString(from start: Int) throws(FallBack) -> String {

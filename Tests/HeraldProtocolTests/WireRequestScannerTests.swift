@@ -41,6 +41,23 @@ struct WireRequestScannerTests {
         agree([0x7B, 0x22, 0xFF, 0x22, 0x3A, 0x31, 0x7D])  // invalid UTF-8 in a key
     }
 
+    @Test("A quote, backslash, control byte, DEL or non-ASCII byte at every place of the 8-byte words a string is scanned in: both readers agree")
+    func specialBytesInWords() {
+        // The string scan steps over 8 bytes at a time while none is special; each special byte must stop it wherever
+        // it falls, including as a word's first and last byte and in the bytes after the last whole word.
+        let specials: [[UInt8]] = [[0x22], [0x5C, 0x6E], [0x5C], [0x00], [0x1F], [0x20], [0x7F], [0xC3, 0xA9], [0xFF], [0xC3], [0xED, 0xA0, 0x80]]
+        for special in specials {
+            for position in 0..<20 {
+                let text = Array(repeating: UInt8(ascii: "a"), count: position) + special + Array(repeating: UInt8(ascii: "b"), count: 19 - position)
+                let bytes = Array(#"{"type":"send","id":1,"conversation":"c1","clientMessageId":"k","text":""#.utf8) + text + Array(#""}"#.utf8)
+                agree(bytes)
+            }
+        }
+        let plain = Array(#"{"type":"send","id":1,"conversation":"c1","clientMessageId":"k","text":"#.utf8)
+            + Array("\"0123456789abcdefghijklmnopq\"}".utf8)
+        #expect(WireRequestScanner.scan(plain)?.text == "0123456789abcdefghijklmnopq")
+    }
+
     @Test("Random requests, encoded by the client, then cut, flipped, padded or extended: both readers agree")
     func randomRequests() async {
         await propertyCheck(count: 500, input: Gen.uint64(in: 0...UInt64.max)) { seed in

@@ -36,6 +36,24 @@ struct ToastTextTests {
         #expect(cutMarks.unicodeScalars.count == 103)
     }
 
+    @Test("T10: the cut is the first 50 characters whatever stands at the 50th and 51st place: ASCII, CR LF, a combining mark, an emoji")
+    func t10CutAtEveryBoundary() {
+        // The cut of a text that starts with plain ASCII takes bytes, not characters; a CR, a combining mark or any
+        // other non-ASCII byte near the limit must still be cut as characters.
+        let pieces = ["x", "\r\n", "\r", "\n", "\u{301}", "é", "👨‍👩‍👧‍👦", "\u{200D}", " "]
+        for first in pieces {
+            for second in pieces {
+                for lead in 47...51 {
+                    let text = String(repeating: "a", count: lead) + first + second + String(repeating: "b", count: 5)
+                    let expected = text.count > 50 ? String(text.prefix(50)) + "..." : text
+                    #expect(ToastText.cut(text) == expected, "\(lead) a, then \(first.unicodeScalars.map(\.value)) \(second.unicodeScalars.map(\.value))")
+                }
+            }
+        }
+        #expect(ToastText.cut(String(repeating: "a", count: 50)) == String(repeating: "a", count: 50))
+        #expect(ToastText.cut(String(repeating: "a", count: 51)) == String(repeating: "a", count: 50) + "...")
+    }
+
     @Test("T10: an image reads \"📷 Image\"; no text or empty text reads \"New message\"")
     func t10ImageAndEmpty() {
         #expect(ToastText.messageToast(senderName: "Bob", groupTitle: nil, text: nil, isImage: true).body == "📷 Image")

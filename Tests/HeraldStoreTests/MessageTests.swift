@@ -39,6 +39,25 @@ struct MessageTests {
         #expect(try store.conversation(id: c.id)?.lastActivity == 10)
     }
 
+    @Test("R4: a retry returns the original wherever it is sent: another conversation, one that does not exist, one without the sender", arguments: StoreBackend.allCases)
+    func retryFindsOriginalAnywhere(_ backend: StoreBackend) throws {
+        let (_, store) = try storeWithUsers(backend)
+        let (ab, _) = try store.findOrCreateDirect(between: "alice", and: "bob", now: 1)
+        let (ac, _) = try store.findOrCreateDirect(between: "alice", and: "carol", now: 1)
+        let (bc, _) = try store.findOrCreateDirect(between: "bob", and: "carol", now: 1)
+        let (original, _) = try store.insertMessage(
+            conversation: ab.id, sender: "alice", clientMessageId: "once", kind: .text, text: "hi", imageURL: nil, now: 10)
+        for conversation in [ac.id, "c4242", bc.id] {
+            let (retry, duplicate) = try store.insertMessage(
+                conversation: conversation, sender: "alice", clientMessageId: "once", kind: .text, text: "again", imageURL: nil, now: 20)
+            #expect(duplicate, "retry to \(conversation)")
+            #expect(retry == original, "retry to \(conversation)")
+        }
+        #expect(try store.history(conversation: ac.id, before: nil, limit: 10).isEmpty)
+        #expect(try store.unreadCount(user: "bob", conversation: ab.id) == 1)
+        #expect(try store.unreadCount(user: "carol", conversation: ac.id) == 0)
+    }
+
     @Test("R2: history is storage order, newest first, paged by an older-than cursor", arguments: StoreBackend.allCases)
     func storageOrder(_ backend: StoreBackend) throws {
         let (_, store) = try storeWithUsers(backend)
