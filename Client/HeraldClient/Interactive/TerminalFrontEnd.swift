@@ -59,7 +59,12 @@ final class TerminalFrontEnd: ClientFrontEnd {
 
     // MARK: - Input
 
-    func input(_ bytes: ArraySlice<UInt8>) -> [String] {
+    func input(_ bytes: ArraySlice<UInt8>) -> [ClientInput] {
+        commandLines(bytes).map(ClientInput.line)
+    }
+
+    /// The script commands the keys in `bytes` run.
+    private func commandLines(_ bytes: ArraySlice<UInt8>) -> [String] {
         if bytes.isEmpty {
             inputEnded = true
             return []
@@ -272,9 +277,9 @@ final class TerminalFrontEnd: ClientFrontEnd {
         return []
     }
 
-    func takeFollowUps() -> [String] {
+    func takeFollowUps() -> [ClientInput] {
         defer { followUps = [] }
-        return followUps
+        return followUps.map(ClientInput.line)
     }
 
     // MARK: - Output
@@ -481,7 +486,7 @@ final class TerminalFrontEnd: ClientFrontEnd {
 }
 
 /// What the terminal's status line says about the connection.
-enum ConnectionStatus: Sendable {
+package enum ConnectionStatus: Sendable {
     case connecting
     /// Lost; the next attempt is at `at`.
     case reconnecting(at: Instant, reason: String)
