@@ -8,7 +8,10 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
-/// The hot path's modules (sockets, frames, fan-out) in release builds: no run-time exclusivity checks.
+/// The server's hot-path modules (sockets, fan-out) in release builds: no run-time exclusivity checks. Only for
+/// targets the HeraldKit library does not reach: SwiftPM refuses `unsafeFlags` in a versioned dependency, which is
+/// how an app adds HeraldKit. (HeraldBytes and HeraldWebSocket, which both sides link, keep no class `var` or global
+/// that such a check would guard: their release code is the same with and without the flag.)
 let hotPathSettings: [SwiftSetting] = swiftSettings + [
     .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release)),
 ]
@@ -19,6 +22,8 @@ let package = Package(
         .executable(name: "herald-server", targets: ["HeraldServerCLI"]),
         .executable(name: "herald", targets: ["HeraldCLI"]),
         .executable(name: "herald-bench", targets: ["HeraldBench"]),
+        // The client as a library an app embeds (docs: Client/HeraldKit/HeraldKit.docc).
+        .library(name: "HeraldKit", targets: ["HeraldKit"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
@@ -37,8 +42,8 @@ let package = Package(
 
         // MARK: - Shared (no IO)
         .target(name: "HeraldClock", path: "Shared/HeraldClock", swiftSettings: swiftSettings),
-        .target(name: "HeraldBytes", path: "Shared/HeraldBytes", swiftSettings: hotPathSettings),
-        .target(name: "HeraldWebSocket", dependencies: ["HeraldBytes"], path: "Shared/HeraldWebSocket", swiftSettings: hotPathSettings),
+        .target(name: "HeraldBytes", path: "Shared/HeraldBytes", swiftSettings: swiftSettings),
+        .target(name: "HeraldWebSocket", dependencies: ["HeraldBytes"], path: "Shared/HeraldWebSocket", swiftSettings: swiftSettings),
         .target(name: "HeraldProtocol", dependencies: ["HeraldRules"], path: "Shared/HeraldProtocol", exclude: ["PROTOCOL.md"], swiftSettings: swiftSettings),
         .target(name: "HeraldRules", path: "Shared/HeraldRules", swiftSettings: swiftSettings),
         .target(name: "HeraldDeflate", dependencies: ["CZlib", "HeraldBytes", "HeraldWebSocket"], path: "Shared/HeraldDeflate", swiftSettings: swiftSettings),
@@ -95,6 +100,13 @@ let package = Package(
             name: "HeraldClient",
             dependencies: ["HeraldClock", "HeraldWebSocket", "HeraldProtocol", "HeraldRules", "HeraldTLS", "HeraldDeflate", "HeraldCrypto"],
             path: "Client/HeraldClient",
+            swiftSettings: swiftSettings
+        ),
+        // The library apps link: typed connection, events and commands over HeraldClient's core.
+        .target(
+            name: "HeraldKit",
+            dependencies: ["HeraldClient", "HeraldProtocol", "HeraldRules"],
+            path: "Client/HeraldKit",
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -161,6 +173,12 @@ let package = Package(
             name: "HeraldClientTests",
             dependencies: ["HeraldTestSupport", "HeraldProtocol", "HeraldClient", "HeraldRules"],
             path: "Tests/HeraldClientTests",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HeraldKitTests",
+            dependencies: ["HeraldKit", "HeraldTestSupport"],
+            path: "Tests/HeraldKitTests",
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "HeraldArchitectureTests", path: "Tests/HeraldArchitectureTests", swiftSettings: swiftSettings),
