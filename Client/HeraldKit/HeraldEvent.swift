@@ -51,13 +51,17 @@ public enum HeraldEvent: Sendable, Equatable {
 
 /// One message as it reached the device.
 public struct Message: Sendable, Equatable {
+    /// The conversation's id.
     public var conversation: String
     /// The server's id.
     public var id: String
+    /// The sender's user id.
     public var sender: String
+    /// The sender's display name.
     public var senderName: String
     /// The text; nil for an image.
     public var text: String?
+    /// An image message's URL.
     public var imageURL: String?
     /// The stream position it came at.
     public var sequence: Int64?
@@ -69,14 +73,21 @@ public struct Message: Sendable, Equatable {
 
 /// A toast to put on screen: what to show, how urgently, where a tap leads.
 public struct ToastPresentation: Sendable, Equatable {
+    /// The toast's id, which later updates and the dismissal name.
     public var id: String
+    /// Its look and haptic (T11).
     public var kind: ToastKind
+    /// The headline: the sender or the group for a message.
     public var title: String
+    /// The body: what only others wrote is safe to show (it was checked for controls).
     public var text: String
+    /// What a screen reader says.
     public var accessibilityLabel: String
+    /// The conversation a message toast is about.
     public var conversation: String?
     /// How many messages it stands for (T6 folds several into one).
     public var count: Int
+    /// How urgent it is: elevated and critical ones show during quiet hours (N3).
     public var priority: ToastPriority
     /// The deep link a tap follows (T9).
     public var url: String?
@@ -86,10 +97,15 @@ public struct ToastPresentation: Sendable, Equatable {
 
 /// One conversation in list order (the most recently active first).
 public struct ConversationSummary: Sendable, Equatable {
+    /// The conversation's id.
     public var id: String
+    /// What the list shows: the other person's name, or the group's title.
     public var title: String
+    /// Messages not read on any of the user's devices (U rules).
     public var unread: Int
+    /// The newest message's preview.
     public var lastPreview: String?
+    /// Its alerts are muted (N1).
     public var muted: Bool
 }
 

@@ -4,13 +4,16 @@ import HeraldClient
 /// A message sent through ``HeraldSession`` that the server has not stored yet, with the id it keeps across
 /// reconnects and restarts (R4: however often it goes out, it is stored once).
 public struct PendingMessage: Sendable, Equatable, Codable {
+    /// The conversation it goes to.
     public var conversation: String
+    /// The id it keeps on every attempt (R4).
     public var clientMessageId: String
     /// The text; nil for an image.
     public var text: String?
     /// The image's URL; nil for text.
     public var imageURL: String?
 
+    /// A pending text (`text`) or image (`imageURL`) message.
     public init(conversation: String, clientMessageId: String, text: String?, imageURL: String?) {
         self.conversation = conversation
         self.clientMessageId = clientMessageId
@@ -42,6 +45,7 @@ public struct PendingMessageFile: PendingMessageStore {
         path = (directory as NSString).appendingPathComponent("pending-messages.json")
     }
 
+    /// The saved messages; none when the file does not exist.
     public func load() throws(HeraldError) -> [PendingMessage] {
         guard FileManager.default.fileExists(atPath: path) else { return [] }
         do {
@@ -51,6 +55,7 @@ public struct PendingMessageFile: PendingMessageStore {
         }
     }
 
+    /// Writes the messages to a new file that then replaces the old one, so a crash leaves one or the other.
     public func save(_ messages: [PendingMessage]) throws(HeraldError) {
         do {
             let directory = (path as NSString).deletingLastPathComponent
