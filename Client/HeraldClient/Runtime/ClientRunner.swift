@@ -46,7 +46,7 @@ extension ClientFrontEnd {
 }
 
 /// One input for the core, in the order it came.
-package enum ClientInput: Sendable {
+package enum ClientInput: Sendable, Equatable {
     /// A script line, parsed by ``ScriptCommandParser`` (script mode; an answer line follows).
     case line(String)
     /// A command already typed (an answer line follows, as for a line).
