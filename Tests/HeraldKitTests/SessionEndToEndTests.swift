@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import HeraldKit
 import HeraldTestSupport
+import Synchronization
 import Testing
 
 /// HeraldKit against a real `herald-server`: what an app sees through the library.
@@ -120,12 +121,14 @@ struct SessionEndToEndTests {
         try await alice.wait("first message") { $0.message?.id == beforeId }
 
         var mark = alice.mark
+        // Watched from a thread of its own: the tests' tasks share a pool that other suites' blocking waits may hold.
+        let offlineAt = OfflineWatch(alice.session)
         server.childSignal(SIGSTOP)
         let frozeAt = ContinuousClock.now
         var resumed = false
         defer { if !resumed { server.childSignal(SIGCONT) } }
         try await alice.wait("offline", after: mark, timeout: .seconds(10)) { if case .connection(.offline) = $0 { true } else { false } }
-        let detected = ContinuousClock.now - frozeAt
+        let detected = try #require(offlineAt.instant) - frozeAt
         #expect(detected <= interval * 2 + .milliseconds(500), "offline after \(detected), within two intervals")
         // Bob writes while the server is frozen: his frame waits in the socket.
         let during = try bob.session.send("during the freeze", to: conversation)
@@ -142,6 +145,31 @@ struct SessionEndToEndTests {
         #expect(alice.messages(withId: beforeId).count == 1, "not repeated by the resume")
         #expect(alice.messages(withId: duringId).count == 1, "exactly once")
     }
+}
+
+/// When a session first showed offline, read every few milliseconds by a thread of its own.
+final class OfflineWatch: Sendable {
+    private let box = InstantBox()
+
+    init(_ session: HeraldSession) {
+        let seen = box
+        Thread.detachNewThread {
+            let deadline = ContinuousClock.now + .seconds(30)
+            while ContinuousClock.now < deadline {
+                if case .offline = session.connectionState {
+                    seen.value.withLock { $0 = ContinuousClock.now }
+                    return
+                }
+                usleep(2_000)
+            }
+        }
+    }
+
+    var instant: ContinuousClock.Instant? { box.value.withLock { $0 } }
+}
+
+final class InstantBox: Sendable {
+    let value = Mutex<ContinuousClock.Instant?>(nil)
 }
 
 extension TestServer {
