@@ -179,7 +179,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HeraldKitTests",
-            dependencies: ["HeraldKit", "HeraldTestSupport"],
+            dependencies: ["HeraldKit", "HeraldRules", "HeraldTestSupport"],
             path: "Tests/HeraldKitTests",
             swiftSettings: swiftSettings
         ),

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import HeraldKit
+import HeraldRules
 import HeraldTestSupport
 import Synchronization
 import Testing
@@ -61,6 +62,40 @@ struct SessionEndToEndTests {
         await alice.session.disconnect()
         await bob.session.disconnect()
         try await alice.wait("stopped") { $0 == .connection(.stopped(.disconnected)) }
+    }
+
+    @Test("deep links route typed (D1, D2); a bad link is refused; a muted conversation raises no toast unless it mentions me (N1, N2)")
+    func linksAndMutes() async throws {
+        let server = try TestServer()
+        let alice = EventRecorder(try Self.session(server, "alice"))
+        let bob = EventRecorder(try Self.session(server, "bob"))
+        try await alice.waitOnline()
+        try await bob.waitOnline()
+        let conversation = try await alice.session.directConversation(with: "bob")
+        let group = try await alice.session.createGroup(title: "Team", members: ["bob"])
+
+        try await bob.session.open(link: "herald://conversation/\(conversation)")
+        try await bob.wait("route") { $0 == .route(url: "herald://conversation/\(conversation)", scene: "thread", conversation: conversation, error: nil) }
+        do {
+            try await bob.session.open(link: "not a link")
+            Issue.record("a badly formed link was accepted")
+        } catch {
+            if case .refused(let code, _) = error { #expect(code == "invalid_link") } else { Issue.record("\(error)") }
+        }
+        try await bob.session.show(.list)
+
+        try await bob.session.mute(group)
+        var mark = bob.mark
+        let quiet = try alice.session.send("lunch?", to: group)
+        let quietId = try await alice.wait("own") { $0.message?.clientMessageId == quiet }.message?.id
+        try await bob.wait("muted message", after: mark) { $0.message?.id == quietId }
+        mark = bob.mark
+        let mention = try alice.session.send("@bob lunch?", to: group)
+        let mentionId = try await alice.wait("own") { $0.message?.clientMessageId == mention }.message?.id
+        let toast = try await bob.wait("mention toast", after: mark) { $0.toast != nil }.toast
+        #expect(toast?.mentionsMe == true && toast?.priority == .elevated && toast?.text == "@bob lunch?")
+        #expect(bob.events.contains { $0.message?.id == mentionId && $0.message?.mentionsMe == true })
+        #expect(!bob.events.contains { $0.toast?.text == "lunch?" }, "the muted message raised no toast")
     }
 
     @Test("a message sent offline is kept on disk, survives a restart of the app, and is stored once (R4)")
