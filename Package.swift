@@ -9,8 +9,8 @@ let swiftSettings: [SwiftSetting] = [
 ]
 
 /// The server's hot-path modules (sockets, fan-out) in release builds: no run-time exclusivity checks. Only for
-/// targets the HeraldKit library does not reach: SwiftPM refuses `unsafeFlags` in a versioned dependency, which is
-/// how an app adds HeraldKit. (HeraldBytes and HeraldWebSocket, which both sides link, keep no class `var` or global
+/// targets the HeraldKit library does not reach: an app adds HeraldKit as a versioned dependency, and SwiftPM refuses
+/// `unsafeFlags` there (for manifests before tools 6.2; .ci/example-app holds the library to that rule). (HeraldBytes and HeraldWebSocket, which both sides link, keep no class `var` or global
 /// that such a check would guard: their release code is the same with and without the flag.)
 let hotPathSettings: [SwiftSetting] = swiftSettings + [
     .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release)),

@@ -1,6 +1,7 @@
 // swift-tools-version: 6.2
-// An app that embeds Herald: it depends on the HeraldKit library by URL and exact version, as apps do. Versioned
-// dependencies may carry no unsafeFlags, so this building proves the library's closure has none.
+// An app that embeds Herald: it depends on the HeraldKit library by URL and exact version, as apps do. SwiftPM
+// refuses unsafeFlags in a versioned dependency (whose manifest predates tools 6.2: .ci/example-app reads Herald's as
+// 6.1), so this building proves the library's closure has none.
 //
 // The URL and version come from the environment (.ci/example-app points them at a tagged clone); an app writes its
 // own: .package(url: "https://git.example.com/herald.git", exact: "1.0.0").
