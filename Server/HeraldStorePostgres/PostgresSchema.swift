@@ -129,7 +129,7 @@ enum PostgresSchema {
             created_at bigint NOT NULL
         );
         """,
-        // 2: cluster presence (issue 9): each node's heartbeat, each live device's scene, and which node and
+        // 2: cluster presence (P1-P5 across nodes): each node's heartbeat, each live device's scene, and which node and
         // connection got a push, so push decisions and withdrawals (P1-P5) see every node.
         """
         CREATE TABLE cluster_nodes (

@@ -1,7 +1,7 @@
 import HeraldStore
 
 extension PostgresStore: ClusterPresenceStore {
-    // MARK: - Cluster presence (P1-P5 across nodes, issue 9)
+    // MARK: - Cluster presence (P1-P5 across nodes)
 
     /// How long wake-up rows are kept for nodes catching up (``PostgresStreamListener``).
     public static let wakeUpRetentionMilliseconds: Int64 = 600_000

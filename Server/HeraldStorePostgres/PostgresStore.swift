@@ -2,7 +2,7 @@ import Foundation
 import HeraldStore
 
 /// The PostgreSQL backend of ``SyncStore`` (through libpq): what lets several `herald-server` nodes share
-/// one database (issue 9).
+/// one database.
 ///
 /// - **One connection per store**, confined to one thread at a time (the server's sync thread, which runs
 ///   every request and commit in order). A pool would buy nothing there: the sync thread does one thing at

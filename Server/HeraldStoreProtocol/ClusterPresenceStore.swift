@@ -1,4 +1,4 @@
-/// Where one connected device is, as every node of a cluster sees it (P1-P5 across nodes, issue 9).
+/// Where one connected device is, as every node of a cluster sees it (P1-P5 across nodes).
 ///
 /// A row exists while the device is live (synced) on `node`; it is addressed across nodes by (`node`, `deviceKey`),
 /// a number the node hands out per connection (device names may repeat across nodes).
