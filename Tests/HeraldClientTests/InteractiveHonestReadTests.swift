@@ -73,7 +73,7 @@ struct InteractiveHonestReadTests {
             let top = try #require(before.min())
             try alice.key("PPage")
             pages += 1
-            screen = try alice.waitScreen("scrolled up by rows") { $0.contains("FIRSTWORD") || (wordNumbers($0).min() ?? top) < top }
+            screen = try alice.waitSettledScreen("scrolled up by rows") { $0.contains("FIRSTWORD") || (wordNumbers($0).min() ?? top) < top }
             let after = wordNumbers(screen)
             // One page is the thread area's rows less one: the old top row is now the bottom row, so no row is skipped.
             #expect(after.contains(top), "the row that was at the top is still on screen (page \(pages))")

@@ -76,6 +76,25 @@ public final class TmuxSession {
         throw ProcessHarnessError("screen never showed \(what); last screen:\n\(last)")
     }
 
+    /// Waits until the screen satisfies `predicate` and two captures in a row agree: a capture taken while the client
+    /// is still writing a frame can hold old and new rows at once, which a test of what one frame shows must not read.
+    @discardableResult
+    public func waitSettledScreen(_ what: String, timeout: Duration = .seconds(10), _ predicate: (String) -> Bool) throws -> String {
+        let deadline = ContinuousClock.now + timeout
+        var last = ""
+        while ContinuousClock.now < deadline {
+            last = try screen()
+            if predicate(last) {
+                usleep(50_000)
+                let again = try screen()
+                if again == last { return last }
+                continue
+            }
+            usleep(50_000)
+        }
+        throw ProcessHarnessError("screen never settled showing \(what); last screen:\n\(last)")
+    }
+
     /// Whether the session still exists.
     public var isAlive: Bool { (try? tmuxCommand(["has-session", "-t", "main"]).status) == 0 }
 
