@@ -8,7 +8,10 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
-/// The hot path's modules (sockets, frames, fan-out) in release builds: no run-time exclusivity checks.
+/// The server's hot-path modules (sockets, fan-out) in release builds: no run-time exclusivity checks. Only for
+/// targets the HeraldKit library does not reach: an app adds HeraldKit as a versioned dependency, and SwiftPM refuses
+/// `unsafeFlags` there (for manifests before tools 6.2; .ci/example-app holds the library to that rule). (HeraldBytes and HeraldWebSocket, which both sides link, keep no class `var` or global
+/// that such a check would guard: their release code is the same with and without the flag.)
 let hotPathSettings: [SwiftSetting] = swiftSettings + [
     .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release)),
 ]
@@ -19,11 +22,15 @@ let package = Package(
         .executable(name: "herald-server", targets: ["HeraldServerCLI"]),
         .executable(name: "herald", targets: ["HeraldCLI"]),
         .executable(name: "herald-bench", targets: ["HeraldBench"]),
+        // The client as a library an app embeds (docs: Client/HeraldKit/HeraldKit.docc).
+        .library(name: "HeraldKit", targets: ["HeraldKit"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.0"),
+        // `swift package generate-documentation --target HeraldKit` (CI builds the library's documentation).
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // MARK: - C shims and system libraries
@@ -37,8 +44,8 @@ let package = Package(
 
         // MARK: - Shared (no IO)
         .target(name: "HeraldClock", path: "Shared/HeraldClock", swiftSettings: swiftSettings),
-        .target(name: "HeraldBytes", path: "Shared/HeraldBytes", swiftSettings: hotPathSettings),
-        .target(name: "HeraldWebSocket", dependencies: ["HeraldBytes"], path: "Shared/HeraldWebSocket", swiftSettings: hotPathSettings),
+        .target(name: "HeraldBytes", path: "Shared/HeraldBytes", swiftSettings: swiftSettings),
+        .target(name: "HeraldWebSocket", dependencies: ["HeraldBytes"], path: "Shared/HeraldWebSocket", swiftSettings: swiftSettings),
         .target(name: "HeraldProtocol", dependencies: ["HeraldRules"], path: "Shared/HeraldProtocol", exclude: ["PROTOCOL.md"], swiftSettings: swiftSettings),
         .target(name: "HeraldRules", path: "Shared/HeraldRules", swiftSettings: swiftSettings),
         .target(name: "HeraldDeflate", dependencies: ["CZlib", "HeraldBytes", "HeraldWebSocket"], path: "Shared/HeraldDeflate", swiftSettings: swiftSettings),
@@ -98,6 +105,13 @@ let package = Package(
             name: "HeraldClient",
             dependencies: ["HeraldClock", "HeraldWebSocket", "HeraldProtocol", "HeraldRules", "HeraldTLS", "HeraldDeflate", "HeraldCrypto"],
             path: "Client/HeraldClient",
+            swiftSettings: swiftSettings
+        ),
+        // The library apps link: typed connection, events and commands over HeraldClient's core.
+        .target(
+            name: "HeraldKit",
+            dependencies: ["HeraldClient", "HeraldProtocol", "HeraldRules"],
+            path: "Client/HeraldKit",
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -165,6 +179,12 @@ let package = Package(
             name: "HeraldClientTests",
             dependencies: ["HeraldTestSupport", "HeraldProtocol", "HeraldClient", "HeraldRules", "HeraldWebSocket"],
             path: "Tests/HeraldClientTests",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HeraldKitTests",
+            dependencies: ["HeraldKit", "HeraldRules", "HeraldTestSupport"],
+            path: "Tests/HeraldKitTests",
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "HeraldArchitectureTests", path: "Tests/HeraldArchitectureTests", swiftSettings: swiftSettings),

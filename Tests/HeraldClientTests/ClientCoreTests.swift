@@ -15,7 +15,7 @@ struct CoreHarness {
             switch output {
             case .line(let line): lines.append(line)
             case .send(let frame): requests.append(frame)
-            case .log: break
+            case .log, .stored: break
             }
         }
     }

@@ -151,8 +151,8 @@ struct TerminalInputTests {
 
     @Test("Chat: in a thread plain text is sent (// sends a leading slash); outside one it says what to do")
     func plainText() {
-        #expect(ChatInput.interpret("hello there", in: thread) == .commands(["send c2 hello there"]))
-        #expect(ChatInput.interpret("//shrug", in: thread) == .commands(["send c2 /shrug"]))
+        #expect(ChatInput.interpret("hello there", in: thread) == .send(conversation: "c2", text: "hello there"))
+        #expect(ChatInput.interpret("//shrug", in: thread) == .send(conversation: "c2", text: "/shrug"))
         guard case .notice(let hint) = ChatInput.interpret("hello", in: list) else { Issue.record("no hint"); return }
         #expect(hint.contains("commands start with /"))
         #expect(ChatInput.interpret("/lock", in: list) == .commands(["lock"]), "script commands work after a slash")
@@ -168,7 +168,7 @@ struct TerminalInputTests {
             }
             #expect(hint.contains("commands start with /"), "\(hint)")
         }
-        #expect(ChatInput.interpret("sign-out", in: thread) == .commands(["send c2 sign-out"]), "in a thread a bare word is a message")
+        #expect(ChatInput.interpret("sign-out", in: thread) == .send(conversation: "c2", text: "sign-out"), "in a thread a bare word is a message")
     }
 
     @Test("Chat: /sign-out and /leave ask (y/N) before they run; the question names what is lost")

@@ -124,6 +124,7 @@ extension ClientCore {
     }
 
     mutating func sendAnswered(_ response: ResponseFrame, clientMessageId: String, answers: Bool) {
+        if let message = response.message { outputs.append(.stored(clientMessageId: clientMessageId, message: message.id)) }
         guard answers else {
             if let message = response.message {
                 arrive(message, sequence: nil)

@@ -9,6 +9,9 @@ public enum ClientOutput: Equatable, Sendable {
     case send(RequestFrame)
     /// A diagnostic for stderr.
     case log(String)
+    /// The server stored this send (or had stored it: a retry, R4). Said even when its `message` event was printed
+    /// before (a retry after a restart of an app that keeps unsent messages), so the app can forget it.
+    case stored(clientMessageId: String, message: String)
 }
 
 /// The client's application logic, sans-IO: script commands, server frames, connection changes and time go in,

@@ -27,6 +27,9 @@ public struct ChatContext: Sendable {
 
 /// What a typed line does.
 public enum ChatAction: Equatable, Sendable {
+    /// Send a message with exactly this text: it is never read as a command, so quotes, backslashes and slashes
+    /// after the first character go out as typed.
+    case send(conversation: String, text: String)
     /// Run these script command lines, in order.
     case commands([String])
     /// Show the help screen.
@@ -105,10 +108,10 @@ public enum ChatInput {
         let open = context.scene.conversation
         if trimmed.hasPrefix("//") {
             guard let open else { return .notice("open a conversation first to send a message") }
-            return .commands(["send \(open) \(trimmed.dropFirst())"])
+            return .send(conversation: open, text: String(trimmed.dropFirst()))
         }
         guard trimmed.hasPrefix("/") else {
-            if let open { return .commands(["send \(open) \(trimmed)"]) }
+            if let open { return .send(conversation: open, text: trimmed) }
             if case .success? = ScriptCommandParser.parse(trimmed) {
                 return .notice("commands start with /: type /\(trimmed.prefix(40)) to run it")
             }

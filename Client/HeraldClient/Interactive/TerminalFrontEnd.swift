@@ -33,7 +33,7 @@ final class TerminalFrontEnd: ClientFrontEnd {
     /// The composer's text when it was last looked at for typing reports (E1).
     private var composerSeen = ""
     /// Commands waiting for a yes (`/sign-out`, `/leave`, quitting with unsent text): `y` runs them, any other key drops them.
-    private var awaitingConfirmation: (question: String, commands: [String])?
+    private var awaitingConfirmation: (question: String, commands: [ClientInput])?
     /// A yes to the waiting question also empties the composer (its text went into the commands).
     private var confirmationTakesComposer = false
     /// Esc was pressed once with text in the composer: a second Esc right after clears it (one Esc never loses text).
@@ -59,12 +59,13 @@ final class TerminalFrontEnd: ClientFrontEnd {
 
     // MARK: - Input
 
-    func input(_ bytes: ArraySlice<UInt8>) -> [String] {
+    /// What the keys in `bytes` run: typed messages, and commands as script lines.
+    func input(_ bytes: ArraySlice<UInt8>) -> [ClientInput] {
         if bytes.isEmpty {
             inputEnded = true
             return []
         }
-        var lines: [String] = []
+        var lines: [ClientInput] = []
         for key in decoder.feed(bytes) {
             lines += handle(key)
             if inputEnded { break }
@@ -73,7 +74,7 @@ final class TerminalFrontEnd: ClientFrontEnd {
     }
 
     /// What one key does; returns the script commands it runs.
-    private func handle(_ key: Key) -> [String] {
+    private func handle(_ key: Key) -> [ClientInput] {
         if let commands = awaitingConfirmation?.commands {
             // The question is answered by this key, which does nothing else: only `y` says yes (the default is no).
             awaitingConfirmation = nil
@@ -102,7 +103,7 @@ final class TerminalFrontEnd: ClientFrontEnd {
             if editor.isEmpty {
                 if showingHelp { showingHelp = false }
                 if scene == .list, context.conversations.indices.contains(selectedRow) {
-                    return ["open thread \(context.conversations[selectedRow].id)"]
+                    return [.line("open thread \(context.conversations[selectedRow].id)")]
                 }
                 return []
             }
@@ -114,7 +115,7 @@ final class TerminalFrontEnd: ClientFrontEnd {
         case .right: editor.moveRight()
         case .home: editor.moveHome()
         case .end:
-            if editor.isEmpty, scene.conversation != nil { return ["scroll bottom"] }
+            if editor.isEmpty, scene.conversation != nil { return [.line("scroll bottom")] }
             editor.moveEnd()
         case .up:
             if scene == .list && editor.isEmpty {
@@ -129,9 +130,9 @@ final class TerminalFrontEnd: ClientFrontEnd {
                 editor.historyForward()
             }
         case .pageUp:
-            if scene.conversation != nil { return ["scroll up \(pageSize)"] }
+            if scene.conversation != nil { return [.line("scroll up \(pageSize)")] }
         case .pageDown:
-            if scene.conversation != nil { return ["scroll down \(pageSize)"] }
+            if scene.conversation != nil { return [.line("scroll down \(pageSize)")] }
         case .tab:
             let completion = ChatInput.complete(editor.text, in: context)
             if let line = completion.line { editor.replace(with: line) }
@@ -148,7 +149,7 @@ final class TerminalFrontEnd: ClientFrontEnd {
                     notice = "Esc again clears the line"
                 }
             } else if scene != .list && scene.isForeground {
-                return ["open list"]
+                return [.line("open list")]
             }
         case .control(let letter):
             return control(letter)
@@ -162,7 +163,7 @@ final class TerminalFrontEnd: ClientFrontEnd {
 
     /// A bracketed paste: one line goes into the composer (not sent: Enter sends it); several lines are one message,
     /// sent with what was typed before them after a y/N question that says how many lines, never line by line.
-    private func paste(_ pasted: String) -> [String] {
+    private func paste(_ pasted: String) -> [ClientInput] {
         // CR LF, CR and LF are one line break each; other controls are not text (a tab is a space).
         var scalars = String.UnicodeScalarView()
         var afterCR = false
@@ -189,7 +190,7 @@ final class TerminalFrontEnd: ClientFrontEnd {
         }
         let message = editor.text + text
         let lines = message.split(separator: "\n", omittingEmptySubsequences: false).count
-        awaitingConfirmation = ("Send the \(lines) pasted lines as one message? (y/N)", ["send \(open) \(message)"])
+        awaitingConfirmation = ("Send the \(lines) pasted lines as one message? (y/N)", [.command(.send(conversation: open, text: message))])
         confirmationTakesComposer = true
         return []
     }
@@ -197,7 +198,7 @@ final class TerminalFrontEnd: ClientFrontEnd {
     /// Alt plus a key: Alt-1…9 open the list's first nine conversations (as irssi switches windows), Alt-Backspace
     /// deletes a word, Alt-Enter starts a new line in the message; other Alt keys do nothing (and never touch the
     /// composer).
-    private func alt(_ character: Character) -> [String] {
+    private func alt(_ character: Character) -> [ClientInput] {
         if character == "\r" || character == "\n" {
             editor.insert("\n")
             return []
@@ -205,17 +206,17 @@ final class TerminalFrontEnd: ClientFrontEnd {
         if let digit = character.wholeNumberValue, (1...9).contains(digit), character.isASCII {
             guard context.conversations.indices.contains(digit - 1) else { return [] }
             selectedRow = digit - 1
-            return ["open thread \(context.conversations[digit - 1].id)"]
+            return [.line("open thread \(context.conversations[digit - 1].id)")]
         }
         if character == "\u{7F}" { editor.deleteWordBackward() }
         return []
     }
 
     /// What a quit runs once agreed.
-    private static let quitCommands = ["quit"]
+    private static let quitCommands: [ClientInput] = [.line("quit")]
 
     /// Ctrl-C, Ctrl-D on an empty line, `/quit`: quits at once when nothing would be lost, else asks (y/N) first.
-    private func quit() -> [String] {
+    private func quit() -> [ClientInput] {
         let draft = !editor.isEmpty || drafts.values.contains { !$0.isEmpty }
         guard unsent > 0 || draft else { return quitNow() }
         var lost: [String] = []
@@ -225,12 +226,12 @@ final class TerminalFrontEnd: ClientFrontEnd {
         return []
     }
 
-    private func quitNow() -> [String] {
+    private func quitNow() -> [ClientInput] {
         inputEnded = true
         return Self.quitCommands
     }
 
-    private func control(_ letter: Character) -> [String] {
+    private func control(_ letter: Character) -> [ClientInput] {
         switch letter {
         case "c": return quit()
         case "d":
@@ -244,9 +245,9 @@ final class TerminalFrontEnd: ClientFrontEnd {
         case "e": editor.moveEnd()
         case "p": editor.historyBack()
         case "n": editor.historyForward()
-        case "o": if toastVisible { return ["toast tap"] }
-        case "x": if toastVisible { return ["toast swipe"] }
-        case "b": return ["open notifications"]
+        case "o": if toastVisible { return [.line("toast tap")] }
+        case "x": if toastVisible { return [.line("toast swipe")] }
+        case "b": return [.line("open notifications")]
         case "l": lastFrame = ""  // redraw everything
         case "z": RawTerminal.suspend()  // job control: back to the shell; the continue redraws (RawTerminal)
         default: break
@@ -255,26 +256,29 @@ final class TerminalFrontEnd: ClientFrontEnd {
     }
 
     /// A typed line: a message, a command, or help.
-    private func run(_ line: String) -> [String] {
+    private func run(_ line: String) -> [ClientInput] {
         switch ChatInput.interpret(line, in: context) {
-        case .commands(let commands) where commands == Self.quitCommands:
+        case .send(let conversation, let text):
+            notice = ""
+            return [.command(.send(conversation: conversation, text: text))]
+        case .commands(let commands) where commands == ["quit"]:
             return quit()
         case .commands(let commands):
             if let first = commands.first, first.hasPrefix("dm ") || first.hasPrefix("group ") { openAnswer = true }
             notice = ""
-            return commands
+            return commands.map(ClientInput.line)
         case .help: showingHelp = true
         case .notice(let text): notice = text
         case .confirm(let question, let commands):
-            awaitingConfirmation = (question, commands)
+            awaitingConfirmation = (question, commands.map(ClientInput.line))
         case .nothing: break
         }
         return []
     }
 
-    func takeFollowUps() -> [String] {
+    func takeFollowUps() -> [ClientInput] {
         defer { followUps = [] }
-        return followUps
+        return followUps.map(ClientInput.line)
     }
 
     // MARK: - Output
@@ -481,7 +485,7 @@ final class TerminalFrontEnd: ClientFrontEnd {
 }
 
 /// What the terminal's status line says about the connection.
-enum ConnectionStatus: Sendable {
+package enum ConnectionStatus: Sendable {
     case connecting
     /// Lost; the next attempt is at `at`.
     case reconnecting(at: Instant, reason: String)

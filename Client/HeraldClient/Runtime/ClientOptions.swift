@@ -1,5 +1,7 @@
 import Foundation
+import HeraldProtocol
 import HeraldRules
+import HeraldWebSocket
 
 /// Everything `herald` is started with, after flag parsing.
 public struct ClientOptions: Sendable {
@@ -22,6 +24,16 @@ public struct ClientOptions: Sendable {
     /// `--push webpush`: be a browser with a Web Push subscription, whose own endpoint listens on this loopback port
     /// (0: any), so the server can alert it while `lock`ed. nil: no push subscription.
     public var webPushPort: Int?
+    /// Liveness: the client pings a connection it has read nothing on for this long, and calls it lost when nothing
+    /// answers, so a frozen server shows offline within two intervals (the server pings too, and anything read counts).
+    /// nil: no pings (the connection is lost only when the socket says so).
+    public var livenessInterval: Milliseconds? = .seconds(15)
+    /// The client runs inside an app (HeraldKit), not as the `herald` process: it keeps trying a server it cannot
+    /// reach instead of exiting, and leaves the process's signals and descriptors alone.
+    public var embedded = false
+    /// A push token (APNs, FCM, Web Push) the client registers after its first sync, so the server can alert the device
+    /// while it has no connection; `--push webpush` makes its own instead.
+    public var pushRegistration: PushRegistration?
 
     public init(server: ServerAddress, token: String, interactive: Bool, viewportSize: Int, toastDuration: Milliseconds,
                 openURL: String?, caFile: String?, insecure: Bool, compression: Bool = true, deviceName: String? = nil, webPushPort: Int? = nil) {
@@ -36,6 +48,15 @@ public struct ClientOptions: Sendable {
         self.compression = compression
         self.deviceName = deviceName
         self.webPushPort = webPushPort
+    }
+}
+
+extension ClientOptions {
+    /// The WebSocket deadlines for ``livenessInterval``: a ping after an interval of silence, then three quarters of
+    /// one for any answer and a quarter for the close handshake a frozen peer never finishes: offline within two.
+    var keepAlive: WebSocketKeepAlive {
+        guard let interval = livenessInterval?.value, interval > 0 else { return .off }
+        return WebSocketKeepAlive(pingIntervalMs: interval, pongTimeoutMs: interval * 3 / 4, closeTimeoutMs: interval / 4)
     }
 }
 

@@ -5,11 +5,13 @@ import HeraldProtocol
 import HeraldRules
 import HeraldTLS
 
-/// Where output lines go and where command lines come from: script mode (stdin/stdout JSON lines) or the
-/// interactive terminal.
-protocol ClientFrontEnd: AnyObject {
-    /// Bytes read from stdin; returns the complete command lines, in order.
-    func input(_ bytes: ArraySlice<UInt8>) -> [String]
+/// Where output lines go and where commands come from: script mode (stdin/stdout JSON lines), the interactive
+/// terminal, or an app embedding the client (HeraldKit).
+package protocol ClientFrontEnd: AnyObject {
+    /// The descriptor the loop polls for input: stdin, or the wake-up pipe of an embedding app.
+    var inputDescriptor: Int32 { get }
+    /// Bytes read from ``inputDescriptor``; returns the complete inputs, in order.
+    func input(_ bytes: ArraySlice<UInt8>) -> [ClientInput]
     /// Stdin ended (script) or the user asked to leave (interactive).
     var inputEnded: Bool { get }
     /// One output line of the core.
@@ -21,7 +23,7 @@ protocol ClientFrontEnd: AnyObject {
     /// Restores the terminal.
     func finish()
     /// Commands the front end runs by itself after an answer it printed (e.g. open the conversation `/dm` made).
-    func takeFollowUps() -> [String]
+    func takeFollowUps() -> [ClientInput]
     /// A diagnostic: stderr in script mode; the terminal keeps its screen clean.
     func log(_ text: String)
     /// The connection's state changed (shown on the terminal's status line).
@@ -31,6 +33,27 @@ protocol ClientFrontEnd: AnyObject {
     /// Whether the composer is empty, when its text changed since the last call (E1: typing is reported from it); nil
     /// when it did not change or there is no composer.
     func takeComposerChange() -> Bool?
+    /// A fatal line (refused token, unusable flags): stderr for the command-line client.
+    func fail(_ text: String)
+    /// The server stored the send with this clientMessageId (its `message` event says so to a script).
+    func stored(clientMessageId: String, message: String)
+}
+
+extension ClientFrontEnd {
+    package var inputDescriptor: Int32 { 0 }
+    package func stored(clientMessageId: String, message: String) {}
+    package func fail(_ text: String) { ClientRunner.fail(text) }
+}
+
+/// One input for the core, in the order it came.
+package enum ClientInput: Sendable, Equatable {
+    /// A script line, parsed by ``ScriptCommandParser`` (script mode; an answer line follows).
+    case line(String)
+    /// A command already typed (an answer line follows, as for a line).
+    case command(ScriptCommand)
+    /// A message with the id it keeps across retries and restarts (R4); it takes no command slot and prints no
+    /// answer: its `message` event (or `send.failed`) follows.
+    case send(OutgoingSend)
 }
 
 /// The client's IO: one thread, one poll() over stdin and the socket, a timeout at the next deadline of the
@@ -57,7 +80,7 @@ public final class ClientRunner {
     private var openedAt: Instant?
     /// How long a connection must last for the next reconnect to start from the shortest delay again.
     static let healthyConnection = Milliseconds.seconds(10)
-    private var pendingLines: [String] = []
+    private var pendingLines: [ClientInput] = []
     private var readBuffer = [UInt8](repeating: 0, count: 65536)
     /// Plaintext read from the transport, handed to the WebSocket.
     private var received: [UInt8] = []
@@ -69,7 +92,12 @@ public final class ClientRunner {
     private var pushEndpoint: PushEndpoint?
 
     /// Makes a runner; `user` comes from the token.
-    public init(options: ClientOptions, user: String) {
+    public convenience init(options: ClientOptions, user: String) {
+        self.init(options: options, user: user, frontEnd: options.interactive ? TerminalFrontEnd() : ScriptFrontEnd())
+    }
+
+    /// Makes a runner that takes its input from, and gives its output to, `frontEnd`.
+    package init(options: ClientOptions, user: String, frontEnd: any ClientFrontEnd) {
         var options = options
         if let device = options.deviceName {
             options.server.path += (options.server.path.contains("?") ? "&" : "?") + "device=" + device
@@ -83,33 +111,37 @@ public final class ClientRunner {
             deviceTag: String(tag, radix: 36))
         configuration.pacesRateLimitedSends = options.interactive
         core = ClientCore(configuration: configuration)
-        if options.interactive {
-            frontEnd = TerminalFrontEnd()
-        } else {
-            frontEnd = ScriptFrontEnd()
-        }
+        self.frontEnd = frontEnd
     }
 
     /// Runs until `quit`, end of input, or a fatal start error; returns the exit code.
     public func run() -> Int32 {
         signal(SIGPIPE, SIG_IGN)
-        // A parent may start us with signals blocked (Foundation's Process does); SIGTERM/SIGINT must work.
-        var none = sigset_t()
-        sigemptyset(&none)
-        sigprocmask(SIG_SETMASK, &none, nil)
-        // Descriptors a parent leaked to us (e.g. another child's pipe) would keep its reader waiting for EOF
-        // for as long as we live; we own only 0, 1 and 2.
-        Self.closeInheritedDescriptors()
+        // Inside an app the process, its signals and its descriptors are the app's.
+        if !options.embedded {
+            // A parent may start us with signals blocked (Foundation's Process does); SIGTERM/SIGINT must work.
+            var none = sigset_t()
+            sigemptyset(&none)
+            sigprocmask(SIG_SETMASK, &none, nil)
+            // Descriptors a parent leaked to us (e.g. another child's pipe) would keep its reader waiting for EOF
+            // for as long as we live; we own only 0, 1 and 2.
+            Self.closeInheritedDescriptors()
+        }
         if options.server.secure {
             let trust: TLSTrust = options.insecure ? .insecure : options.caFile.map { .caFile($0) } ?? .system
             do {
                 tlsContext = try TLSContext.client(trust: trust)
             } catch {
                 // An unreadable --ca-file is a bad flag, not an unreachable server.
-                Self.fail(options.caFile.map { "--ca-file \($0): cannot load CA certificates: \(error.detail)" } ?? "cannot set up TLS: \(error)")
+                frontEnd.fail(options.caFile.map { "--ca-file \($0): cannot load CA certificates: \(error.detail)" } ?? "cannot set up TLS: \(error)")
                 frontEnd.finish()
                 return ClientExitCode.badFlags.rawValue
             }
+        }
+        if let registration = options.pushRegistration {
+            var configuration = core.configuration
+            configuration.pushSubscription = registration
+            core = ClientCore(configuration: configuration)
         }
         if let port = options.webPushPort {
             do {
@@ -118,16 +150,16 @@ public final class ClientRunner {
                 var configuration = core.configuration
                 configuration.pushSubscription = endpoint.subscription
                 core = ClientCore(configuration: configuration)
-                if !options.interactive { Self.log("push endpoint listening on \(endpoint.subscription.endpoint ?? "")") }
+                if !options.interactive { frontEnd.log("push endpoint listening on \(endpoint.subscription.endpoint ?? "")") }
             } catch {
-                Self.fail("--push-port \(port): cannot listen: \(error)")
+                frontEnd.fail("--push-port \(port): cannot listen: \(error)")
                 frontEnd.finish()
                 return ClientExitCode.badFlags.rawValue
             }
         }
         startConnect(now: MonotonicClock.now())
         if exitCode == nil, let url = options.openURL, let error = core.openAtStart(url, now: MonotonicClock.now()) {
-            Self.fail("--open \(url): \(error)")
+            frontEnd.fail("--open \(url): \(error)")
             frontEnd.finish()
             return ClientExitCode.badFlags.rawValue
         }
@@ -149,7 +181,7 @@ public final class ClientRunner {
     private func pollOnce() {
         var fds: [pollfd] = []
         let stdinIndex: Int? = frontEnd.inputEnded ? nil : 0
-        if stdinIndex != nil { fds.append(pollfd(fd: 0, events: Int16(POLLIN), revents: 0)) }
+        if stdinIndex != nil { fds.append(pollfd(fd: frontEnd.inputDescriptor, events: Int16(POLLIN), revents: 0)) }
         var socketIndex: Int?
         if let transport, transport.socket.fd >= 0 {
             var events = Int16(POLLIN)
@@ -214,26 +246,33 @@ public final class ClientRunner {
     }
 
     private func readInput() {
-        let count = readBuffer.withUnsafeMutableBytes { Glibc.read(0, $0.baseAddress, $0.count) }
+        let count = readBuffer.withUnsafeMutableBytes { Glibc.read(frontEnd.inputDescriptor, $0.baseAddress, $0.count) }
         if count < 0 && errno == EINTR { return }
         pendingLines += frontEnd.input(count > 0 ? readBuffer[0..<count] : [])
         if let isEmpty = frontEnd.takeComposerChange() { core.composerChanged(isEmpty: isEmpty, now: MonotonicClock.now()) }
     }
 
-    /// Feeds queued command lines while the core is free; ends the process after `quit` or end of input.
+    /// Feeds queued inputs while the core is free; ends the process after `quit` or end of input.
     private func feedCommands(now: Instant) {
         while !core.wantsQuit, !pendingLines.isEmpty {
+            if case .send(let send) = pendingLines[0] {
+                // A message with its own id answers nothing, so it never waits for the command slot.
+                pendingLines.removeFirst()
+                core.send(send, now: now)
+                flush(now: now)
+                continue
+            }
             if core.isBusy {
                 // A script's answers come in command order, so its next line waits. A person's typed message does not
                 // wait behind a command that waits for the server: it shows in the thread at once, sending or queued.
-                guard options.interactive, case .success(let command)? = ScriptCommandParser.parse(pendingLines[0]),
+                guard options.interactive, case .success(let command)? = Self.parse(pendingLines[0]),
                       core.sendBesideActiveCommand(command, now: now) else { break }
                 pendingLines.removeFirst()
                 flush(now: now)
                 continue
             }
-            let line = pendingLines.removeFirst()
-            switch ScriptCommandParser.parse(line) {
+            let input = pendingLines.removeFirst()
+            switch Self.parse(input) {
             case nil: continue
             case .failure(let error)?:
                 frontEnd.deliver(ClientCore.errorLine(command: error.command, code: error.code, message: error.message))
@@ -243,10 +282,21 @@ public final class ClientRunner {
                 followLock(now: now)
             }
         }
-        // Leaving waits for the first connection attempt to settle, so "server down at start" is always exit 4.
-        guard exitCode == nil, everOpened else { return }
+        // Leaving waits for the first connection attempt to settle, so "server down at start" is always exit 4 (an
+        // embedded client never exits 4: it keeps trying until told to stop).
+        guard exitCode == nil, everOpened || options.embedded else { return }
         if core.wantsQuit || (frontEnd.inputEnded && pendingLines.isEmpty && !core.isBusy) {
             quit()
+        }
+    }
+
+    /// The command an input stands for: a line parsed, a typed command as it is; nil for a blank or comment line and
+    /// for a message with its own id (fed before this is asked).
+    private static func parse(_ input: ClientInput) -> Result<ScriptCommand, ScriptCommandError>? {
+        switch input {
+        case .line(let line): return ScriptCommandParser.parse(line)
+        case .command(let command): return .success(command)
+        case .send: return nil
         }
     }
 
@@ -268,6 +318,7 @@ public final class ClientRunner {
             switch output {
             case .line(let line): frontEnd.deliver(line)
             case .log(let text): frontEnd.log(text)
+            case .stored(let clientMessageId, let message): frontEnd.stored(clientMessageId: clientMessageId, message: message)
             case .send(let frame):
                 webSocket?.send(String(decoding: frame.encode(), as: UTF8.self))
             }
@@ -325,7 +376,8 @@ public final class ClientRunner {
                 return failedAttempt(connectionFailure("TLS start failed", error), now: now)
             }
             webSocket = ClientWebSocket(
-                address: options.server, token: options.token, compression: options.compression ? PerMessageDeflateClientConfiguration() : nil)
+                address: options.server, token: options.token, compression: options.compression ? PerMessageDeflateClientConfiguration() : nil,
+                keepAlive: options.keepAlive)
             flush(now: now)
             return
         }
@@ -365,7 +417,7 @@ public final class ClientRunner {
                 everOpened = true
                 handshakeDeadline = nil
                 openedAt = now
-                if !options.interactive { Self.log(openedDescription(session)) }
+                if !options.interactive { frontEnd.log(openedDescription(session)) }
                 core.connectionOpened(now: now)
             case .text(let text):
                 switch ServerFrame.decode(text) {
@@ -375,7 +427,7 @@ public final class ClientRunner {
             case .rejected(let status, let reason, let explanation):
                 let why = explanation.map { ": \($0)" } ?? ""
                 if status == 401 {
-                    Self.fail("the server refused the token (HTTP 401)\(why)")
+                    frontEnd.fail("the server refused the token (HTTP 401)\(why)")
                     exitCode = .unauthorized
                     return false
                 }
@@ -384,7 +436,7 @@ public final class ClientRunner {
             case .closed(let code, let reason):
                 if code == HeraldCloseCode.credentialsEnded {
                     // The same token would be refused: stop, like a refused upgrade, instead of retrying.
-                    Self.fail("\(reason): the token expired or this device was signed out; get a new token")
+                    frontEnd.fail("\(reason): the token expired or this device was signed out; get a new token")
                     exitCode = .unauthorized
                     return false
                 }
@@ -423,14 +475,15 @@ public final class ClientRunner {
     /// may be starting too), retried on the reconnect backoff and shown in the status line; a script exits 4 at start
     /// as its contract says.
     private func unreachable(_ reason: String, now: Instant) {
-        if options.interactive { return lost(reason, now: now) }
+        if options.interactive || options.embedded { return lost(reason, now: now) }
         failedAttempt(reason, now: now)
     }
 
-    /// A connection attempt or a live connection failed: exit 4 if nothing ever got through, else back off and retry.
+    /// A connection attempt or a live connection failed: exit 4 if nothing ever got through, else back off and retry
+    /// (an embedded client always retries).
     private func failedAttempt(_ reason: String, now: Instant) {
-        if !everOpened {
-            Self.fail(reason)
+        if !everOpened && !options.embedded {
+            frontEnd.fail(reason)
             transport?.close()
             transport = nil
             exitCode = .unreachable
@@ -508,17 +561,17 @@ final class ScriptFrontEnd: ClientFrontEnd {
     private var partial: [UInt8] = []
     private(set) var inputEnded = false
 
-    func input(_ bytes: ArraySlice<UInt8>) -> [String] {
+    func input(_ bytes: ArraySlice<UInt8>) -> [ClientInput] {
         if bytes.isEmpty {
             inputEnded = true
             let last = partial
             partial = []
-            return last.isEmpty ? [] : [String(decoding: last, as: UTF8.self)]
+            return last.isEmpty ? [] : [.line(String(decoding: last, as: UTF8.self))]
         }
-        var lines: [String] = []
+        var lines: [ClientInput] = []
         for byte in bytes {
             if byte == UInt8(ascii: "\n") {
-                lines.append(String(decoding: partial, as: UTF8.self))
+                lines.append(.line(String(decoding: partial, as: UTF8.self)))
                 partial.removeAll(keepingCapacity: true)
             } else {
                 partial.append(byte)
@@ -533,7 +586,7 @@ final class ScriptFrontEnd: ClientFrontEnd {
     func render(_ core: ClientCore, now: Instant) {}
     func nextRedraw(now: Instant) -> Instant? { nil }
     func finish() {}
-    func takeFollowUps() -> [String] { [] }
+    func takeFollowUps() -> [ClientInput] { [] }
     func log(_ text: String) { ClientRunner.log(text) }
     func connectionChanged(_ status: ConnectionStatus) {}
     func geometry() -> ScreenGeometry? { nil }
