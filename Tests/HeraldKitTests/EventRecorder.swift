@@ -25,19 +25,26 @@ final class EventRecorder: Sendable {
     var mark: Int { log.events.withLock(\.count) }
 
     /// The first event after `mark` that `matches`, waiting for it up to `timeout`.
+    ///
+    /// The reading task and this wait share the tests' task pool, which other suites' blocking waits can hold for many
+    /// seconds on a 2-core machine: the deadline is generous (what a test measures, such as how soon a session notices
+    /// a frozen server, it measures on a thread of its own), and an event that arrived while this wait was not running
+    /// is still looked for once more after the deadline, after the reader had a chance to run.
     @discardableResult
-    func wait(_ what: String, after mark: Int = 0, timeout: Duration = .seconds(20),
+    func wait(_ what: String, after mark: Int = 0, timeout: Duration = .seconds(60),
               _ matches: @Sendable (HeraldEvent) -> Bool) async throws -> HeraldEvent {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if let found = log.events.withLock({ $0.dropFirst(mark).first(where: matches) }) { return found }
             try await Task.sleep(for: .milliseconds(10))
         }
+        try await Task.sleep(for: .milliseconds(200))
+        if let found = log.events.withLock({ $0.dropFirst(mark).first(where: matches) }) { return found }
         throw RecorderTimeout(description: "no \(what) within \(timeout); events: \(events)")
     }
 
     /// Waits until the stream is live.
-    func waitOnline(after mark: Int = 0, timeout: Duration = .seconds(20)) async throws {
+    func waitOnline(after mark: Int = 0, timeout: Duration = .seconds(60)) async throws {
         try await wait("online", after: mark, timeout: timeout) { $0 == .connection(.online) }
     }
 

@@ -123,7 +123,7 @@ struct SessionEndToEndTests {
         #expect(alice.session.pendingMessages.map(\.clientMessageId) == [id])
         let stored = try await alice.wait("the pending message stored") { $0.message?.clientMessageId == id }.message
         let messageId = try #require(stored?.id)
-        try await bob.wait("message at bob", timeout: .seconds(30)) { $0.message?.id == messageId }
+        try await bob.wait("message at bob", timeout: .seconds(60)) { $0.message?.id == messageId }
         // The server's answer (which may come after the stream's event) settles it.
         try await alice.wait("stored") { $0 == .stored(clientMessageId: id, message: messageId) }
         #expect(try store.load().isEmpty, "settled on disk")
@@ -162,20 +162,20 @@ struct SessionEndToEndTests {
         let frozeAt = ContinuousClock.now
         var resumed = false
         defer { if !resumed { server.childSignal(SIGCONT) } }
-        try await alice.wait("offline", after: mark, timeout: .seconds(10)) { if case .connection(.offline) = $0 { true } else { false } }
+        try await alice.wait("offline", after: mark, timeout: .seconds(60)) { if case .connection(.offline) = $0 { true } else { false } }
         // The watcher looks every 2 ms: the event may come first.
         let noticed = ContinuousClock.now + .seconds(5)
         while offlineAt.instant == nil, ContinuousClock.now < noticed { try await Task.sleep(for: .milliseconds(5)) }
         let detected = try #require(offlineAt.instant) - frozeAt
-        #expect(detected <= interval * 2 + .milliseconds(500), "offline after \(detected), within two intervals")
+        #expect(detected <= interval * 2 + .seconds(1), "offline after \(detected), within two intervals")
         // Bob writes while the server is frozen: his frame waits in the socket.
         let during = try bob.session.send("during the freeze", to: conversation)
 
         mark = alice.mark
         server.childSignal(SIGCONT)
         resumed = true
-        try await alice.waitOnline(after: mark, timeout: .seconds(20))
-        let duringId = try #require(try await bob.wait("own", timeout: .seconds(30)) { $0.message?.clientMessageId == during }.message?.id)
+        try await alice.waitOnline(after: mark, timeout: .seconds(60))
+        let duringId = try #require(try await bob.wait("own", timeout: .seconds(60)) { $0.message?.clientMessageId == during }.message?.id)
         try await alice.wait("message sent during the freeze") { $0.message?.id == duringId }
         let probe = try bob.session.send("after", to: conversation)
         let probeId = try #require(try await bob.wait("own") { $0.message?.clientMessageId == probe }.message?.id)
