@@ -316,5 +316,10 @@ enum PostgresSchema {
         """
         ALTER TABLE push_deliveries ADD COLUMN reference text COLLATE "C", ADD COLUMN lapsed_claims integer NOT NULL DEFAULT 0;
         """,
+        // 16: which live node took over a dead node's pushes in their grace period (P4): the UPDATE that sets it claims
+        // the dead node for exactly one survivor, long before the row is pruned.
+        """
+        ALTER TABLE cluster_nodes ADD COLUMN taken_over_by text COLLATE "C";
+        """,
     ]
 }

@@ -43,6 +43,48 @@ extension PostgresStore: ClusterPresenceStore {
         }
     }
 
+    public func takeOverDeadNodes(node: String, silentMilliseconds: Int64) throws -> [DeadNode] {
+        // Concurrent claims of one row serialise on its row lock, and the loser re-checks `taken_over_by` after the
+        // winner commits: each dead node goes to one survivor. Dead as `presence` judges it: silent too long, or its
+        // LISTEN session gone with the heartbeat a little late (a killed node, seconds after its death).
+        var taken: [DeadNode] = []
+        try transactionWithoutWriteLock {
+            taken = try connection.query(
+                """
+                UPDATE cluster_nodes n SET taken_over_by = $1
+                WHERE n.node_id <> $1 AND n.taken_over_by IS NULL
+                  AND (n.heartbeat_at < \(Self.databaseNow) - $2
+                       OR (n.listener_pid IS NOT NULL AND n.heartbeat_at < \(Self.databaseNow) - $3
+                           AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.pid = n.listener_pid)))
+                RETURNING n.node_id, n.heartbeat_at
+                """, .text(node), .int(max(silentMilliseconds, 0)), .int(Self.listenerGoneGraceMilliseconds)
+            ) { row in DeadNode(node: row.text(0), lastHeartbeat: row.int(1)) }
+        }
+        return taken
+    }
+
+    /// Read from the node's wake-up rows (which name the event bodies each of its transactions appended): a message
+    /// records no node, and the takeover is rare enough that parsing a few seconds of one node's bodies costs nothing
+    /// on the hot path.
+    public func messagesCommitted(by node: String, since: Int64) throws -> [CommittedMessage] {
+        try connection.query(
+            """
+            WITH bodies AS (
+                SELECT DISTINCT b.id, convert_from(b.payload, 'UTF8')::jsonb AS body
+                FROM stream_wakeups w CROSS JOIN LATERAL unnest(w.first_bodies, w.counts) AS r (first_body, n)
+                JOIN event_bodies b ON b.id BETWEEN r.first_body AND r.first_body + r.n - 1
+                WHERE w.node_id = $1 AND w.created_at >= $2
+            ), ids AS (
+                SELECT DISTINCT body -> 'message' ->> 'id' AS id FROM bodies
+                WHERE body ->> 'event' = 'message' AND body -> 'message' ->> 'id' ~ '^m[1-9][0-9]{0,17}$'
+            )
+            SELECT ids.id, coalesce((SELECT array_agg(DISTINCT p.user_id::text) FROM pushes p
+                                     WHERE p.message_id = substr(ids.id, 2)::bigint), '{}')
+            FROM ids ORDER BY substr(ids.id, 2)::bigint
+            """, .text(node), .int(since)
+        ) { row in CommittedMessage(message: row.text(0), pushedUsers: Set(row.textArray(1) ?? [])) }
+    }
+
     public func writePresence(node: String, departed: [Int64], present: [DevicePresence]) throws {
         guard !departed.isEmpty || !present.isEmpty else { return }
         try transactionWithoutWriteLock {

@@ -26,6 +26,30 @@ public struct DevicePresence: Sendable, Equatable {
     }
 }
 
+/// A node that died without leaving the cluster, taken over by exactly one live node (P4 across nodes).
+public struct DeadNode: Sendable, Equatable {
+    /// The dead node's id.
+    public var node: String
+    /// Its last heartbeat, on the store's clock (the clock of ``ClusterPresenceStore/messagesCommitted(by:since:)``).
+    public var lastHeartbeat: Int64
+
+    public init(node: String, lastHeartbeat: Int64) {
+        self.node = node
+        self.lastHeartbeat = lastHeartbeat
+    }
+}
+
+/// A message a node committed, with the recipients some node already recorded a push of it for.
+public struct CommittedMessage: Sendable, Equatable {
+    public var message: String
+    public var pushedUsers: Set<String>
+
+    public init(message: String, pushedUsers: Set<String>) {
+        self.message = message
+        self.pushedUsers = pushedUsers
+    }
+}
+
 /// What a store shared by several `herald-server` nodes adds so push decisions see every node's devices (P1-P5).
 ///
 /// A single-node store (SQLite) does not conform: the sync core then decides from its in-memory devices alone,
@@ -41,6 +65,12 @@ public protocol ClusterPresenceStore: AnyObject {
     /// Refreshes the node's heartbeat and deletes the nodes (and their presence rows) silent for more than
     /// `pruneSilentMilliseconds`.
     func heartbeat(node: String, pruneSilentMilliseconds: Int64) throws
+    /// Claims for `node` the other nodes that died without leaving: silent for more than `silentMilliseconds`, or
+    /// known to have died (as ``presence(users:aliveMilliseconds:excluding:)`` judges). Each dead node is returned to
+    /// exactly one caller, once, so the pushes it held in their grace period (P4, in its memory) are decided once.
+    func takeOverDeadNodes(node: String, silentMilliseconds: Int64) throws -> [DeadNode]
+    /// The messages `node` committed at or after `since` (the store's clock), oldest first.
+    func messagesCommitted(by node: String, since: Int64) throws -> [CommittedMessage]
     /// Brings `node`'s own presence rows up to date: deletes those of the `departed` device keys and creates or
     /// replaces the `present` rows (all of `node`, each key once). In one transaction outside the nodes' write lock,
     /// like the heartbeat: the rows are this node's alone, so other nodes' writes neither wait for it nor see the write

@@ -130,6 +130,7 @@ extension SyncCore {
         } catch {
             logger.debug("cluster heartbeat failed", metadata: ["error": "\(error)"])
         }
+        takeOverPushesOfDeadNodes(cluster, now: now)
         publishPresence()
     }
 

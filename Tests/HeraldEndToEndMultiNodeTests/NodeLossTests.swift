@@ -156,10 +156,9 @@ extension EndToEnd {
             let control = try Self.message(survivor.ok("send \(toGrace) control"))
             try phone.waitEvent("push", after: mark, timeout: .seconds(30)) { $0.string("message") == control }
             let pushes = phone.events("push", after: mark).compactMap { $0.string("message") }
-            // A pending push lives in its node's memory (PushSchedule) until its grace ends, so it dies with the node.
-            withKnownIssue("P4's grace schedule is held in the node's memory, not in the shared store: a node's death loses its pending pushes") {
-                for id in due { #expect(pushes.filter { $0 == id }.count == 1, "the due push of \(id) sent once: \(pushes)") }
-            }
+            // A pending push lives in its node's memory until its grace ends; the live node that takes the dead one over
+            // schedules it again.
+            for id in due { #expect(pushes.filter { $0 == id }.count == 1, "the due push of \(id) sent once: \(pushes)") }
             #expect(Set(pushes).count == pushes.count, "no push twice: \(pushes)")
         }
 

@@ -15,6 +15,8 @@ private final class ClusterRowsStandIn: ClusterPresenceStore {
     func joinCluster(node: String) throws {}
     func leaveCluster(node: String) throws {}
     func heartbeat(node: String, pruneSilentMilliseconds: Int64) throws {}
+    func takeOverDeadNodes(node: String, silentMilliseconds: Int64) throws -> [DeadNode] { [] }
+    func messagesCommitted(by node: String, since: Int64) throws -> [CommittedMessage] { [] }
     func writePresence(node: String, departed: [Int64], present: [DevicePresence]) throws {}
     func presence(users: [String], aliveMilliseconds: Int64, excluding node: String) throws -> [DevicePresence] {
         presenceReads += 1

@@ -53,6 +53,33 @@ struct PostgresClusterPresenceTests {
         #expect(try n1.connection.scalar("SELECT count(*) FROM device_presence") == 0)
     }
 
+    @Test("P4 across nodes: a node that died is taken over by exactly one live node, once, which learns the messages the dead node committed lately and who already has a push of each")
+    func takeOverDeadNode() throws {
+        let (url, n1, n2, c) = try twoNodes()
+        let n3 = try PostgresStore(url: url)
+        try n3.joinCluster(node: "n3")
+        defer { [n1, n2, n3].forEach { $0.close() } }
+        let m = try send(2, from: "alice", in: c, store: n1)
+        for message in m {
+            let body = #"{"type":"event","event":"message","message":{"id":"\#(message.id)"}}"#
+            _ = try n1.appendEvent(users: ["alice", "bob"], payload: Array(body.utf8), now: 2, toParticipantsOf: nil)
+        }
+        _ = try n1.enqueuePush(
+            user: "bob", device: "phone", deviceKey: 1, conversation: c, message: m[0].id, sender: "alice", preview: "p", url: "u", now: 2)
+        #expect(try n2.takeOverDeadNodes(node: "n2", silentMilliseconds: 5_000).isEmpty, "every node is alive")
+
+        try n2.connection.execute("UPDATE cluster_nodes SET heartbeat_at = heartbeat_at - 60000 WHERE node_id = $1", .text("n1"))
+        let taken = try n2.takeOverDeadNodes(node: "n2", silentMilliseconds: 5_000)
+        #expect(taken.map(\.node) == ["n1"])
+        #expect(try n3.takeOverDeadNodes(node: "n3", silentMilliseconds: 5_000).isEmpty, "taken over once")
+        #expect(try n2.takeOverDeadNodes(node: "n2", silentMilliseconds: 5_000).isEmpty, "taken over once")
+        let since = try #require(taken.first).lastHeartbeat
+        #expect(try n2.messagesCommitted(by: "n1", since: since) == [
+            CommittedMessage(message: m[0].id, pushedUsers: ["bob"]), CommittedMessage(message: m[1].id, pushedUsers: []),
+        ])
+        #expect(try n2.messagesCommitted(by: "n2", since: since).isEmpty)
+    }
+
     @Test("P1 across nodes: a node writes its presence rows outside the nodes' write lock: while another node holds it, the write goes through, and the write clock does not move")
     func presenceOutsideWriteLock() throws {
         let (_, n1, n2, _) = try twoNodes()
