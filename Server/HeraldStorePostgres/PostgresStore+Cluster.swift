@@ -43,6 +43,11 @@ extension PostgresStore: ClusterPresenceStore {
         }
     }
 
+    /// How late a heartbeat may be while the node's LISTEN session is gone before its pushes are taken over: shorter
+    /// than for presence, as a push in its grace period is due within seconds; a node alive heartbeats every second,
+    /// and one misjudged at worst sends a push its taker sends too.
+    static let takeoverListenerGoneGraceMilliseconds: Int64 = 1_500
+
     public func takeOverDeadNodes(node: String, silentMilliseconds: Int64) throws -> [DeadNode] {
         // Concurrent claims of one row serialise on its row lock, and the loser re-checks `taken_over_by` after the
         // winner commits: each dead node goes to one survivor. Dead as `presence` judges it: silent too long, or its
@@ -57,7 +62,7 @@ extension PostgresStore: ClusterPresenceStore {
                        OR (n.listener_pid IS NOT NULL AND n.heartbeat_at < \(Self.databaseNow) - $3
                            AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.pid = n.listener_pid)))
                 RETURNING n.node_id, n.heartbeat_at
-                """, .text(node), .int(max(silentMilliseconds, 0)), .int(Self.listenerGoneGraceMilliseconds)
+                """, .text(node), .int(max(silentMilliseconds, 0)), .int(Self.takeoverListenerGoneGraceMilliseconds)
             ) { row in DeadNode(node: row.text(0), lastHeartbeat: row.int(1)) }
         }
         return taken
