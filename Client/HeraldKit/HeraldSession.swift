@@ -44,7 +44,7 @@ public final class HeraldSession: Sendable {
         let pending = try configuration.pendingMessageStore?.load() ?? []
         let (stream, continuation) = AsyncStream.makeStream(of: HeraldEvent.self, bufferingPolicy: .unbounded)
         events = stream
-        bridge = try SessionBridge(pending: pending, store: configuration.pendingMessageStore, events: continuation)
+        bridge = try SessionBridge(user: user, pending: pending, store: configuration.pendingMessageStore, events: continuation)
         tag = String(UInt64.random(in: 0...UInt64.max), radix: 36)
     }
 
@@ -132,17 +132,25 @@ public final class HeraldSession: Sendable {
 
     /// The user's conversations in list order, the most recently active first.
     public func conversations() async throws(HeraldError) -> [ConversationSummary] {
-        EventDecoding.conversations(try await bridge.perform(.state))
+        guard case .state(let snapshot) = try await bridge.perform(.state) else { return [] }
+        return EventConversion.conversations(snapshot)
     }
 
     /// The 1:1 conversation with `user`, made when there is none; returns its id.
     public func directConversation(with user: String) async throws(HeraldError) -> String {
-        try await bridge.perform(.dm(user: user))["conversation"]?.string ?? ""
+        try await conversationId(answering: .dm(user: user))
     }
 
     /// Makes a group conversation; returns its id.
     public func createGroup(title: String, members: [String]) async throws(HeraldError) -> String {
-        try await bridge.perform(.group(title: title, members: members))["conversation"]?.string ?? ""
+        try await conversationId(answering: .group(title: title, members: members))
+    }
+
+    private func conversationId(answering command: ScriptCommand) async throws(HeraldError) -> String {
+        guard case .ok(let details) = try await bridge.perform(command), let conversation = details.conversation else {
+            throw .refused(code: "internal", message: "the answer named no conversation")
+        }
+        return conversation
     }
 
     // MARK: - Scenes, reads, toasts, links

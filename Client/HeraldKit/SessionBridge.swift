@@ -4,8 +4,8 @@ import HeraldProtocol
 import HeraldRules
 import Synchronization
 
-/// The session's side of the client loop: typed inputs go in through a queue and a wake-up pipe, the core's output
-/// comes back as typed events and command answers. The loop runs on its own thread; apps call from any.
+/// The session's side of the client loop: typed commands go in through a queue and a wake-up pipe, the core's typed
+/// answers and events come back and become the library's public types. The loop runs on its own thread; apps call from any.
 final class SessionBridge: ClientFrontEnd, @unchecked Sendable {
     // @unchecked: everything two threads touch is inside `shared`; the pipe's descriptors never change after init.
 
@@ -13,7 +13,7 @@ final class SessionBridge: ClientFrontEnd, @unchecked Sendable {
         /// Inputs the loop has not taken yet.
         var inputs: [ClientInput] = []
         /// Callers waiting for their command's answer, in command order (answers come in that order).
-        var waiters: [CheckedContinuation<JSONValue, any Error>] = []
+        var waiters: [CheckedContinuation<CommandAnswer.Outcome, any Error>] = []
         var state: ConnectionState = .idle
         var pending: [PendingMessage]
         /// A line the loop gave as fatal (a refused token): the stop reason's text.
@@ -26,7 +26,10 @@ final class SessionBridge: ClientFrontEnd, @unchecked Sendable {
     private let wakeRead: Int32
     private let wakeWrite: Int32
 
-    init(pending: [PendingMessage], store: (any PendingMessageStore)?, events: AsyncStream<HeraldEvent>.Continuation) throws(HeraldError) {
+    /// The user the session runs as (mentions, own clientMessageIds).
+    private let user: String
+
+    init(user: String, pending: [PendingMessage], store: (any PendingMessageStore)?, events: AsyncStream<HeraldEvent>.Continuation) throws(HeraldError) {
         var ends: [Int32] = [-1, -1]
         guard pipe(&ends) == 0 else { throw .invalidConfiguration("cannot make a wake-up pipe: errno \(errno)") }
         // Neither end may block the loop or the app (a full pipe already wakes the loop), nor leak into a child.
@@ -36,6 +39,7 @@ final class SessionBridge: ClientFrontEnd, @unchecked Sendable {
         }
         wakeRead = ends[0]
         wakeWrite = ends[1]
+        self.user = user
         self.store = store
         self.events = events
         var shared = Shared(pending: pending)
@@ -51,8 +55,8 @@ final class SessionBridge: ClientFrontEnd, @unchecked Sendable {
 
     // MARK: - App side
 
-    /// Queues a command and waits for its answer.
-    func perform(_ command: ScriptCommand) async throws(HeraldError) -> JSONValue {
+    /// Queues a command and waits for its answer: what an `ok` carries, or the client's state for `state`.
+    func perform(_ command: ScriptCommand) async throws(HeraldError) -> CommandAnswer.Outcome {
         do {
             return try await withCheckedThrowingContinuation { continuation in
                 let queued = shared.withLock { shared -> Bool in
@@ -99,30 +103,22 @@ final class SessionBridge: ClientFrontEnd, @unchecked Sendable {
         }
     }
 
-    func deliver(_ line: JSONValue) {
-        switch line["type"]?.string {
-        case "ok", "state":
-            takeWaiter()?.resume(returning: line)
-        case "error":
-            takeWaiter()?.resume(throwing: HeraldError.refused(code: line["code"]?.string ?? "", message: line["message"]?.string ?? ""))
-        case "event":
-            deliverEvent(line)
-        default:
-            break
+    func answer(_ answer: CommandAnswer) {
+        guard let waiter = shared.withLock({ $0.waiters.isEmpty ? nil : $0.waiters.removeFirst() }) else { return }
+        if case .error(let code, let message) = answer.outcome {
+            waiter.resume(throwing: HeraldError.refused(code: code, message: message))
+        } else {
+            waiter.resume(returning: answer.outcome)
         }
     }
 
-    private func takeWaiter() -> CheckedContinuation<JSONValue, any Error>? {
-        shared.withLock { $0.waiters.isEmpty ? nil : $0.waiters.removeFirst() }
-    }
-
-    private func deliverEvent(_ line: JSONValue) {
-        switch line["event"]?.string {
-        case "connected": return changeState(to: .online)
-        case "disconnected": return changeState(to: .offline(reason: line["reason"]?.string ?? ""))
+    func event(_ event: ClientEvent) {
+        switch event {
+        case .connected: return changeState(to: .online)
+        case .disconnected(let reason): return changeState(to: .offline(reason: reason))
         default: break
         }
-        guard let event = EventDecoding.event(line) else { return }
+        guard let event = EventConversion.event(event, me: user) else { return }
         if case .sendFailed(let id, _, _) = event { settle(id) }
         events.yield(event)
     }

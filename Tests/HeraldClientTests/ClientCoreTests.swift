@@ -13,7 +13,9 @@ struct CoreHarness {
     mutating func collect() {
         for output in core.drainOutputs() {
             switch output {
-            case .line(let line): lines.append(line)
+            // Script mode's lines, so these tests also hold the typed outputs to the script contract.
+            case .answer(let answer): lines.append(ScriptOutput.line(answer))
+            case .event(let event): lines.append(ScriptOutput.line(event, me: core.configuration.user))
             case .send(let frame): requests.append(frame)
             case .log, .stored: break
             }

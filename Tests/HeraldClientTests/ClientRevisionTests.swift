@@ -145,8 +145,8 @@ struct ClientRevisionTests {
     func chatCommands() {
         let thread = ChatContext(
             me: "alice", scene: .thread("c2"), conversations: [("c2", "Bob")], users: ["alice", "bob"], newestFromOthers: "m9", newestMine: "m8")
-        #expect(ChatInput.interpret("/edit see you at 6", in: thread) == .commands(["edit m8 see you at 6"]))
-        #expect(ChatInput.interpret("/unsend", in: thread) == .commands(["unsend m8"]))
+        #expect(ChatInput.interpret("/edit see you at 6", in: thread) == .commands([.edit(message: "m8", text: "see you at 6")]))
+        #expect(ChatInput.interpret("/unsend", in: thread) == .commands([.unsend(message: "m8")]))
         let none = ChatContext(me: "alice", scene: .thread("c2"), conversations: [("c2", "Bob")], users: [], newestFromOthers: "m9")
         for line in ["/edit new", "/unsend", "/edit"] {
             guard case .notice = ChatInput.interpret(line, in: none) else {

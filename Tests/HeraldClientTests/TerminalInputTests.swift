@@ -155,7 +155,7 @@ struct TerminalInputTests {
         #expect(ChatInput.interpret("//shrug", in: thread) == .send(conversation: "c2", text: "/shrug"))
         guard case .notice(let hint) = ChatInput.interpret("hello", in: list) else { Issue.record("no hint"); return }
         #expect(hint.contains("commands start with /"))
-        #expect(ChatInput.interpret("/lock", in: list) == .commands(["lock"]), "script commands work after a slash")
+        #expect(ChatInput.interpret("/lock", in: list) == .commands([.lock]), "script commands work after a slash")
         #expect(ChatInput.interpret("   ", in: thread) == .nothing)
     }
 
@@ -177,13 +177,13 @@ struct TerminalInputTests {
             Issue.record("/sign-out did not ask")
             return
         }
-        #expect(commands == ["sign-out"] && question.contains("every device") && question.hasSuffix("(y/N)"))
-        #expect(ChatInput.interpret("/sign-out phone", in: list) == .confirm(question: "Sign out the device phone? Its tokens stop working. (y/N)", commands: ["sign-out phone"]))
+        #expect(commands == [.signOut(device: nil)] && question.contains("every device") && question.hasSuffix("(y/N)"))
+        #expect(ChatInput.interpret("/sign-out phone", in: list) == .confirm(question: "Sign out the device phone? Its tokens stop working. (y/N)", commands: [.signOut(device: "phone")]))
         guard case .confirm(let leaving, let leave) = ChatInput.interpret("/leave", in: thread) else {
             Issue.record("/leave did not ask")
             return
         }
-        #expect(leave == ["leave c2"] && leaving.contains("Team A") && leaving.hasSuffix("(y/N)"))
+        #expect(leave == [.leave(conversation: "c2")] && leaving.contains("Team A") && leaving.hasSuffix("(y/N)"))
         guard case .notice = ChatInput.interpret("/sign-out a b", in: list) else {
             Issue.record("/sign-out with two devices ran")
             return
@@ -193,19 +193,19 @@ struct TerminalInputTests {
     @Test("Chat: /commands map to script commands; /open takes a number, a title or an id; /react defaults to the newest")
     func slashCommands() {
         #expect(ChatInput.interpret("/help", in: list) == .help)
-        #expect(ChatInput.interpret("/dm bob", in: list) == .commands(["dm bob"]))
-        #expect(ChatInput.interpret("/open 2", in: list) == .commands(["open thread c2"]))
-        #expect(ChatInput.interpret("/open team", in: list) == .commands(["open thread c2"]))
-        #expect(ChatInput.interpret("/open c1", in: list) == .commands(["open thread c1"]))
-        #expect(ChatInput.interpret("/group \"Book club\" bob carol", in: list) == .commands(["group \"Book club\" bob carol"]))
-        #expect(ChatInput.interpret("/react 👍", in: thread) == .commands(["react m9 👍"]))
-        #expect(ChatInput.interpret("/members", in: thread) == .commands(["members c2"]))
-        #expect(ChatInput.interpret("/back", in: thread) == .commands(["open list"]))
-        #expect(ChatInput.interpret("/scroll up 3", in: thread) == .commands(["scroll up 3"]), "any script command after a slash")
-        #expect(ChatInput.interpret("/mute 60", in: thread) == .commands(["mute c2 60"]))
-        #expect(ChatInput.interpret("/mute bob", in: list) == .commands(["mute c1"]))
-        #expect(ChatInput.interpret("/unread", in: thread) == .commands(["mark-unread c2", "open list"]))
-        #expect(ChatInput.interpret("/quiet on", in: list) == .commands(["quiet on"]))
+        #expect(ChatInput.interpret("/dm bob", in: list) == .commands([.dm(user: "bob")]))
+        #expect(ChatInput.interpret("/open 2", in: list) == .commands([.open(.thread("c2"))]))
+        #expect(ChatInput.interpret("/open team", in: list) == .commands([.open(.thread("c2"))]))
+        #expect(ChatInput.interpret("/open c1", in: list) == .commands([.open(.thread("c1"))]))
+        #expect(ChatInput.interpret("/group \"Book club\" bob carol", in: list) == .commands([.group(title: "Book club", members: ["bob", "carol"])]))
+        #expect(ChatInput.interpret("/react 👍", in: thread) == .commands([.react(message: "m9", emoji: "👍")]))
+        #expect(ChatInput.interpret("/members", in: thread) == .commands([.members(conversation: "c2")]))
+        #expect(ChatInput.interpret("/back", in: thread) == .commands([.open(.list)]))
+        #expect(ChatInput.interpret("/scroll up 3", in: thread) == .commands([.scroll(.up(3))]), "any script command after a slash")
+        #expect(ChatInput.interpret("/mute 60", in: thread) == .commands([.mute(conversation: "c2", minutes: 60)]))
+        #expect(ChatInput.interpret("/mute bob", in: list) == .commands([.mute(conversation: "c1", minutes: nil)]))
+        #expect(ChatInput.interpret("/unread", in: thread) == .commands([.markUnread(conversation: "c2"), .open(.list)]))
+        #expect(ChatInput.interpret("/quiet on", in: list) == .commands([.quiet(on: true)]))
     }
 
     @Test("Chat: mistakes get a notice and run nothing: /dm yourself, an unknown command, a missing argument, an unknown /open")

@@ -10,7 +10,7 @@ extension ClientCore {
         switch command {
         case .state:
             active = nil
-            emit(StateEncoder.state(of: self))
+            outputs.append(.answer(CommandAnswer(name: command.name, outcome: .state(ClientSnapshot(self)))))
         case .dm(let other):
             // A conversation needs someone else in it.
             if other == user { return answerError(code: "bad_arguments", message: "you cannot start a conversation with yourself") }
@@ -28,7 +28,7 @@ extension ClientCore {
             answerAfterSceneReport()
         case .foreground:
             enterForeground(to: nil)
-            answerAfterSceneReport([JSONField("scene", .string(scene.name))])
+            answerAfterSceneReport(AnswerDetails(scene: scene.name))
         case .scroll(let move):
             scroll(move)
         case .toastTap, .toastSwipe, .toastAction:
@@ -38,7 +38,7 @@ extension ClientCore {
             // T9: dismiss first; a tap then follows the link, and the command is answered once the route settles.
             let followsLink = command == .toastTap && visible.url != nil
             applyToastEvents(toasts.handle(input, now: now), answersRoute: followsLink)
-            if !followsLink { answerOK([JSONField("toast", .string(visible.id))]) }
+            if !followsLink { answerOK(AnswerDetails(toast: visible.id)) }
         case .toastShow(let kind, let priority, let key, let text):
             let request = ToastRequest(kind: kind, title: kind.name.prefix(1).uppercased() + kind.name.dropFirst(), text: text, priority: priority, dedupeKey: key)
             applyToastEvents(toasts.raise(request, now: now))
@@ -143,16 +143,16 @@ extension ClientCore {
         for toastEvent in events {
             switch toastEvent {
             case .shown(let toast):
-                emit(.object([JSONField("type", "event"), JSONField("event", "toast.shown")] + StateEncoder.toastFields(toast)))
-                if let haptic = toast.hapticName { event("haptic", ["name": .string(haptic), "toast": .string(toast.id)]) }
+                emit(.toastShown(toast))
+                if let haptic = toast.hapticName { emit(.haptic(name: haptic, toast: toast.id)) }
             case .updated(let toast):
-                emit(.object([JSONField("type", "event"), JSONField("event", "toast.updated")] + StateEncoder.toastFields(toast)))
+                emit(.toastUpdated(toast))
             case .dismissed(let id, let reason):
-                event("toast.dismissed", ["id": .string(id), "reason": .string(reason.rawValue)])
+                emit(.toastDismissed(id: id, reason: reason))
             case .openURL(let url):
                 follow(url: url, answers: answersRoute)
             case .actionTriggered(let id, let action):
-                event("toast.action", ["id": .string(id), "action": .string(action.identifier)])
+                emit(.toastAction(id: id, action: action.identifier))
             }
         }
     }

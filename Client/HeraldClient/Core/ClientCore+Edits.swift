@@ -9,7 +9,7 @@ extension ClientCore {
     mutating func revisionAnswered(_ response: ResponseFrame) {
         guard let message = response.message else { return answerOK() }
         if !isOlderEdit(message) { applyRevision(message, listPreview: nil) }
-        answerOK([JSONField("conversation", .string(message.conversation)), JSONField("message", .string(message.id))])
+        answerOK(AnswerDetails(conversation: message.conversation, message: message.id))
     }
 
     /// A `message.edited` or `message.unsent` stream event. An edit older than the one this device shows (M1: a
@@ -21,30 +21,25 @@ extension ClientCore {
         }
         let conversation = message.conversation
         applyRevision(message, listPreview: frame.event == .messageUnsent ? .some(frame.lastMessage) : nil)
-        var fields: [JSONField] = [
-            JSONField("type", "event"), JSONField("event", .string(frame.event.rawValue)), JSONField("conversation", .string(conversation)),
-            JSONField("message", .string(message.id)),
-        ]
         if frame.event == .messageEdited {
             // T5 without restarting the timer: the toast showing it reads the new text; nothing new is raised.
             let request = ToastRequest.message(
                 conversation: conversation, senderName: message.senderName, groupTitle: directory.groupTitle(of: conversation),
                 text: message.text, isImage: message.kind == .image, messageId: message.id, editCount: message.editCount)
             applyToastEvents(toasts.handle(.revise(request), now: now))
-            fields.append(JSONField("text", .optional(message.text)))
+            emit(.edited(message, sequence: frame.seq))
         } else {
+            var counts: UnreadCounts?
             applyToastEvents(toasts.handle(.withdraw(message: message.id), now: now))
             // U7: a message that was unread here leaves the count with this event's seq.
             if let seq = frame.seq, let count = frame.unread?[conversation] {
                 applyUnread(unread.handle(.serverUpdate(UnreadUpdate(conversation: conversation, unread: count, sequence: seq))))
-                fields.append(JSONField("unread", .number(unread.unread(in: conversation))))
-                fields.append(JSONField("badge", .number(unread.badge)))
+                counts = unreadCounts(in: conversation)
             }
             // P5: its push, if this device got one, is withdrawn.
             withdrawPushes { $0.conversation == conversation && $0.message == message.id }
+            emit(.unsent(message, counts: counts, sequence: frame.seq))
         }
-        if let seq = frame.seq { fields.append(JSONField("seq", .int(seq))) }
-        emit(.object(fields))
     }
 
     /// Puts the changed message into the thread cache and, when the list shows it, the list preview (an unsent one
@@ -69,13 +64,5 @@ extension ClientCore {
         guard let shown else { return false }
         if shown.unsent == true { return true }
         return MessageRevisionRules.order(ofEdit: message.editCount, shown: shown.editCount ?? 0) == .older
-    }
-
-    /// `edited`/`unsent` of a message as script output fields (absent when neither).
-    static func revisionFields(of message: MessageInfo) -> [JSONField] {
-        var fields: [JSONField] = []
-        if message.edited == true { fields.append(JSONField("edited", .bool(true))) }
-        if message.unsent == true { fields.append(JSONField("unsent", .bool(true))) }
-        return fields
     }
 }

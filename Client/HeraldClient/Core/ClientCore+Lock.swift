@@ -20,7 +20,7 @@ extension ClientCore {
         guard locked else { return answerError(code: "bad_state", message: "not locked") }
         locked = false
         enterForeground(to: nil)
-        answerOK([JSONField("scene", .string(scene.name))])
+        answerOK(AnswerDetails(scene: scene.name))
     }
 
     /// `push tap` on a push the provider delivered while locked: the app starts from its notification (cold start,
@@ -45,7 +45,7 @@ extension ClientCore {
             if case .string(let value)? = payload[key] { return value }
             return nil
         }
-        let badge: JSONValue = payload["badge"] ?? .null
+        let badge: Int64? = if case .int(let number)? = payload["badge"] { number } else { nil }
         switch type {
         case "message" where text("ref") != nil && text("message") == nil:
             // `--push-preview none`: no ids, only the opaque ref (resolved with push.resolve once connected); tapping
@@ -54,20 +54,14 @@ extension ClientCore {
             let push = PushInfo(
                 conversation: "", message: reference, sender: "", preview: text("body") ?? "", title: text("title") ?? "", url: DeepLink.messages.url)
             pushes.append(push)
-            event("push", [
-                "ref": .string(reference), "title": .string(push.title), "preview": .string(push.preview), "url": .string(push.url), "badge": badge,
-                "via": "webpush",
-            ])
+            emit(.push(.webPushOpaque(push, reference: reference, badge: badge)))
         case "message":
             guard let conversation = text("conversation"), let message = text("message") else { return log("message push without ids ignored") }
             let push = PushInfo(
                 conversation: conversation, message: message, sender: text("sender") ?? "", preview: text("body") ?? "", title: text("title") ?? "",
                 url: text("url") ?? DeepLink.conversation(conversation).url)
             pushes.append(push)
-            event("push", [
-                "conversation": .string(push.conversation), "message": .string(push.message), "sender": .string(push.sender),
-                "title": .string(push.title), "preview": .string(push.preview), "url": .string(push.url), "badge": badge, "via": "webpush",
-            ])
+            emit(.push(.webPushMessage(push, badge: badge)))
         case "bell":
             // With `--push-preview none` the notification id comes as the push's ref.
             guard let notification = text("notification") ?? text("ref") else { return log("bell push without a notification ignored") }
@@ -75,10 +69,7 @@ extension ClientCore {
                 conversation: "", message: notification, sender: text("sender") ?? "", preview: text("body") ?? "", title: text("title") ?? "",
                 url: text("url") ?? DeepLink.notifications.url)
             pushes.append(push)
-            event("push", [
-                "kind": "bell", "notification": .string(notification), "title": .string(push.title), "preview": .string(push.preview),
-                "url": .string(push.url), "badge": badge, "via": "webpush",
-            ])
+            emit(.push(.webPushBell(push, badge: badge)))
         case "withdraw":
             // A bell push keeps its notification id where a message push keeps the message's.
             // An opaque push (`--push-preview none`) is withdrawn by the same ref it came with.

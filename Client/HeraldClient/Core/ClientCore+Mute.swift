@@ -34,18 +34,18 @@ extension ClientCore {
 
     /// A `settings` event: a mute, quiet hours or a mark changed on one of the user's devices (N1, N3, N4).
     mutating func settingsChanged(_ frame: EventFrame) {
-        var fields: [JSONField] = [JSONField("type", "event"), JSONField("event", "settings")]
+        var change = SettingsChange(sequence: frame.seq)
         if let quiet = frame.quiet {
             alerts.quiet = quiet
             applyToastEvents(toasts.handle(.quietHours(quiet), now: now))
-            fields.append(JSONField("quiet", .bool(quiet)))
+            change.quiet = quiet
         }
         if let conversation = frame.conversationId {
-            fields.append(JSONField("conversation", .string(conversation)))
+            change.conversation = conversation
             if let muted = frame.muted {
                 alerts.mutedUntil[conversation] = muted ? (frame.mutedUntil ?? MuteRules.forever) : nil
-                fields.append(JSONField("muted", .bool(muted)))
-                if let until = frame.mutedUntil { fields.append(JSONField("mutedUntil", .int(until))) }
+                change.muted = muted
+                change.mutedUntil = frame.mutedUntil
             }
             if let marked = frame.markedUnread {
                 var events = unread.handle(.marked(conversation: conversation, marked: marked, sequence: frame.seq))
@@ -53,22 +53,11 @@ extension ClientCore {
                     events += unread.handle(.serverUpdate(UnreadUpdate(conversation: conversation, unread: count, sequence: seq)))
                 }
                 applyUnread(events)
-                fields.append(JSONField("markedUnread", .bool(marked)))
-                fields.append(JSONField("unread", .number(unread.unread(in: conversation))))
-                fields.append(JSONField("badge", .number(unread.badge)))
+                change.markedUnread = marked
+                change.counts = unreadCounts(in: conversation)
             }
         }
-        if let seq = frame.seq { fields.append(JSONField("seq", .int(seq))) }
-        emit(.object(fields))
-    }
-
-    /// N2: `mentions` (the ids the text mentions) and `"mentioned":true` when they name this user, as script output
-    /// fields of a `message` or `history` message; none when it mentions nobody.
-    func mentionFields(of message: MessageInfo) -> [JSONField] {
-        guard let mentions = message.mentions, !mentions.isEmpty else { return [] }
-        var fields = [JSONField("mentions", .array(mentions.map { .string($0) }))]
-        if mentions.contains(user) { fields.append(JSONField("mentioned", .bool(true))) }
-        return fields
+        emit(.settings(change))
     }
 
     /// N1-N3 for a message arriving on this device.

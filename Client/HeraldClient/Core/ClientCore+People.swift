@@ -19,13 +19,13 @@ extension ClientCore {
     /// One successful page for the active `users` or `members` command: asks for the next, or answers with them all.
     mutating func peoplePageAnswered(_ response: ResponseFrame) {
         let step: PeopleListing.Step
-        var fields: [JSONField] = []
+        var details = AnswerDetails()
         switch active?.command {
         case .users(let prefix)?:
             step = people.usersPage(response, prefix: prefix)
         case .members(let conversation)?:
             step = people.membersPage(response, conversation: conversation)
-            fields.append(JSONField("conversation", .string(conversation)))
+            details.conversation = conversation
         default:
             return
         }
@@ -33,10 +33,9 @@ extension ClientCore {
         case .request(let next):
             request(next, purpose: .command(retryable: true))
         case .finished(let people, let more):
-            let list = people.map { JSONValue.object([JSONField("id", .string($0.id)), JSONField("name", .string($0.name))]) }
-            fields.append(JSONField(active?.command.name ?? "users", .array(list)))
-            if more { fields.append(JSONField("more", true)) }
-            answerOK(fields)
+            details.people = people
+            if more { details.more = true }
+            answerOK(details)
         }
     }
 }

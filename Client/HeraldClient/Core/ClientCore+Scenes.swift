@@ -19,7 +19,7 @@ extension ClientCore {
             openThread(conversation, reveal: nil, answers: true)
             return
         }
-        answerAfterSceneReport([JSONField("scene", .string(scene.name))])
+        answerAfterSceneReport(AnswerDetails(scene: scene.name))
     }
 
     /// `open thread` once the server's list was read: opened if the user is in it, refused otherwise (R5).
@@ -57,7 +57,7 @@ extension ClientCore {
         if threads[conversation] == nil { threads[conversation] = ThreadCache() }
         request(.history(conversation: conversation, before: nil, limit: pageSize),
                 purpose: .history(conversation: conversation, mode: .open(reveal: reveal, answers: answers && connected)))
-        if answers && !connected { answerOK(viewportFields) }
+        if answers && !connected { answerOK(viewportAnswer) }
     }
 
     mutating func enterBackground() {
@@ -113,10 +113,14 @@ extension ClientCore {
     }
 
     /// The viewport's fields for answers: visible ids, atBottom, newBelow.
-    var viewportFields: [JSONField] {
-        guard let viewport, scene.conversation == viewport.conversation else { return [] }
-        return [JSONField("visible", .strings(viewport.visibleIDs)), JSONField("atBottom", .bool(viewport.isAtBottom)),
-                JSONField("newBelow", .number(viewport.newBelow))]
+    var viewportAnswer: AnswerDetails {
+        guard let viewport, scene.conversation == viewport.conversation else { return AnswerDetails() }
+        return AnswerDetails(viewport: ViewportAnswer(visible: viewport.visibleIDs, atBottom: viewport.isAtBottom, newBelow: viewport.newBelow))
+    }
+
+    /// A conversation's unread count and the badge, now.
+    func unreadCounts(in conversation: String) -> UnreadCounts {
+        UnreadCounts(unread: unread.unread(in: conversation), badge: unread.badge)
     }
 
     mutating func historyLoaded(_ response: ResponseFrame, conversation: String, mode: HistoryMode) {
@@ -191,19 +195,10 @@ extension ClientCore {
         markVisible(visible, answers: answers)
     }
 
-    /// Script mode's record of a loaded page (history prints no `message` events): the messages with their text,
-    /// oldest first.
+    /// A record of a loaded page (history prints no `message` events): the messages oldest first.
     mutating func emitHistory(conversation: String, page: [MessageInfo]) {
-        let messages: [JSONValue] = page.sorted { ($0.createdAt, ThreadCache.number($0.id)) < ($1.createdAt, ThreadCache.number($1.id)) }.map { message in
-            var fields = [JSONField("message", .string(message.id)), JSONField("sender", .string(message.sender)),
-                          JSONField("senderName", .string(message.senderName)), JSONField("kind", .string(message.kind.rawValue)),
-                          JSONField("text", .optional(message.text)), JSONField("createdAt", .int(message.createdAt))]
-            if let url = message.imageURL { fields.append(JSONField("imageURL", .string(url))) }
-            fields += mentionFields(of: message)
-            fields += Self.revisionFields(of: message)
-            return .object(fields)
-        }
-        event("history", ["conversation": .string(conversation), "messages": .array(messages)])
+        let messages = page.sorted { ($0.createdAt, ThreadCache.number($0.id)) < ($1.createdAt, ThreadCache.number($1.id)) }
+        emit(.history(conversation: conversation, messages: messages))
     }
 
     // MARK: - Deep links (D1-D3), through HeraldRules' DeepLinkRouter
@@ -227,13 +222,13 @@ extension ClientCore {
             case .showMessage(let conversation, let message):
                 openThread(conversation, reveal: message, answers: answers)
             case .waiting(let link):
-                if answers { answerOK([JSONField("pending", true), JSONField("url", .string(link.url))]) }
+                if answers { answerOK(AnswerDetails(pending: true, url: link.url)) }
             case .completed(let link, let target):
-                event("route", ["url": .string(link.url), "scene": .string(target.name), "conversation": .optional(target.conversation)])
-                if answers && target.conversation == nil { answerOK([JSONField("scene", .string(target.name))]) }
+                emit(.route(url: link.url, scene: target.name, conversation: target.conversation, error: nil))
+                if answers && target.conversation == nil { answerOK(AnswerDetails(scene: target.name)) }
             case .failed(let link, let failure):
-                event("route", ["url": .string(link.url), "scene": .string(scene.name), "error": .string(failure.rawValue)])
-                if answers { answerOK([JSONField("scene", .string(scene.name)), JSONField("error", .string(failure.rawValue))]) }
+                emit(.route(url: link.url, scene: scene.name, conversation: nil, error: failure.rawValue))
+                if answers { answerOK(AnswerDetails(scene: scene.name, error: failure.rawValue)) }
             case .raiseToast(let request):
                 applyToastEvents(toasts.raise(request, now: now))
             }

@@ -7,7 +7,7 @@ extension ClientCore {
         let rows = directory.ordered.map {
             ScreenModel.ConversationRow(
                 id: $0.id, title: directory.title(of: $0.id, me: user), unread: unread.unread(in: $0.id),
-                preview: $0.lastMessage.map(StateEncoder.preview) ?? "", lastActivity: $0.lastMessage?.createdAt,
+                preview: $0.lastMessage?.listPreview ?? "", lastActivity: $0.lastMessage?.createdAt,
                 muted: alerts.isMuted($0.id), markedUnread: unread.markedUnread.contains($0.id))
         }
         var lines: [ScreenModel.ThreadLine] = []

@@ -25,7 +25,7 @@ extension ClientCore {
         case .sync: synced(response)
         case .scene:
             if let error = response.error { log("scene report refused: \(error.code.rawValue) \(error.message)") }
-            if let fields = active?.answerAfterScene, id == latestSceneRequest { answerOK(fields) }
+            if let details = active?.answerAfterScene, id == latestSceneRequest { answerOK(details) }
         case .ack(let conversation, let answers):
             if let read = response.read, let latest = response.latest {
                 let count = response.unread?[conversation] ?? unread.unread(in: conversation)
@@ -43,16 +43,16 @@ extension ClientCore {
         case .command: commandAnswered(response)
         case .pushRegistration:
             if let error = response.error {
-                event("push.registration.failed", ["code": .string(error.code.rawValue), "message": .string(error.message)])
+                emit(.pushRegistrationFailed(code: error.code.rawValue, message: error.message))
             } else {
                 pushRegistered = true
-                event("push.registered", ["device": .optional(response.device), "provider": .string(configuration.pushSubscription?.provider ?? "")])
+                emit(.pushRegistered(device: response.device, provider: configuration.pushSubscription?.provider ?? ""))
             }
         case .typing(let answers): typingAnswered(response, answers: answers)
         case .pushResolve:
             guard let message = response.message else {
                 // Withdrawn or pruned meanwhile: the app stays on the list, where the conversation is.
-                return answerOK([JSONField("scene", .string(scene.name)), JSONField("error", .string(response.error?.code.rawValue ?? "not_found"))])
+                return answerOK(AnswerDetails(scene: scene.name, error: response.error?.code.rawValue ?? "not_found"))
             }
             follow(url: DeepLink.message(conversation: message.conversation, message: message.id).url, answers: true)
         }
@@ -92,7 +92,7 @@ extension ClientCore {
         lastSequence = max(lastSequence ?? 0, latest)
         connected = true
         everSynced = true
-        event("connected", ["mode": .string(response.mode?.rawValue ?? "snapshot"), "latest": .int(latest)])
+        emit(.connected(mode: response.mode?.rawValue ?? "snapshot", latest: latest))
         reportScene()
         let queued = deferred
         deferred = []
@@ -130,14 +130,14 @@ extension ClientCore {
                 arrive(message, sequence: nil)
             } else {
                 let error = response.error ?? ErrorInfo(.internal, "no result")
-                event("send.failed", ["clientMessageId": .string(clientMessageId), "code": .string(error.code.rawValue), "message": .string(error.message)])
+                emit(.sendFailed(clientMessageId: clientMessageId, code: error.code.rawValue, message: error.message))
             }
             return
         }
         if let message = response.message {
             arrive(message, sequence: nil)
-            answerOK([JSONField("conversation", .string(message.conversation)), JSONField("message", .string(message.id)),
-                      JSONField("duplicate", .bool(response.duplicate ?? false)), JSONField("clientMessageId", .string(clientMessageId))])
+            answerOK(AnswerDetails(
+                conversation: message.conversation, message: message.id, duplicate: response.duplicate ?? false, clientMessageId: clientMessageId))
         } else {
             answerServerError(response)
         }
@@ -150,11 +150,11 @@ extension ClientCore {
         case .dm, .group:
             guard let info = response.conversation else { return answerOK() }
             addConversation(info, sequence: nil)
-            answerOK([JSONField("conversation", .string(info.id))])
+            answerOK(AnswerDetails(conversation: info.id))
         case .follow, .react:
-            answerOK(response.notification.map { [JSONField("notification", .string($0.id))] } ?? [])
+            answerOK(AnswerDetails(notification: response.notification?.id))
         case .bellRead(let id):
-            answerOK([JSONField("notification", .string(id)), JSONField("unread", .number(bell.unread))])
+            answerOK(AnswerDetails(notification: id, unread: bell.unread))
         case .users, .members:
             peoplePageAnswered(response)
         case .edit, .unsend:
@@ -179,7 +179,7 @@ extension ClientCore {
         case .conversation:
             if let info = frame.conversation {
                 addConversation(info, sequence: frame.seq)
-                event("conversation", ["conversation": .string(info.id), "title": .string(DirectoryTitle.of(info, me: user))])
+                emit(.conversation(id: info.id, title: DirectoryTitle.of(info, me: user)))
             }
         case .read:
             guard let conversation = frame.conversationId else { return }
@@ -191,28 +191,22 @@ extension ClientCore {
             // P5: a push for a message read anywhere is withdrawn.
             withdrawPushes { $0.conversation == conversation && ids.contains($0.message) }
             // U7: the stream sequence the new counts reflect, so a reader of these lines can order them too.
-            event("read", ["conversation": .string(conversation), "messages": .strings(ids),
-                           "unread": .number(unread.unread(in: conversation)), "badge": .number(unread.badge),
-                           "seq": frame.seq.map { .int($0) } ?? .null])
+            emit(.read(conversation: conversation, messages: ids, counts: unreadCounts(in: conversation), sequence: frame.seq))
         case .left:
             guard let conversation = frame.conversationId, let who = frame.user else { return }
             left(conversation, user: who, sequence: frame.seq)
-            event("left", ["conversation": .string(conversation), "user": .string(who)])
+            emit(.left(conversation: conversation, user: who))
         case .receipt:
             if let conversation = frame.conversationId, let message = frame.messageId, let reader = frame.reader {
                 noteReceipt(conversation: conversation, message: message, reader: reader)
             }
-            event("receipt", ["conversation": .optional(frame.conversationId), "message": .optional(frame.messageId),
-                              "reader": .optional(frame.reader), "at": frame.at.map { .int($0) } ?? .null])
+            emit(.receipt(conversation: frame.conversationId, message: frame.messageId, reader: frame.reader, at: frame.at))
         case .bell:
             bellChanged(frame)
         case .push:
             guard let push = frame.push else { return }
             pushes.append(push)
-            event("push", ["conversation": .string(push.conversation), "message": .string(push.message), "sender": .string(push.sender),
-                           "title": .string(push.title), "preview": .string(push.preview), "url": .string(push.url),
-                           "badge": frame.badge.map { .number($0) } ?? .null, "mentioned": .bool(push.mentioned ?? false),
-                           "quiet": .bool(push.quiet ?? false)])
+            emit(.push(.stream(push, badge: frame.badge)))
         case .pushCleared:
             let conversation = frame.conversationId
             let message = frame.messageId
@@ -230,7 +224,7 @@ extension ClientCore {
         let gone = pushes.filter(matches)
         pushes.removeAll(where: matches)
         for push in gone {
-            event("push.cleared", ["conversation": .string(push.conversation), "message": .string(push.message)])
+            emit(.pushCleared(conversation: push.conversation, message: push.message))
         }
     }
 
@@ -258,8 +252,7 @@ extension ClientCore {
     /// B2: a `bell` event for every change, `pulse` when the unread count rose.
     mutating func applyBell(_ events: [BellLedger.Event], action: String, notification: String?) {
         for case .changed(let count, let text, let pulse) in events {
-            event("bell", ["action": .string(action), "notification": .optional(notification), "unread": .number(count),
-                           "badgeText": .string(text), "pulse": .bool(pulse)])
+            emit(.bell(action: action, notification: notification, unread: count, badgeText: text, pulse: pulse))
         }
     }
 
@@ -276,7 +269,7 @@ extension ClientCore {
                 break
             }
         }
-        if answers && !answered { answerOK(viewportFields) }
+        if answers && !answered { answerOK(viewportAnswer) }
     }
 
     /// `who` left the group `conversation`: this user (on any device) drops it, its count and its thread; for anyone
@@ -305,16 +298,7 @@ extension ClientCore {
     /// presented as the scene rules say.
     mutating func arrive(_ message: MessageInfo, sequence: Int64?) {
         guard printedMessages.insert(message.id).inserted else { return }
-        var fields: [JSONField] = [
-            JSONField("conversation", .string(message.conversation)), JSONField("message", .string(message.id)),
-            JSONField("sender", .string(message.sender)), JSONField("senderName", .string(message.senderName)),
-            JSONField("kind", .string(message.kind.rawValue)), JSONField("text", .optional(message.text)),
-        ]
-        if let url = message.imageURL { fields.append(JSONField("imageURL", .string(url))) }
-        fields += mentionFields(of: message)
-        if message.sender == user, let clientMessageId = message.clientMessageId { fields.append(JSONField("clientMessageId", .string(clientMessageId))) }
-        if let sequence { fields.append(JSONField("seq", .int(sequence))) }
-        emit(.object([JSONField("type", "event"), JSONField("event", "message")] + fields))
+        emit(.message(message, sequence: sequence))
         messageEndsTyping(message)
 
         if !directory.noteMessage(message) {
@@ -350,7 +334,7 @@ extension ClientCore {
     /// U2/U3: exactly these ids became visible; the ledger decides what to ack.
     mutating func markVisible(_ ids: [String], answers: Bool = false) {
         guard let conversation = viewport?.conversation, !ids.isEmpty else {
-            if answers { answerOK(viewportFields) }
+            if answers { answerOK(viewportAnswer) }
             return
         }
         applyUnread(unread.handle(.visible(conversation: conversation, messages: ids)), answers: answers)

@@ -75,7 +75,7 @@ extension ClientCore {
         guard let who = frame.user, let status = frame.status else { return }
         let state = PresenceState(status: status, lastSeen: frame.lastSeen)
         ephemeral.presence[who] = state
-        event("presence", ["user": .string(who), "status": .string(status.rawValue), "lastSeen": state.lastSeen.map { .int($0) } ?? .null])
+        emit(.presence(user: who, status: status, lastSeen: state.lastSeen))
     }
 
     /// Typing that fell silent ends; the composer's silence reports a stop.
@@ -95,7 +95,7 @@ extension ClientCore {
 
     /// `{"type":"event","event":"typing","conversation":…,"users":[…]}`: who types there now.
     mutating func typingEvent(_ conversation: String) {
-        event("typing", ["conversation": .string(conversation), "users": .strings(ephemeral.typing.users(in: conversation))])
+        emit(.typing(conversation: conversation, users: ephemeral.typing.users(in: conversation)))
     }
 
     /// The users typing in `conversation` with their display names, for the line under the thread.

@@ -2,9 +2,11 @@ import HeraldProtocol
 import HeraldRules
 
 /// What the core asks its host (the IO loop) to do, in order.
-public enum ClientOutput: Equatable, Sendable {
-    /// Print one JSON line on stdout (script mode) or feed the screen (interactive mode).
-    case line(JSONValue)
+public enum ClientOutput: Sendable {
+    /// The answer to a command, in command order.
+    case answer(CommandAnswer)
+    /// Something that happened by itself.
+    case event(ClientEvent)
     /// Send this request to the server.
     case send(RequestFrame)
     /// A diagnostic for stderr.
@@ -14,15 +16,15 @@ public enum ClientOutput: Equatable, Sendable {
     case stored(clientMessageId: String, message: String)
 }
 
-/// The client's application logic, sans-IO: script commands, server frames, connection changes and time go in,
-/// output lines and requests come out (`drainOutputs()`). The rules themselves (toasts, scenes, unread, bell,
+/// The client's application logic, sans-IO: typed commands, server frames, connection changes and time go in,
+/// typed answers, events and requests come out (`drainOutputs()`). The rules themselves (toasts, scenes, unread, bell,
 /// viewport, deep links) live in HeraldRules; this type holds the state and glues the rules together.
 ///
 /// ```swift
 /// var core = ClientCore(configuration: config)
 /// core.connectionOpened(now: now)          // -> .send(sync)
-/// core.receive(frame, now: now)            // -> .line({"type":"event","event":"connected",…})
-/// core.begin(.state, now: now)             // -> .line({"type":"state",…})
+/// core.receive(frame, now: now)            // -> .event(.connected(mode: "snapshot", latest: 7))
+/// core.begin(.state, now: now)             // -> .answer(CommandAnswer(name: "state", outcome: .state(…)))
 /// ```
 public struct ClientCore: Sendable {
     /// Why a request was sent, so its response lands in the right place.
@@ -60,7 +62,7 @@ public struct ClientCore: Sendable {
         var command: ScriptCommand
         var sleepUntil: Instant?
         /// The answer's fields, held until the server has taken the scene report this command caused.
-        var answerAfterScene: [JSONField]?
+        var answerAfterScene: AnswerDetails?
     }
 
     public let configuration: ClientConfiguration
@@ -198,8 +200,8 @@ public struct ClientCore: Sendable {
         }
         deferred = requeue + deferred
         // A scene command waiting for its report is answered now: the scene is reported again after the reconnect.
-        if let fields = active?.answerAfterScene { answerOK(fields) }
-        if wasConnected { event("disconnected", ["reason": .string(reason)]) }
+        if let details = active?.answerAfterScene { answerOK(details) }
+        if wasConnected { emit(.disconnected(reason: reason)) }
         ephemeralConnectionLost()
     }
 
@@ -237,50 +239,38 @@ public struct ClientCore: Sendable {
     /// Answers the active scene command once the server has processed the scene report it caused, so that
     /// anything sent after the answer is judged by the new scene (P1/P3 push decisions, S5/S6); at once when no
     /// report is in flight (offline, or nothing changed).
-    mutating func answerAfterSceneReport(_ fields: [JSONField] = []) {
+    mutating func answerAfterSceneReport(_ details: AnswerDetails = AnswerDetails()) {
         if let latestSceneRequest, inFlight[latestSceneRequest] != nil {
-            active?.answerAfterScene = fields
+            active?.answerAfterScene = details
         } else {
-            answerOK(fields)
+            answerOK(details)
         }
     }
 
     // MARK: - Output helpers
 
-    mutating func emit(_ line: JSONValue) { outputs.append(.line(line)) }
+    mutating func emit(_ event: ClientEvent) { outputs.append(.event(event)) }
 
     mutating func log(_ text: String) { outputs.append(.log(text)) }
 
-    /// `{"type":"event","event":name,…}`.
-    mutating func event(_ name: String, _ fields: KeyValuePairs<String, JSONValue> = [:]) {
-        var all = [JSONField("type", "event"), JSONField("event", .string(name))]
-        all += fields.map { JSONField($0.key, $0.value) }
-        emit(.object(all))
-    }
-
-    /// Answers the active command with `ok` and the given fields, and frees the command slot.
-    mutating func answerOK(_ fields: [JSONField] = []) {
+    /// Answers the active command with `ok` and `details`, and frees the command slot.
+    mutating func answerOK(_ details: AnswerDetails = AnswerDetails()) {
         guard let command = active?.command else { return }
         active = nil
-        emit(.object([JSONField("type", "ok"), JSONField("cmd", .string(command.name))] + fields))
+        outputs.append(.answer(CommandAnswer(name: command.name, outcome: .ok(details))))
     }
 
     /// Answers the active command with an error.
     mutating func answerError(code: String, message: String) {
         guard let command = active?.command else { return }
         active = nil
-        emit(Self.errorLine(command: command.name, code: code, message: message))
+        outputs.append(.answer(CommandAnswer(name: command.name, outcome: .error(code: code, message: message))))
     }
 
     /// Answers a send that waits in the outgoing queue: ok with `queued` and its clientMessageId.
     mutating func answerQueuedSend(_ request: ClientRequest, clientMessageId: String) {
         var conversation = ""
         if case .send(let id, _, _, _, _) = request { conversation = id }
-        answerOK([JSONField("conversation", .string(conversation)), JSONField("queued", true),
-                  JSONField("clientMessageId", .string(clientMessageId))])
-    }
-
-    static func errorLine(command: String, code: String, message: String) -> JSONValue {
-        .object(["type": "error", "cmd": .string(command), "code": .string(code), "message": .string(message)])
+        answerOK(AnswerDetails(conversation: conversation, queued: true, clientMessageId: clientMessageId))
     }
 }

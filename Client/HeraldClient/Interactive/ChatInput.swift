@@ -30,22 +30,23 @@ public enum ChatAction: Equatable, Sendable {
     /// Send a message with exactly this text: it is never read as a command, so quotes, backslashes and slashes
     /// after the first character go out as typed.
     case send(conversation: String, text: String)
-    /// Run these script command lines, in order.
-    case commands([String])
+    /// Run these commands, in order.
+    case commands([ScriptCommand])
     /// Show the help screen.
     case help
     /// Tell the person something (a mistake, a hint); nothing is run.
     case notice(String)
     /// Something that cannot be undone (signing every device out, leaving a group): ask `question`, and run the
     /// commands only on a yes.
-    case confirm(question: String, commands: [String])
+    case confirm(question: String, commands: [ScriptCommand])
     /// Nothing (a blank line).
     case nothing
 }
 
 /// Chat-style input, sans-IO: in a thread plain text is a message; commands start with `/` (`//` sends a line that
 /// starts with a slash), and only those: a bare word outside a thread runs nothing, however much it looks like a
-/// command (a stray `sign-out` on the list must not sign every device out). Script commands work after a slash.
+/// command (a stray `sign-out` on the list must not sign every device out). Script commands work after a slash. A
+/// typed line becomes typed commands here, once: nothing is turned back into command text.
 public enum ChatInput {
     /// One command of the help screen.
     public struct Command: Sendable {
@@ -124,53 +125,58 @@ public enum ChatInput {
         let rest = String(body.dropFirst(name.count)).trimmingSpaces
         switch name {
         case "", "help", "?", "h": return .help
-        case "back", "list": return .commands(["open list"])
-        case "bell", "notifications": return .commands(["open notifications"])
-        case "read-all": return .commands(["bell read-all"])
-        case "bottom": return .commands(["scroll bottom"])
-        case "quit", "exit", "q": return .commands(["quit"])
+        case "back", "list": return .commands([.open(.list)])
+        case "bell", "notifications": return .commands([.open(.notifications)])
+        case "read-all": return .commands([.bellReadAll])
+        case "bottom": return .commands([.scroll(.bottom)])
+        case "quit", "exit", "q": return .commands([.quit])
         case "dm":
             guard arguments.count == 1 else { return .notice("usage: /dm <user>") }
             if arguments[0] == context.me { return .notice("that is you: /dm someone else (/users lists people)") }
-            return .commands(["dm \(arguments[0])"])
+            return .commands([.dm(user: arguments[0])])
         case "group":
             guard arguments.count >= 2 else { return .notice("usage: /group \"<title>\" <user> <user>…") }
-            return .commands(["group \(rest)"])
+            // The title may be quoted (`/group "Book club" bob carol`): the script syntax reads it.
+            switch ScriptCommandParser.parse("group " + rest) {
+            case .success(let command)?: return .commands([command])
+            case .failure(let error)?: return .notice(error.message)
+            case nil: return .notice("usage: /group \"<title>\" <user> <user>…")
+            }
         case "open":
             guard !rest.isEmpty else { return .notice("usage: /open <number | name | id>") }
             guard let id = conversation(named: rest, in: context) else { return .notice("no conversation \"\(rest)\" in your list") }
-            return .commands(["open thread \(id)"])
+            return .commands([.open(.thread(id))])
         case "image":
             guard let open else { return .notice("open a conversation first") }
             guard arguments.count == 1 else { return .notice("usage: /image <url>") }
-            return .commands(["send-image \(open) \(arguments[0])"])
+            return .commands([.sendImage(conversation: open, url: arguments[0])])
         case "react":
             switch arguments.count {
             case 1:
                 guard let target = context.newestFromOthers else { return .notice("nothing to react to here: /react <message> <emoji>") }
-                return .commands(["react \(target) \(arguments[0])"])
-            case 2: return .commands(["react \(arguments[0]) \(arguments[1])"])
+                return .commands([.react(message: target, emoji: arguments[0])])
+            case 2: return .commands([.react(message: arguments[0], emoji: arguments[1])])
             default: return .notice("usage: /react [<message>] <emoji>")
             }
         case "edit":
             guard !rest.isEmpty else { return .notice("usage: /edit <new text> (changes your last message)") }
             guard let mine = context.newestMine else { return .notice("no message of yours here to edit") }
-            return .commands(["edit \(mine) \(rest)"])
+            return .commands([.edit(message: mine, text: rest)])
         case "unsend":
             guard arguments.isEmpty else { return .notice("usage: /unsend (takes back your last message)") }
             guard let mine = context.newestMine else { return .notice("no message of yours here to unsend") }
-            return .commands(["unsend \(mine)"])
+            return .commands([.unsend(message: mine)])
         case "members":
             guard let target = arguments.first ?? open else { return .notice("usage: /members <conversation>") }
-            return .commands(["members \(target)"])
+            return .commands([.members(conversation: target)])
         case "leave":
             guard let target = arguments.first ?? open else { return .notice("usage: /leave (in a group)") }
             let title = context.conversations.first { $0.id == target }?.title ?? target
-            return .confirm(question: "Leave \(TerminalText.line(title))? You will not see its new messages. (y/N)", commands: ["leave \(target)"])
+            return .confirm(question: "Leave \(TerminalText.line(title))? You will not see its new messages. (y/N)", commands: [.leave(conversation: target)])
         case "sign-out":
             guard arguments.count <= 1 else { return .notice("usage: /sign-out [<device>]") }
             let whom = arguments.first.map { "the device \(TerminalText.line($0))" } ?? "every device of yours (this one too)"
-            return .confirm(question: "Sign out \(whom)? Its tokens stop working. (y/N)", commands: [(["sign-out"] + arguments).joined(separator: " ")])
+            return .confirm(question: "Sign out \(whom)? Its tokens stop working. (y/N)", commands: [.signOut(device: arguments.first)])
         case "mute":
             // In a conversation: /mute [minutes]; on the list: /mute <number | name> [minutes].
             var words = arguments
@@ -185,17 +191,17 @@ public enum ChatInput {
                 words.removeFirst()
             }
             guard words.count <= 1, words.allSatisfy({ Int($0).map { $0 > 0 } == true }) else { return .notice("usage: /mute [<minutes>]") }
-            return .commands(["mute \(target)" + (words.first.map { " \($0)" } ?? "")])
+            return .commands([.mute(conversation: target, minutes: words.first.flatMap { Int($0) })])
         case "unmute":
             guard let target = arguments.first ?? open else { return .notice("usage: /unmute (in the conversation)") }
-            return .commands(["unmute \(target)"])
+            return .commands([.unmute(conversation: target)])
         case "unread":
             guard let target = arguments.first ?? open else { return .notice("usage: /unread (in the conversation)") }
             // Marked unread, then back to the list: staying would show its messages and so read it again (N4, U2).
-            return .commands(["mark-unread \(target)", "open list"])
+            return .commands([.markUnread(conversation: target), .open(.list)])
         default:
             switch ScriptCommandParser.parse(body) {
-            case .success?: return .commands([body])
+            case .success(let command)?: return .commands([command])
             case .failure(let error)? where error.code == "unknown_command":
                 return .notice("unknown command /\(name): /help lists them")
             case .failure(let error)?: return .notice(error.message)

@@ -16,7 +16,7 @@ final class TerminalFrontEnd: ClientFrontEnd {
     /// The newest thing to tell the person (an error, an answer, a hint).
     private var notice = ""
     /// Commands the front end runs itself after an answer (open the conversation `/dm` made).
-    private var followUps: [String] = []
+    private var followUps: [ScriptCommand] = []
     /// `/dm` and `/group` typed here open their conversation once answered.
     private var openAnswer = false
     private var connection: ConnectionStatus = .connecting
@@ -103,7 +103,7 @@ final class TerminalFrontEnd: ClientFrontEnd {
             if editor.isEmpty {
                 if showingHelp { showingHelp = false }
                 if scene == .list, context.conversations.indices.contains(selectedRow) {
-                    return [.line("open thread \(context.conversations[selectedRow].id)")]
+                    return [.command(.open(.thread(context.conversations[selectedRow].id)))]
                 }
                 return []
             }
@@ -115,7 +115,7 @@ final class TerminalFrontEnd: ClientFrontEnd {
         case .right: editor.moveRight()
         case .home: editor.moveHome()
         case .end:
-            if editor.isEmpty, scene.conversation != nil { return [.line("scroll bottom")] }
+            if editor.isEmpty, scene.conversation != nil { return [.command(.scroll(.bottom))] }
             editor.moveEnd()
         case .up:
             if scene == .list && editor.isEmpty {
@@ -130,9 +130,9 @@ final class TerminalFrontEnd: ClientFrontEnd {
                 editor.historyForward()
             }
         case .pageUp:
-            if scene.conversation != nil { return [.line("scroll up \(pageSize)")] }
+            if scene.conversation != nil { return [.command(.scroll(.up(pageSize)))] }
         case .pageDown:
-            if scene.conversation != nil { return [.line("scroll down \(pageSize)")] }
+            if scene.conversation != nil { return [.command(.scroll(.down(pageSize)))] }
         case .tab:
             let completion = ChatInput.complete(editor.text, in: context)
             if let line = completion.line { editor.replace(with: line) }
@@ -149,7 +149,7 @@ final class TerminalFrontEnd: ClientFrontEnd {
                     notice = "Esc again clears the line"
                 }
             } else if scene != .list && scene.isForeground {
-                return [.line("open list")]
+                return [.command(.open(.list))]
             }
         case .control(let letter):
             return control(letter)
@@ -206,14 +206,14 @@ final class TerminalFrontEnd: ClientFrontEnd {
         if let digit = character.wholeNumberValue, (1...9).contains(digit), character.isASCII {
             guard context.conversations.indices.contains(digit - 1) else { return [] }
             selectedRow = digit - 1
-            return [.line("open thread \(context.conversations[digit - 1].id)")]
+            return [.command(.open(.thread(context.conversations[digit - 1].id)))]
         }
         if character == "\u{7F}" { editor.deleteWordBackward() }
         return []
     }
 
     /// What a quit runs once agreed.
-    private static let quitCommands: [ClientInput] = [.line("quit")]
+    private static let quitCommands: [ClientInput] = [.command(.quit)]
 
     /// Ctrl-C, Ctrl-D on an empty line, `/quit`: quits at once when nothing would be lost, else asks (y/N) first.
     private func quit() -> [ClientInput] {
@@ -245,9 +245,9 @@ final class TerminalFrontEnd: ClientFrontEnd {
         case "e": editor.moveEnd()
         case "p": editor.historyBack()
         case "n": editor.historyForward()
-        case "o": if toastVisible { return [.line("toast tap")] }
-        case "x": if toastVisible { return [.line("toast swipe")] }
-        case "b": return [.line("open notifications")]
+        case "o": if toastVisible { return [.command(.toastTap)] }
+        case "x": if toastVisible { return [.command(.toastSwipe)] }
+        case "b": return [.command(.open(.notifications))]
         case "l": lastFrame = ""  // redraw everything
         case "z": RawTerminal.suspend()  // job control: back to the shell; the continue redraws (RawTerminal)
         default: break
@@ -261,16 +261,19 @@ final class TerminalFrontEnd: ClientFrontEnd {
         case .send(let conversation, let text):
             notice = ""
             return [.command(.send(conversation: conversation, text: text))]
-        case .commands(let commands) where commands == ["quit"]:
+        case .commands(let commands) where commands == [.quit]:
             return quit()
         case .commands(let commands):
-            if let first = commands.first, first.hasPrefix("dm ") || first.hasPrefix("group ") { openAnswer = true }
+            switch commands.first {
+            case .dm?, .group?: openAnswer = true
+            default: break
+            }
             notice = ""
-            return commands.map(ClientInput.line)
+            return commands.map(ClientInput.command)
         case .help: showingHelp = true
         case .notice(let text): notice = text
         case .confirm(let question, let commands):
-            awaitingConfirmation = (question, commands.map(ClientInput.line))
+            awaitingConfirmation = (question, commands.map(ClientInput.command))
         case .nothing: break
         }
         return []
@@ -278,46 +281,44 @@ final class TerminalFrontEnd: ClientFrontEnd {
 
     func takeFollowUps() -> [ClientInput] {
         defer { followUps = [] }
-        return followUps.map(ClientInput.line)
+        return followUps.map(ClientInput.command)
     }
 
     // MARK: - Output
 
-    func deliver(_ line: JSONValue) {
-        guard case .string(let type)? = line["type"] else { return }
-        let command = Self.text(line["cmd"])
-        switch type {
-        case "ok":
-            if (command == "dm" || command == "group") && openAnswer, case .string(let conversation)? = line["conversation"] {
+    func answer(_ answer: CommandAnswer) {
+        let command = answer.name
+        switch answer.outcome {
+        case .ok(let details):
+            if (command == "dm" || command == "group") && openAnswer, let conversation = details.conversation {
                 openAnswer = false
-                followUps.append("open thread \(conversation)")
-            } else if command == "users" || command == "members" {
-                notice = Self.people(line[command])
+                followUps.append(.open(.thread(conversation)))
+            } else if let people = details.people {
+                notice = Self.people(people)
             } else if !["send", "send-image", "open", "scroll", "toast", "quit", "dm", "group"].contains(command) {
                 notice = "✓ \(command)"
             }
-        case "error":
+        case .error(_, let message):
             openAnswer = false
-            notice = "✗ \(command): \(Self.text(line["message"]))"
-        case "state":
-            notice = "state: \(Self.text(line["scene"])) · badge \(Self.text(line["badge"])) · \(line["connected"] == .bool(true) ? "online" : "offline")"
-        case "event":
-            switch Self.text(line["event"]) {
-            case "push": notice = "push: \(Self.text(line["title"])): \(Self.text(line["preview"]))"
-            case "send.failed": notice = "✗ not sent: \(Self.text(line["message"]))"
-            case "left" where Self.text(line["user"]) == context.me: notice = "you left \(Self.text(line["conversation"]))"
-            default: break
-            }
-        default:
-            break
+            notice = "✗ \(command): \(message)"
+        case .state(let snapshot):
+            notice = "state: \(snapshot.scene.name) · badge \(snapshot.badge) · \(snapshot.connected ? "online" : "offline")"
+        }
+    }
+
+    func event(_ event: ClientEvent) {
+        switch event {
+        case .push(let arrival): notice = "push: \(arrival.info.title): \(arrival.info.preview)"
+        case .sendFailed(_, _, let message): notice = "✗ not sent: \(message)"
+        case .left(let conversation, let user) where user == context.me: notice = "you left \(conversation)"
+        default: break
         }
     }
 
     /// `users` / `members` answers as one line of names.
-    private static func people(_ value: JSONValue?) -> String {
-        guard case .array(let people)? = value else { return "" }
+    private static func people(_ people: [ParticipantInfo]) -> String {
         if people.isEmpty { return "nobody" }
-        return people.map { "\(text($0["id"])) (\(text($0["name"])))" }.joined(separator: ", ")
+        return people.map { "\($0.id) (\($0.name))" }.joined(separator: ", ")
     }
 
     func log(_ text: String) {
@@ -330,15 +331,6 @@ final class TerminalFrontEnd: ClientFrontEnd {
         // nothing was lost: the server is not up yet, and the client waits for it.
         if case .reconnecting(_, let reason) = status {
             notice = everOnline ? "connection lost: \(reason)" : "waiting for the server: \(reason)"
-        }
-    }
-
-    static func text(_ value: JSONValue?) -> String {
-        switch value {
-        case .string(let text)?: text
-        case .int(let number)?: String(number)
-        case .bool(let flag)?: String(flag)
-        default: ""
         }
     }
 

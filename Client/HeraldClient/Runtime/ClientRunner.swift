@@ -5,8 +5,9 @@ import HeraldProtocol
 import HeraldRules
 import HeraldTLS
 
-/// Where output lines go and where commands come from: script mode (stdin/stdout JSON lines), the interactive
-/// terminal, or an app embedding the client (HeraldKit).
+/// Where the core's typed answers and events go and where typed commands come from: script mode (stdin lines parsed
+/// into commands, answers and events written as JSON lines), the interactive terminal, or an app embedding the
+/// client (HeraldKit).
 package protocol ClientFrontEnd: AnyObject {
     /// The descriptor the loop polls for input: stdin, or the wake-up pipe of an embedding app.
     var inputDescriptor: Int32 { get }
@@ -14,8 +15,10 @@ package protocol ClientFrontEnd: AnyObject {
     func input(_ bytes: ArraySlice<UInt8>) -> [ClientInput]
     /// Stdin ended (script) or the user asked to leave (interactive).
     var inputEnded: Bool { get }
-    /// One output line of the core.
-    func deliver(_ line: JSONValue)
+    /// The answer to a command, in command order.
+    func answer(_ answer: CommandAnswer)
+    /// Something that happened by itself.
+    func event(_ event: ClientEvent)
     /// Redraws the screen if the front end has one.
     func render(_ core: ClientCore, now: Instant)
     /// The next instant the front end wants to redraw (toast countdown), if any.
@@ -47,10 +50,10 @@ extension ClientFrontEnd {
 
 /// One input for the core, in the order it came.
 package enum ClientInput: Sendable, Equatable {
-    /// A script line, parsed by ``ScriptCommandParser`` (script mode; an answer line follows).
-    case line(String)
-    /// A command already typed (an answer line follows, as for a line).
+    /// A command; its answer follows in command order.
     case command(ScriptCommand)
+    /// A script line that is no command: its error answer follows in command order, as a command's would.
+    case unreadable(ScriptCommandError)
     /// A message with the id it keeps across retries and restarts (R4); it takes no command slot and prints no
     /// answer: its `message` event (or `send.failed`) follows.
     case send(OutgoingSend)
@@ -93,7 +96,7 @@ public final class ClientRunner {
 
     /// Makes a runner; `user` comes from the token.
     public convenience init(options: ClientOptions, user: String) {
-        self.init(options: options, user: user, frontEnd: options.interactive ? TerminalFrontEnd() : ScriptFrontEnd())
+        self.init(options: options, user: user, frontEnd: options.interactive ? TerminalFrontEnd() : ScriptFrontEnd(user: user))
     }
 
     /// Makes a runner that takes its input from, and gives its output to, `frontEnd`.
@@ -265,18 +268,17 @@ public final class ClientRunner {
             if core.isBusy {
                 // A script's answers come in command order, so its next line waits. A person's typed message does not
                 // wait behind a command that waits for the server: it shows in the thread at once, sending or queued.
-                guard options.interactive, case .success(let command)? = Self.parse(pendingLines[0]),
+                guard options.interactive, case .command(let command) = pendingLines[0],
                       core.sendBesideActiveCommand(command, now: now) else { break }
                 pendingLines.removeFirst()
                 flush(now: now)
                 continue
             }
-            let input = pendingLines.removeFirst()
-            switch Self.parse(input) {
-            case nil: continue
-            case .failure(let error)?:
-                frontEnd.deliver(ClientCore.errorLine(command: error.command, code: error.code, message: error.message))
-            case .success(let command)?:
+            switch pendingLines.removeFirst() {
+            case .send: continue  // fed above
+            case .unreadable(let error):
+                frontEnd.answer(CommandAnswer(name: error.command, outcome: .error(code: error.code, message: error.message)))
+            case .command(let command):
                 core.begin(command, now: now)
                 flush(now: now)
                 followLock(now: now)
@@ -290,16 +292,6 @@ public final class ClientRunner {
         }
     }
 
-    /// The command an input stands for: a line parsed, a typed command as it is; nil for a blank or comment line and
-    /// for a message with its own id (fed before this is asked).
-    private static func parse(_ input: ClientInput) -> Result<ScriptCommand, ScriptCommandError>? {
-        switch input {
-        case .line(let line): return ScriptCommandParser.parse(line)
-        case .command(let command): return .success(command)
-        case .send: return nil
-        }
-    }
-
     private func quit() {
         flush(now: MonotonicClock.now())
         if var webSocket, let transport, webSocket.isOpen {
@@ -310,13 +302,14 @@ public final class ClientRunner {
         exitCode = .success
     }
 
-    /// Prints the core's lines, sends its requests, writes the socket, redraws.
+    /// Hands the core's answers and events to the front end, sends its requests, writes the socket, redraws.
     private func flush(now: Instant) {
         // The screen's size first: a resize may bring messages on screen, and their acks go out with the rest.
         if let geometry = frontEnd.geometry() { core.setScreen(geometry) }
         for output in core.drainOutputs() {
             switch output {
-            case .line(let line): frontEnd.deliver(line)
+            case .answer(let answer): frontEnd.answer(answer)
+            case .event(let event): frontEnd.event(event)
             case .log(let text): frontEnd.log(text)
             case .stored(let clientMessageId, let message): frontEnd.stored(clientMessageId: clientMessageId, message: message)
             case .send(let frame):
@@ -556,22 +549,29 @@ public final class ClientRunner {
     }
 }
 
-/// Script mode: command lines from stdin, one JSON object a line on stdout.
+/// Script mode (client-script.md), a user of the typed API like the others: each stdin line is parsed into a typed
+/// command, and each typed answer and event is written as one JSON object a line on stdout.
 final class ScriptFrontEnd: ClientFrontEnd {
     private var partial: [UInt8] = []
     private(set) var inputEnded = false
+    /// The user the client runs as (mentions and own clientMessageIds in `message` lines).
+    private let user: String
+
+    init(user: String) {
+        self.user = user
+    }
 
     func input(_ bytes: ArraySlice<UInt8>) -> [ClientInput] {
         if bytes.isEmpty {
             inputEnded = true
             let last = partial
             partial = []
-            return last.isEmpty ? [] : [.line(String(decoding: last, as: UTF8.self))]
+            return Self.command(String(decoding: last, as: UTF8.self)).map { [$0] } ?? []
         }
         var lines: [ClientInput] = []
         for byte in bytes {
             if byte == UInt8(ascii: "\n") {
-                lines.append(.line(String(decoding: partial, as: UTF8.self)))
+                if let input = Self.command(String(decoding: partial, as: UTF8.self)) { lines.append(input) }
                 partial.removeAll(keepingCapacity: true)
             } else {
                 partial.append(byte)
@@ -580,9 +580,21 @@ final class ScriptFrontEnd: ClientFrontEnd {
         return lines
     }
 
+    /// The typed command a line stands for, or its error; nil for a blank or comment line.
+    private static func command(_ line: String) -> ClientInput? {
+        switch ScriptCommandParser.parse(line) {
+        case nil: nil
+        case .success(let command)?: .command(command)
+        case .failure(let error)?: .unreadable(error)
+        }
+    }
+
+    func answer(_ answer: CommandAnswer) { write(ScriptOutput.line(answer)) }
+    func event(_ event: ClientEvent) { write(ScriptOutput.line(event, me: user)) }
+
     /// One JSON line; C1 controls, DEL and bidirectional controls are escaped (`\u009b`), so the line stays ASCII
     /// where a terminal would obey it, also when stdout is one.
-    func deliver(_ line: JSONValue) { ClientRunner.writeAll(1, line.terminalSafeText + "\n") }
+    private func write(_ line: JSONValue) { ClientRunner.writeAll(1, line.terminalSafeText + "\n") }
     func render(_ core: ClientCore, now: Instant) {}
     func nextRedraw(now: Instant) -> Instant? { nil }
     func finish() {}

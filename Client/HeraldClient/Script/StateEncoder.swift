@@ -42,7 +42,7 @@ enum StateEncoder {
     }
 
     static func conversation(_ info: ConversationInfo, core: ClientCore) -> JSONValue {
-        let preview = info.lastMessage.map(preview)
+        let preview = info.lastMessage?.listPreview
         return .object([
             "id": .string(info.id), "title": .string(core.directory.title(of: info.id, me: core.user)),
             "kind": .string(info.kind.rawValue), "unread": .number(core.unread.unread(in: info.id)),
@@ -50,11 +50,6 @@ enum StateEncoder {
             "muted": .bool(core.alerts.isMuted(info.id)), "markedUnread": .bool(core.unread.markedUnread.contains(info.id)),
             "typing": .strings(core.ephemeral.typing.users(in: info.id)),
         ])
-    }
-
-    /// The row preview: T10's body (cut text, "📷 Image", "New message").
-    static func preview(_ message: MessageInfo) -> String {
-        ToastText.messageToast(senderName: message.senderName, groupTitle: nil, text: message.text, isImage: message.kind == .image).body
     }
 
     /// The fields of a toast object (state `toast`, `toastQueue`, `toast.shown`/`toast.updated` events).

@@ -1,0 +1,66 @@
+import HeraldClient
+import HeraldProtocol
+import HeraldRules
+
+/// Turns the core's typed events and answers into the library's public types. Nothing is encoded or decoded on the
+/// way: the core's values are read field by field.
+enum EventConversion {
+    /// The public event a core event stands for; nil for the ones an app has no use for (`history`, `haptic`,
+    /// `conversation`, …) and for `connected`/`disconnected`, which the session turns into connection states.
+    static func event(_ event: ClientEvent, me: String) -> HeraldEvent? {
+        switch event {
+        case .message(let message, let sequence):
+            return .message(Message(
+                conversation: message.conversation, id: message.id, sender: message.sender, senderName: message.senderName,
+                text: message.text, imageURL: message.imageURL, sequence: sequence,
+                clientMessageId: message.sender == me ? message.clientMessageId : nil, mentionsMe: message.mentions?.contains(me) ?? false))
+        case .edited(let message, _):
+            return .edited(conversation: message.conversation, message: message.id, text: message.text ?? "")
+        case .unsent(let message, _, _):
+            return .unsent(conversation: message.conversation, message: message.id)
+        case .read(let conversation, let messages, let counts, _):
+            return .read(conversation: conversation, messages: messages, unread: counts.unread, badge: counts.badge)
+        case .receipt(let conversation?, let message?, let reader?, _):
+            return .receipt(conversation: conversation, message: message, reader: reader)
+        case .typing(let conversation, let users):
+            return .typing(conversation: conversation, users: users)
+        case .presence(let user, let status, let lastSeen):
+            return .presence(user: user, status: status, lastSeen: lastSeen)
+        case .bell(_, _, let unread, let badgeText, let pulse):
+            return .bell(unread: unread, badgeText: badgeText, pulse: pulse)
+        case .toastShown(let toast):
+            return .toastShown(presentation(toast))
+        case .toastUpdated(let toast):
+            return .toastUpdated(presentation(toast))
+        case .toastDismissed(let id, let reason):
+            return .toastDismissed(id: id, reason: reason.rawValue)
+        case .route(let url, let scene, let conversation, let error):
+            return .route(url: url, scene: scene, conversation: conversation, error: error)
+        case .sendFailed(let clientMessageId, let code, let message):
+            return .sendFailed(clientMessageId: clientMessageId, code: code, message: message)
+        case .settings(let change):
+            return .settingsChanged(conversation: change.conversation)
+        case .left(let conversation, let user):
+            return .left(conversation: conversation, user: user)
+        case .pushRegistered(let device, _):
+            return .pushRegistration(device: device, error: nil)
+        case .pushRegistrationFailed(let code, _):
+            return .pushRegistration(device: nil, error: code)
+        case .connected, .disconnected, .history, .conversation, .receipt, .push, .pushCleared, .toastAction, .haptic:
+            return nil
+        }
+    }
+
+    static func presentation(_ toast: Toast) -> ToastPresentation {
+        ToastPresentation(
+            id: toast.id, kind: toast.kind, title: toast.title, text: toast.text, accessibilityLabel: toast.accessibilityLabel,
+            conversation: toast.conversation, count: toast.count, priority: toast.priority, url: toast.url, mentionsMe: toast.isMention)
+    }
+
+    /// The conversation list of a `state` answer, in list order.
+    static func conversations(_ snapshot: ClientSnapshot) -> [ConversationSummary] {
+        snapshot.conversations.map { item in
+            ConversationSummary(id: item.id, title: item.title, unread: item.unread, lastPreview: item.lastPreview, muted: item.muted)
+        }
+    }
+}
