@@ -146,7 +146,7 @@ public final class HeraldSession: Sendable {
         try await conversationId(answering: .group(title: title, members: members))
     }
 
-    private func conversationId(answering command: ScriptCommand) async throws(HeraldError) -> String {
+    private func conversationId(answering command: ClientCommand) async throws(HeraldError) -> String {
         guard case .ok(let details) = try await bridge.perform(command), let conversation = details.conversation else {
             throw .refused(code: "internal", message: "the answer named no conversation")
         }
@@ -158,7 +158,7 @@ public final class HeraldSession: Sendable {
     /// Tells the session where the app is (S rules). The server hears it before this returns, so what is sent after
     /// is judged by the new scene; a thread's visible messages are then marked read (U2), and only those.
     public func show(_ scene: SceneChange) async throws(HeraldError) {
-        let command: ScriptCommand = switch scene {
+        let command: ClientCommand = switch scene {
         case .list: .open(.list)
         case .thread(let conversation): .open(.thread(conversation))
         case .tab(let name): .open(.tab(name))
@@ -171,7 +171,7 @@ public final class HeraldSession: Sendable {
 
     /// Moves the open thread's viewport; messages that come into view are marked read (U2).
     public func scroll(_ move: ThreadScroll) async throws(HeraldError) {
-        let command: ScriptCommand.ScrollMove = switch move {
+        let command: ClientCommand.ScrollMove = switch move {
         case .up(let count): .up(count)
         case .down(let count): .down(count)
         case .bottom: .bottom

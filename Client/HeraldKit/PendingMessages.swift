@@ -21,8 +21,9 @@ public struct PendingMessage: Sendable, Equatable, Codable {
         self.imageURL = imageURL
     }
 
-    var outgoing: OutgoingSend {
-        OutgoingSend(conversation: conversation, clientMessageId: clientMessageId, text: text, imageURL: imageURL)
+    /// The core's input that sends it with its own id (the core keeps no pending-message type of its own).
+    var input: ClientInput {
+        .send(conversation: conversation, clientMessageId: clientMessageId, text: text, imageURL: imageURL)
     }
 }
 

@@ -44,7 +44,7 @@ final class SessionBridge: ClientFrontEnd, @unchecked Sendable {
         self.events = events
         var shared = Shared(pending: pending)
         // What an earlier run left unsent goes out first, with the ids it was given.
-        shared.inputs = pending.map { .send($0.outgoing) }
+        shared.inputs = pending.map(\.input)
         self.shared = Mutex(shared)
     }
 
@@ -56,7 +56,7 @@ final class SessionBridge: ClientFrontEnd, @unchecked Sendable {
     // MARK: - App side
 
     /// Queues a command and waits for its answer: what an `ok` carries, or the client's state for `state`.
-    func perform(_ command: ScriptCommand) async throws(HeraldError) -> CommandAnswer.Outcome {
+    func perform(_ command: ClientCommand) async throws(HeraldError) -> CommandAnswer.Outcome {
         do {
             return try await withCheckedThrowingContinuation { continuation in
                 let queued = shared.withLock { shared -> Bool in
@@ -80,7 +80,7 @@ final class SessionBridge: ClientFrontEnd, @unchecked Sendable {
             if case .stopped = shared.state { throw .stopped }
             try store?.save(shared.pending + [message])
             shared.pending.append(message)
-            shared.inputs.append(.send(message.outgoing))
+            shared.inputs.append(message.input)
         }
         wake()
     }

@@ -147,6 +147,8 @@ struct ClientRevisionTests {
             me: "alice", scene: .thread("c2"), conversations: [("c2", "Bob")], users: ["alice", "bob"], newestFromOthers: "m9", newestMine: "m8")
         #expect(ChatInput.interpret("/edit see you at 6", in: thread) == .commands([.edit(message: "m8", text: "see you at 6")]))
         #expect(ChatInput.interpret("/unsend", in: thread) == .commands([.unsend(message: "m8")]))
+        // The new text goes into the typed command as typed: an odd quote or a backslash is text, not command syntax.
+        #expect(ChatInput.interpret(#"/edit she said "hi \ /x"#, in: thread) == .commands([.edit(message: "m8", text: #"she said "hi \ /x"#)]))
         let none = ChatContext(me: "alice", scene: .thread("c2"), conversations: [("c2", "Bob")], users: [], newestFromOthers: "m9")
         for line in ["/edit new", "/unsend", "/edit"] {
             guard case .notice = ChatInput.interpret(line, in: none) else {

@@ -5,7 +5,7 @@ import Testing
 
 @Suite("Script command parser (client-script.md Input)")
 struct ScriptCommandParserTests {
-    func parse(_ line: String) -> ScriptCommand? {
+    func parse(_ line: String) -> ClientCommand? {
         guard case .success(let command)? = ScriptCommandParser.parse(line) else { return nil }
         return command
     }
@@ -16,7 +16,7 @@ struct ScriptCommandParserTests {
     }
 
     @Test("every command of the contract parses", arguments: [
-        ("state", ScriptCommand.state),
+        ("state", ClientCommand.state),
         ("dm bob", .dm(user: "bob")),
         ("group \"Team A\" bob carol", .group(title: "Team A", members: ["bob", "carol"])),
         ("group Solo bob", .group(title: "Solo", members: ["bob"])),
@@ -51,7 +51,7 @@ struct ScriptCommandParserTests {
         ("users \"\"", .users(prefix: nil)),
         ("members c3", .members(conversation: "c3")),
     ])
-    func parses(_ line: String, _ expected: ScriptCommand) {
+    func parses(_ line: String, _ expected: ClientCommand) {
         #expect(parse(line) == expected)
     }
 

@@ -3,7 +3,7 @@ import HeraldRules
 
 extension ClientCore {
     /// Starts one script command. Precondition for the host: `isBusy` is false (answers keep command order).
-    public mutating func begin(_ command: ScriptCommand, now: Instant) {
+    public mutating func begin(_ command: ClientCommand, now: Instant) {
         self.now = now
         applyToastEvents(toasts.tick(now: now))
         active = ActiveCommand(command: command)
@@ -103,7 +103,7 @@ extension ClientCore {
     /// when the connection dropped, say): sent now, or queued while offline, and shown in the thread as waiting,
     /// without waiting for that command. It takes no command slot and prints no answer; the `message` event (or
     /// `send.failed`) follows as for any queued send. False, doing nothing, for any other command.
-    public mutating func sendBesideActiveCommand(_ command: ScriptCommand, now: Instant) -> Bool {
+    public mutating func sendBesideActiveCommand(_ command: ClientCommand, now: Instant) -> Bool {
         self.now = now
         switch command {
         case .send(let conversation, let text):

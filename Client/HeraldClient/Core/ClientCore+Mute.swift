@@ -5,7 +5,7 @@ import HeraldRules
 /// how loud an arriving message is.
 extension ClientCore {
     /// Sends the command's request; the answer is `ok` once the server stored it (its `settings` event comes first).
-    mutating func beginAlertCommand(_ command: ScriptCommand) {
+    mutating func beginAlertCommand(_ command: ClientCommand) {
         switch command {
         case .mute(let conversation, let minutes):
             // Minutes, not an end time: the server's clock decides when the mute ends, whatever this device's clock says.

@@ -5,7 +5,7 @@ extension ClientCore {
     // MARK: - Scene changes
 
     /// `open …`: changes scene; a thread loads its newest page first and answers once it shows it.
-    mutating func open(_ destination: ScriptCommand.Destination) {
+    mutating func open(_ destination: ClientCommand.Destination) {
         switch destination {
         case .list: changeScene(to: .list)
         case .notifications: changeScene(to: .notifications)
@@ -89,7 +89,7 @@ extension ClientCore {
     // MARK: - Viewport
 
     /// `scroll up|down n|bottom`: moves the window; scrolling above the loaded messages loads an older page first.
-    mutating func scroll(_ move: ScriptCommand.ScrollMove) {
+    mutating func scroll(_ move: ClientCommand.ScrollMove) {
         guard var viewport, scene.isViewing(viewport.conversation) else {
             return answerError(code: "not_in_thread", message: "scroll needs an open thread")
         }

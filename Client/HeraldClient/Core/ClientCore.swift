@@ -59,7 +59,7 @@ public struct ClientCore: Sendable {
 
     /// The command being answered; the next one waits until it is (answers come in command order).
     struct ActiveCommand: Sendable {
-        var command: ScriptCommand
+        var command: ClientCommand
         var sleepUntil: Instant?
         /// The answer's fields, held until the server has taken the scene report this command caused.
         var answerAfterScene: AnswerDetails?

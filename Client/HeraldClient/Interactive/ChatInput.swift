@@ -31,14 +31,14 @@ public enum ChatAction: Equatable, Sendable {
     /// after the first character go out as typed.
     case send(conversation: String, text: String)
     /// Run these commands, in order.
-    case commands([ScriptCommand])
+    case commands([ClientCommand])
     /// Show the help screen.
     case help
     /// Tell the person something (a mistake, a hint); nothing is run.
     case notice(String)
     /// Something that cannot be undone (signing every device out, leaving a group): ask `question`, and run the
     /// commands only on a yes.
-    case confirm(question: String, commands: [ScriptCommand])
+    case confirm(question: String, commands: [ClientCommand])
     /// Nothing (a blank line).
     case nothing
 }

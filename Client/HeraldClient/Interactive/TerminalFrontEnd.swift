@@ -16,7 +16,7 @@ final class TerminalFrontEnd: ClientFrontEnd {
     /// The newest thing to tell the person (an error, an answer, a hint).
     private var notice = ""
     /// Commands the front end runs itself after an answer (open the conversation `/dm` made).
-    private var followUps: [ScriptCommand] = []
+    private var followUps: [ClientCommand] = []
     /// `/dm` and `/group` typed here open their conversation once answered.
     private var openAnswer = false
     private var connection: ConnectionStatus = .connecting

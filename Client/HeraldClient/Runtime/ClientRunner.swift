@@ -51,12 +51,12 @@ extension ClientFrontEnd {
 /// One input for the core, in the order it came.
 package enum ClientInput: Sendable, Equatable {
     /// A command; its answer follows in command order.
-    case command(ScriptCommand)
+    case command(ClientCommand)
     /// A script line that is no command: its error answer follows in command order, as a command's would.
     case unreadable(ScriptCommandError)
-    /// A message with the id it keeps across retries and restarts (R4); it takes no command slot and prints no
-    /// answer: its `message` event (or `send.failed`) follows.
-    case send(OutgoingSend)
+    /// A message with the id it keeps across retries and restarts (R4): an app's pending message. It takes no command
+    /// slot and has no answer: its `message` event (or `send.failed`) follows.
+    case send(conversation: String, clientMessageId: String, text: String?, imageURL: String?)
 }
 
 /// The client's IO: one thread, one poll() over stdin and the socket, a timeout at the next deadline of the
@@ -258,10 +258,10 @@ public final class ClientRunner {
     /// Feeds queued inputs while the core is free; ends the process after `quit` or end of input.
     private func feedCommands(now: Instant) {
         while !core.wantsQuit, !pendingLines.isEmpty {
-            if case .send(let send) = pendingLines[0] {
+            if case .send(let conversation, let clientMessageId, let text, let imageURL) = pendingLines[0] {
                 // A message with its own id answers nothing, so it never waits for the command slot.
                 pendingLines.removeFirst()
-                core.send(send, now: now)
+                core.send(to: conversation, clientMessageId: clientMessageId, text: text, imageURL: imageURL, now: now)
                 flush(now: now)
                 continue
             }
