@@ -33,7 +33,7 @@ enum EventConversion {
         case .toastUpdated(let toast):
             return .toastUpdated(presentation(toast))
         case .toastDismissed(let id, let reason):
-            return .toastDismissed(id: id, reason: reason.rawValue)
+            return .toastDismissed(id: id, reason: reason)
         case .route(let url, let scene, let conversation, let error):
             return .route(url: url, scene: scene, conversation: conversation, error: error)
         case .sendFailed(let clientMessageId, let code, let message):
@@ -43,9 +43,10 @@ enum EventConversion {
         case .left(let conversation, let user):
             return .left(conversation: conversation, user: user)
         case .pushRegistered(let device, _):
-            return .pushRegistration(device: device, error: nil)
-        case .pushRegistrationFailed(let code, _):
-            return .pushRegistration(device: nil, error: code)
+            // The server names the device it registered; one without a name cannot register (the request is refused).
+            return device.map(HeraldEvent.pushRegistered)
+        case .pushRegistrationFailed(let code, let message):
+            return .pushRegistrationRefused(code: code, message: message)
         case .connected, .disconnected, .history, .conversation, .receipt, .push, .pushCleared, .toastAction, .haptic:
             return nil
         }

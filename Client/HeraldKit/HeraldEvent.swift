@@ -6,6 +6,8 @@ public typealias ToastKind = HeraldRules.ToastKind
 public typealias ToastPriority = HeraldRules.ToastPriority
 /// A user's presence (E2).
 public typealias PresenceStatus = HeraldRules.PresenceStatus
+/// Why a toast went away: its time ran out, a tap or swipe, a more urgent one, the scene, or a full queue (T rules).
+public typealias ToastDismissReason = HeraldRules.ToastDismissReason
 
 /// Something that happened, in the order it happened: what an app shows, counts or routes.
 public enum HeraldEvent: Sendable, Equatable {
@@ -32,8 +34,8 @@ public enum HeraldEvent: Sendable, Equatable {
     case toastShown(ToastPresentation)
     /// The toast on screen changed in place (a newer message folded in, an edit).
     case toastUpdated(ToastPresentation)
-    /// A toast went away: `timeout`, `tap`, `swipe`, `replaced`, `scene` or `overflow`.
-    case toastDismissed(id: String, reason: String)
+    /// A toast went away, and why.
+    case toastDismissed(id: String, reason: ToastDismissReason)
     /// A deep link was followed (D rules): where the app now is; `error` names why a link led back to the list.
     case route(url: String, scene: String, conversation: String?, error: String?)
     /// The server stored a message this session sent (or had stored it already: a repeat after a restart is stored
@@ -45,8 +47,11 @@ public enum HeraldEvent: Sendable, Equatable {
     case settingsChanged(conversation: String?)
     /// A user left a group this user is in.
     case left(conversation: String, user: String)
-    /// The push token was registered for this device (`device` is its name on the server), or refused.
-    case pushRegistration(device: String?, error: String?)
+    /// The configuration's push token was registered for this device; `device` is the device's name on the server.
+    case pushRegistered(device: String)
+    /// The server refused the push token: its error code (`bad_request` for a malformed token, `conflict` when it has
+    /// no credentials for the provider) and message.
+    case pushRegistrationRefused(code: String, message: String)
 }
 
 /// One message as it reached the device.
