@@ -25,6 +25,9 @@ public struct HeraldConfiguration: Sendable {
     /// A push token the session registers after its first sync, so the server reaches the device while it has no
     /// connection.
     public var pushToken: PushToken?
+    /// The byte stream to the server, when the app brings its own (for example on Apple's Network framework, with its
+    /// TLS); nil uses the library's TCP socket, with TLS for `wss://` (``trust`` then says which certificates pass).
+    public var transport: (any HeraldTransport)?
 
     /// A configuration with the defaults for everything but the server and the token.
     public init(server: String, token: String) {

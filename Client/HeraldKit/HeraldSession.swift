@@ -36,7 +36,7 @@ public final class HeraldSession: Sendable {
     /// - Throws: ``HeraldError/invalidConfiguration(_:)`` for a bad URL, device name or a token that names no user;
     ///   ``HeraldError/storage(_:)`` when the pending messages cannot be read.
     public init(configuration: HeraldConfiguration) throws(HeraldError) {
-        options = try configuration.clientOptions()
+        var options = try configuration.clientOptions()
         guard let user = TokenSubject.user(in: configuration.token) else {
             throw .invalidConfiguration("the token is not a Herald token (it names no user)")
         }
@@ -44,7 +44,16 @@ public final class HeraldSession: Sendable {
         let pending = try configuration.pendingMessageStore?.load() ?? []
         let (stream, continuation) = AsyncStream.makeStream(of: HeraldEvent.self, bufferingPolicy: .unbounded)
         events = stream
-        bridge = try SessionBridge(user: user, pending: pending, store: configuration.pendingMessageStore, events: continuation)
+        let bridge = try SessionBridge(user: user, pending: pending, store: configuration.pendingMessageStore, events: continuation)
+        if let transport = configuration.transport {
+            // The app's connection reports from its own threads; each report wakes the loop, which takes it in order.
+            options.byteStream = { host, port, secure in
+                let events = TransportEvents { bridge.wake() }
+                return InjectedByteStream(events: events, connection: transport.connect(host: host, port: port, secure: secure, events: events))
+            }
+        }
+        self.options = options
+        self.bridge = bridge
         tag = String(UInt64.random(in: 0...UInt64.max), radix: 36)
     }
 

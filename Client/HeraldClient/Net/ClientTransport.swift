@@ -8,9 +8,9 @@ import HeraldTLS
 /// is visible here: a read that produces only bytes to send ("read wants write"), plaintext written before the
 /// handshake finished ("write wants read", kept by the engine), plaintext OpenSSL still buffers after a read
 /// (drained before returning), and close_notify from the server (reported as the end of the stream).
-final class ClientTransport {
+package final class ClientTransport {
     /// What one read produced.
-    enum ReadResult: Equatable {
+    package enum ReadResult: Equatable {
         /// Nothing is ready (EAGAIN), or only TLS records with no application data.
         case nothing
         /// This many plaintext bytes were appended.
@@ -20,14 +20,17 @@ final class ClientTransport {
     }
 
     /// A failed read or write: the socket's error, or TLS's (a refused certificate, a bad record).
-    enum Failure: Error, CustomStringConvertible {
+    package enum Failure: Error, CustomStringConvertible {
         case socket(SocketError)
         case tls(TLSError)
+        /// An app's stream failed (HeraldKit's injected transport), for this reason.
+        case stream(String)
 
-        var description: String {
+        package var description: String {
             switch self {
             case .socket(let error): "\(error)"
             case .tls(let error): Self.describe(error)
+            case .stream(let reason): reason
             }
         }
 
@@ -55,20 +58,20 @@ final class ClientTransport {
     }
 
     /// Whether there are bytes waiting for the socket to take them (poll for POLLOUT).
-    var wantsWrite: Bool { !outgoing.isEmpty }
+    package var wantsWrite: Bool { !outgoing.isEmpty }
 
     /// The negotiated TLS version once the handshake is done (`TLSv1.3`), nil for plain TCP.
-    var tlsVersion: String? { tls?.protocolVersion }
+    package var tlsVersion: String? { tls?.protocolVersion }
 
     /// The TCP connection is up: with TLS, queue the ClientHello.
-    func start() throws(Failure) {
+    package func start() throws(Failure) {
         guard let tls else { return }
         do { try tls.start(into: &outgoing) } catch { throw .tls(error) }
     }
 
     /// Takes plaintext for the server (emptying `plaintext`) and writes what the socket accepts. Before the TLS
     /// handshake completes the engine keeps the plaintext and sends it as soon as it can.
-    func send(_ plaintext: inout [UInt8]) throws(Failure) {
+    package func send(_ plaintext: inout [UInt8]) throws(Failure) {
         if !plaintext.isEmpty {
             if let tls {
                 do { try tls.write(plaintext, into: &outgoing) } catch { throw .tls(error) }
@@ -81,13 +84,13 @@ final class ClientTransport {
     }
 
     /// Writes queued bytes as far as the socket takes them.
-    func flush() throws(Failure) {
+    package func flush() throws(Failure) {
         guard !outgoing.isEmpty else { return }
         do { try socket.write(&outgoing) } catch { throw .socket(error) }
     }
 
     /// Reads what the socket has and appends the plaintext to `plaintext`.
-    func read(into plaintext: inout [UInt8]) throws(Failure) -> ReadResult {
+    package func read(into plaintext: inout [UInt8]) throws(Failure) -> ReadResult {
         let count: Int?
         do { count = try socket.read(into: &cipherBuffer) } catch { throw .socket(error) }
         guard let count else { return .nothing }
@@ -132,10 +135,10 @@ final class ClientTransport {
     }
 
     /// Whether the server sent close_notify (no more data will come).
-    var peerClosed: Bool { tls?.hasReceivedCloseNotify ?? false }
+    package var peerClosed: Bool { tls?.hasReceivedCloseNotify ?? false }
 
     /// Ends the connection: close_notify with TLS (best effort), then the socket.
-    func close() {
+    package func close() {
         if let tls, tls.isHandshakeComplete {
             tls.close(into: &outgoing)
             try? socket.write(&outgoing)

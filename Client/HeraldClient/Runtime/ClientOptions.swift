@@ -34,6 +34,9 @@ public struct ClientOptions: Sendable {
     /// A push token (APNs, FCM, Web Push) the client registers after its first sync, so the server can alert the device
     /// while it has no connection; `--push webpush` makes its own instead.
     public var pushRegistration: PushRegistration?
+    /// The byte stream an embedding app supplies for each connection (its own sockets and TLS); nil: our own TCP
+    /// socket, with TLS for `wss://`.
+    package var byteStream: ClientByteStreamFactory?
 
     public init(server: ServerAddress, token: String, interactive: Bool, viewportSize: Int, toastDuration: Milliseconds,
                 openURL: String?, caFile: String?, insecure: Bool, compression: Bool = true, deviceName: String? = nil, webPushPort: Int? = nil) {

@@ -69,7 +69,7 @@ public final class ClientRunner {
     private var core: ClientCore
     private let frontEnd: any ClientFrontEnd
 
-    private var transport: ClientTransport?
+    private var transport: (any ClientByteStream)?
     private var webSocket: ClientWebSocket?
     /// The trust setting for `wss://`, made once at start (nil for `ws://`).
     private var tlsContext: TLSContext?
@@ -186,11 +186,11 @@ public final class ClientRunner {
         let stdinIndex: Int? = frontEnd.inputEnded ? nil : 0
         if stdinIndex != nil { fds.append(pollfd(fd: frontEnd.inputDescriptor, events: Int16(POLLIN), revents: 0)) }
         var socketIndex: Int?
-        if let transport, transport.socket.fd >= 0 {
+        if let transport, transport.pollDescriptor >= 0 {
             var events = Int16(POLLIN)
             if connecting || transport.wantsWrite || !(webSocket?.output.isEmpty ?? true) { events |= Int16(POLLOUT) }
             socketIndex = fds.count
-            fds.append(pollfd(fd: transport.socket.fd, events: events, revents: 0))
+            fds.append(pollfd(fd: transport.pollDescriptor, events: events, revents: 0))
         }
         let pushIndex = fds.count
         let pushDescriptors = pushEndpoint?.descriptors ?? []
@@ -208,6 +208,8 @@ public final class ClientRunner {
         if ready < 0 { return }  // EINTR: the loop comes round again
         if let stdinIndex, fds[stdinIndex].revents != 0 { readInput() }
         if let socketIndex, fds[socketIndex].revents != 0 { socketReady(fds[socketIndex].revents) }
+        // An app's stream has no descriptor: what it reported woke the loop through the front end's wake-up.
+        if let transport, transport.pollDescriptor < 0, transport.hasPendingInput { socketReady(Int16(POLLIN)) }
         for (offset, fd) in pushDescriptors.enumerated() where fds[pushIndex + offset].revents != 0 { pushReadable(fd) }
         pushEndpoint?.expire(now: MonotonicClock.now())
     }
@@ -332,6 +334,12 @@ public final class ClientRunner {
 
     private func startConnect(now: Instant) {
         reconnectAt = nil
+        if let makeStream = options.byteStream {
+            transport = makeStream(options.server.host, options.server.port, options.server.secure)
+            connecting = true
+            handshakeDeadline = now + .seconds(5)
+            return
+        }
         do {
             let socket = try TCPSocket.connect(host: options.server.host, port: options.server.port)
             // SNI and the certificate's name (or IP SAN) are checked against the host of --server.
@@ -358,10 +366,10 @@ public final class ClientRunner {
         let now = MonotonicClock.now()
         guard let transport else { return }
         if connecting {
-            if let error = transport.socket.connectResult() {
+            if let error = transport.connectFailure() {
                 return unreachable("cannot reach \(options.server.host):\(options.server.port): \(error)", now: now)
             }
-            guard revents & Int16(POLLOUT) != 0 || revents & Int16(POLLIN) != 0 else { return }
+            guard transport.isOpen, revents & Int16(POLLOUT) != 0 || revents & Int16(POLLIN) != 0 else { return }
             connecting = false
             do {
                 try transport.start()
