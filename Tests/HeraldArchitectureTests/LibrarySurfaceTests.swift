@@ -36,6 +36,27 @@ struct LibrarySurfaceTests {
         #expect(Self.violations(in: sources) == [])
     }
 
+    /// The script's JSON: only script mode writes it (client-script.md), from the core's typed values.
+    static let scriptJSON = ["JSONValue", "JSONField", "ScriptOutput", "StateEncoder", "terminalSafeText"]
+
+    @Test("The terminal UI and HeraldKit take the core's typed answers and events: no file of theirs touches the script's JSON")
+    func userInterfacesReadNoJSON() throws {
+        var found: [String] = []
+        for folder in ["Client/HeraldClient/Interactive", "Client/HeraldKit"] {
+            let base = ImportRulesTests.root.appendingPathComponent(folder)
+            let files = try FileManager.default.contentsOfDirectory(at: base, includingPropertiesForKeys: nil).filter { $0.pathExtension == "swift" }
+            #expect(!files.isEmpty, "\(folder) was found")
+            for file in files {
+                let text = try String(contentsOf: file, encoding: .utf8)
+                for line in text.split(separator: "\n") {
+                    let words = Set(line.split { !$0.isLetter && !$0.isNumber }.map(String.init))
+                    if Self.scriptJSON.contains(where: words.contains) { found.append("\(folder)/\(file.lastPathComponent): \(line)") }
+                }
+            }
+        }
+        #expect(found == [])
+    }
+
     @Test("The check catches a public JSON value or descriptor, and lets private ones and look-alike words pass (so the suite can fail)")
     func checkCanFail() {
         let planted = """
