@@ -2,7 +2,7 @@ import HeraldProtocol
 import HeraldRules
 
 extension ClientCore {
-    /// Starts one script command. Precondition for the host: `isBusy` is false (answers keep command order).
+    /// Starts one command. Precondition for the host: `isBusy` is false (answers keep command order).
     public mutating func begin(_ command: ClientCommand, now: Instant) {
         self.now = now
         applyToastEvents(toasts.tick(now: now))
@@ -138,7 +138,7 @@ extension ClientCore {
 
     // MARK: - Toasts
 
-    /// Applies the toast manager's events: prints them (with the T11 haptic) and follows a tapped link (T9, D2).
+    /// Applies the toast manager's events: reports them (with the T11 haptic) and follows a tapped link (T9, D2).
     mutating func applyToastEvents(_ events: [ToastEvent], answersRoute: Bool = false) {
         for toastEvent in events {
             switch toastEvent {

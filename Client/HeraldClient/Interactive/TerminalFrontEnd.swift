@@ -59,7 +59,7 @@ final class TerminalFrontEnd: ClientFrontEnd {
 
     // MARK: - Input
 
-    /// What the keys in `bytes` run: typed messages, and commands as script lines.
+    /// What the keys in `bytes` run: typed messages and typed commands.
     func input(_ bytes: ArraySlice<UInt8>) -> [ClientInput] {
         if bytes.isEmpty {
             inputEnded = true
@@ -73,7 +73,7 @@ final class TerminalFrontEnd: ClientFrontEnd {
         return lines
     }
 
-    /// What one key does; returns the script commands it runs.
+    /// What one key does; returns the commands it runs.
     private func handle(_ key: Key) -> [ClientInput] {
         if let commands = awaitingConfirmation?.commands {
             // The question is answered by this key, which does nothing else: only `y` says yes (the default is no).
