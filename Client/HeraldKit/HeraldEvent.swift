@@ -74,6 +74,20 @@ public struct Message: Sendable, Equatable {
     public var clientMessageId: String?
     /// N2: this user is mentioned.
     public var mentionsMe: Bool
+
+    /// A message as the session reports it (an app makes one for previews and tests).
+    public init(conversation: String, id: String, sender: String, senderName: String, text: String?, imageURL: String? = nil,
+                sequence: Int64? = nil, clientMessageId: String? = nil, mentionsMe: Bool = false) {
+        self.conversation = conversation
+        self.id = id
+        self.sender = sender
+        self.senderName = senderName
+        self.text = text
+        self.imageURL = imageURL
+        self.sequence = sequence
+        self.clientMessageId = clientMessageId
+        self.mentionsMe = mentionsMe
+    }
 }
 
 /// A toast to put on screen: what to show, how urgently, where a tap leads.
@@ -98,6 +112,21 @@ public struct ToastPresentation: Sendable, Equatable {
     public var url: String?
     /// N2: it is there because this user was mentioned.
     public var mentionsMe: Bool
+
+    /// A toast as the session presents it (an app makes one for previews and tests).
+    public init(id: String, kind: ToastKind, title: String, text: String, accessibilityLabel: String, conversation: String? = nil,
+                count: Int = 1, priority: ToastPriority = .normal, url: String? = nil, mentionsMe: Bool = false) {
+        self.id = id
+        self.kind = kind
+        self.title = title
+        self.text = text
+        self.accessibilityLabel = accessibilityLabel
+        self.conversation = conversation
+        self.count = count
+        self.priority = priority
+        self.url = url
+        self.mentionsMe = mentionsMe
+    }
 }
 
 /// One conversation in list order (the most recently active first).
@@ -112,6 +141,15 @@ public struct ConversationSummary: Sendable, Equatable {
     public var lastPreview: String?
     /// Its alerts are muted (N1).
     public var muted: Bool
+
+    /// A row of the list as the session reports it (an app makes one for previews and tests).
+    public init(id: String, title: String, unread: Int, lastPreview: String? = nil, muted: Bool = false) {
+        self.id = id
+        self.title = title
+        self.unread = unread
+        self.lastPreview = lastPreview
+        self.muted = muted
+    }
 }
 
 /// Where the app is, as the S rules see it: what it reports decides toasts, pushes and what counts as read.
