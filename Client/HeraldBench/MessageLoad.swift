@@ -54,7 +54,7 @@ final class MessageLoad {
     private var keyOfRequest: [[Int: Int]]
     private var ledger: DeliveryLedger
     private var deliveryLatency = LatencyHistogram()
-    /// With several nodes (`--url2`): delivery latency by the node the receiving device is on (connection `tag` is on
+    /// With several nodes (`--server` repeated): delivery latency by the node the receiving device is on (connection `tag` is on
     /// node `tag % nodes`), so a cross-node hop shows as the difference between them.
     private var deliveryLatencyByNode: [LatencyHistogram]
     private var ackLatency = LatencyHistogram()
