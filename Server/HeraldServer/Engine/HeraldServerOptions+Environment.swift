@@ -4,7 +4,12 @@ import HeraldSync
 extension HeraldServerOptions {
     /// Every setting of the server, once: flag, variable, help, default and how its value is read and checked. `serve`
     /// takes all of them, `token` and `apikey` the store and secret ones; ``init(environment:)`` reads their variables.
-    public static var settings: [ServerSetting] {
+    // Built once (each setting reads its default from a fresh `HeraldServerOptions()`, so building the table costs
+    // thousands of those when every option's help looks a setting up): a constant whose closures only write the options
+    // they are handed, hence safe to share though closures are not `Sendable`.
+    nonisolated(unsafe) public static let settings: [ServerSetting] = makeSettings()
+
+    private static func makeSettings() -> [ServerSetting] {
         let defaults = HeraldServerOptions()
         return [
             .text("host", \.host, "Address to bind."),
