@@ -42,7 +42,7 @@ enum BenchScenario {
         return ids
     }
 
-    /// Runs `load` for `--duration` (at most `--count` messages), adds `fields` to its result, closes the fleet, lets
+    /// Runs `load` for `--duration-seconds` (at most `--count` messages), adds `fields` to its result, closes the fleet, lets
     /// `afterwards` amend the result (it runs once the fleet is closed) and prints the result line as `scenario`; exits.
     static func run(
         _ load: MessageLoad, on fleet: Fleet, _ common: CommonOptions, scenario: String, fields extra: [String: Any],

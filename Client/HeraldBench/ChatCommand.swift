@@ -21,9 +21,9 @@ struct ChatCommand: ParsableCommand {
                 (2 * pair, { SyncRequest.dm(id: $0, user: names[2 * pair + 1]) })
             })
             let load = MessageLoad(
-                fleet: fleet, conversations: dms.map { .init(id: $0, receivers: 2) },
+                fleet: fleet, plan: .init(conversations: dms.map { .init(id: $0, receivers: 2) },
                 senders: (0..<users).map { .init(device: $0, conversation: $0 / 2) }, pace: .rate(Double(users) * perUser),
-                size: textBytes, prefix: prefix)
+                textBytes: textBytes, prefix: prefix))
             load.typingBeforeEachSend = typing
             // Device i is on node i % nodes and a DM's users are devices 2p and 2p + 1: with two or more nodes, every DM
             // (and so every message) crosses nodes. Counted rather than assumed, so the JSON says so.

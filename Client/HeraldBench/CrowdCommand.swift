@@ -102,8 +102,8 @@ struct CrowdCommand: ParsableCommand {
             try fleet.awaitAnnouncement(to: 1..<members, quietSeconds: 0.5, deadline: BenchRun.deadline(common.setupTimeoutSeconds))
             let groupSeconds = Double(MonotonicClock.nanoseconds() - groupStart) / 1e9
             let load = MessageLoad(
-                fleet: fleet, conversations: [.init(id: group[0], receivers: members)],
-                senders: [.init(device: 0, conversation: 0)], pace: .rate(rate), size: textBytes, prefix: prefix)
+                fleet: fleet, plan: .init(conversations: [.init(id: group[0], receivers: members)],
+                senders: [.init(device: 0, conversation: 0)], pace: .rate(rate), textBytes: textBytes, prefix: prefix))
             var fields: [String: Any] = [
                 "devices": devices, "members": members, "rate": rate, "size": textBytes, "idle_s": idleSeconds, "parallel": parallel,
                 "source_addresses": common.sourceAddresses, "connections_by_source": bySource,

@@ -37,9 +37,9 @@ struct FanoutCommand: ParsableCommand {
                 (0, { SyncRequest.group(id: $0, title: "bench \(prefix)", members: Array(users.dropFirst())) })
             ])
             let load = MessageLoad(
-                fleet: fleet, conversations: [.init(id: group[0], receivers: deviceUsers.count)],
+                fleet: fleet, plan: .init(conversations: [.init(id: group[0], receivers: deviceUsers.count)],
                 senders: (0..<senders).map { .init(device: $0, conversation: 0) }, pace: rate.map { .rate($0) } ?? .window(inflight, inflightCounts),
-                size: textBytes, prefix: prefix)
+                textBytes: textBytes, prefix: prefix))
             BenchScenario.run(load, on: fleet, common, scenario: "fanout", fields: [
                 "members": members, "devices_per_member": devices, "size": textBytes, "pace": rate.map { "rate \($0)/s" } ?? "inflight \(inflight)" + (inflightCounts == .messages ? "" : " (\(inflightCounts.rawValue))"),
             ])

@@ -25,8 +25,8 @@ struct InsertCommand: ParsableCommand {
                 (2 * pair, { SyncRequest.dm(id: $0, user: names[2 * pair + 1]) })
             })
             let load = MessageLoad(
-                fleet: fleet, conversations: dms.map { .init(id: $0, receivers: 2) },
-                senders: (0..<connections).map { .init(device: 2 * $0 + (sendersOnEveryNode ? $0 % 2 : 0), conversation: $0) }, pace: .window(inflight, .messages), size: textBytes, prefix: prefix)
+                fleet: fleet, plan: .init(conversations: dms.map { .init(id: $0, receivers: 2) },
+                senders: (0..<connections).map { .init(device: 2 * $0 + (sendersOnEveryNode ? $0 % 2 : 0), conversation: $0) }, pace: .window(inflight, .messages), textBytes: textBytes, prefix: prefix))
             BenchScenario.run(load, on: fleet, common, scenario: "insert", fields: ["inflight": inflight, "size": textBytes, "senders_on_every_node": sendersOnEveryNode])
         } catch {
             BenchRun.fail("insert", error)
