@@ -51,7 +51,7 @@ let package = Package(
         .target(name: "HeraldDeflate", dependencies: ["CZlib", "HeraldBytes", "HeraldWebSocket"], path: "Shared/HeraldDeflate", swiftSettings: swiftSettings),
         .target(name: "HeraldTLS", dependencies: ["COpenSSL", "HeraldCrypto"], path: "Shared/HeraldTLS", swiftSettings: swiftSettings),
         // The one crypto module (push JWTs, Web Push encryption, VAPID, HMAC, SHA-256, random) of the server and the client.
-        .target(name: "HeraldCrypto", dependencies: ["COpenSSL"], path: "Shared/HeraldCrypto", swiftSettings: swiftSettings),
+        .target(name: "HeraldCrypto", dependencies: ["COpenSSL", "HeraldBytes"], path: "Shared/HeraldCrypto", swiftSettings: swiftSettings),
         // HERALD_<NAME> for every option of the executables' ArgumentParser commands.
         .target(
             name: "HeraldCommandLine", dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")], path: "Shared/HeraldCommandLine",
