@@ -2,13 +2,13 @@ import ArgumentParser
 import Glibc
 
 /// `HERALD_<NAME>` for every option of an ArgumentParser command: a variable that is set (and not empty) stands for
-/// `--name <value>` when the command line does not give `--name` itself, so a flag wins over its variable.
+/// `--name <value>`, and the command line's own `--name` (or its short form) wins over it.
 ///
 /// The options are read off the command's own declarations (the property names ArgumentParser turns into `--names`),
 /// so a new option gets its variable without a second list to keep in step.
 public enum EnvironmentOptions {
-    /// `arguments` (without the program name) with the options that only the environment gives appended, for the
-    /// command `root` or the subcommand the leading words of `arguments` name.
+    /// `arguments` (without the program name) with the options the environment gives put before the command line's
+    /// own, for the command `root` or the subcommand the leading words of `arguments` name.
     ///
     /// - Parameters:
     ///   - except: option names (without dashes) the command reads from the environment itself.
@@ -17,25 +17,28 @@ public enum EnvironmentOptions {
     public static func arguments(
         _ arguments: [String], for root: any ParsableCommand.Type, environment: [String: String], except: Set<String> = []
     ) -> [String] {
-        let command = selectedCommand(root, arguments)
+        let (command, depth) = selected(root, arguments)
         // Words after `--` are values, not options: a variable never stands in for them.
         let options = arguments.prefix { $0 != "--" }
         var added: [String] = []
         for declared in declaredOptions(command) where !except.contains(declared.name) {
+            guard let text = environment[variableName(declared.name)], !text.isEmpty else { continue }
             let given = options.contains { $0 == "--" + declared.name || $0.hasPrefix("--" + declared.name + "=") }
-            guard !given, let text = environment[variableName(declared.name)], !text.isEmpty else { continue }
             switch declared.kind {
             case .flag:
-                if ["1", "true", "yes", "on"].contains(text.lowercased()) { added.append("--" + declared.name) }
+                if !given, ["1", "true", "yes", "on"].contains(text.lowercased()) { added.append("--" + declared.name) }
             case .value:
-                added += ["--" + declared.name, text]
+                // Left out when given as `--name`; put first, so that a short `-n` given later still wins.
+                if !given { added += ["--" + declared.name, text] }
             case .values:
+                // Values add up: a repeatable option given on the command line replaces its variable's list.
+                guard !given else { continue }
                 for item in text.split(separator: ",") { added += ["--" + declared.name, String(item)] }
             }
         }
-        guard !added.isEmpty else { return arguments }
-        if let end = arguments.firstIndex(of: "--") { return Array(arguments[..<end]) + added + Array(arguments[end...]) }
-        return arguments + added
+        // Right after the command's name, before what the command line gives: of an option given twice the last
+        // counts, so a flag (long or short) wins over its variable.
+        return Array(arguments[..<depth]) + added + Array(arguments[depth...])
     }
 
     /// This process's environment (without Foundation, which `herald` does not link).
@@ -65,12 +68,19 @@ public enum EnvironmentOptions {
 
     /// The subcommand the leading words name (`herald-bench fanout …` → `fanout`), else `root`.
     public static func selectedCommand(_ root: any ParsableCommand.Type, _ arguments: [String]) -> any ParsableCommand.Type {
+        selected(root, arguments).command
+    }
+
+    /// The subcommand the leading words name, and how many words name it.
+    static func selected(_ root: any ParsableCommand.Type, _ arguments: [String]) -> (command: any ParsableCommand.Type, depth: Int) {
         var command = root
+        var depth = 0
         for word in arguments {
             guard let next = command.configuration.subcommands.first(where: { $0._commandName == word }) else { break }
             command = next
+            depth += 1
         }
-        return command
+        return (command, depth)
     }
 
     /// The options `type` declares, its option groups' included: each stored property wrapped in `@Option` or

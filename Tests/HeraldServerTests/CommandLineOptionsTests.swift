@@ -132,6 +132,14 @@ struct CommandLineOptionsTests {
             HeraldBinaries.bench, ["connect", "--secret", "s", "--quiet", "--duration-seconds", "1"],
             environment: ["HERALD_SERVER": "ws://192.0.2.1:9", "HERALD_DURATION_SECONDS": "x"], timeout: .seconds(30))
         #expect(flagWins.standardError.contains("--server must be") && !flagWins.standardError.contains("'x'"), "\(flagWins.standardError)")
+        // A short flag wins too: -d 5 over HERALD_DEVICES=0 (which alone is refused as bad --devices).
+        let shortFlagWins = try runToCompletion(
+            HeraldBinaries.bench, ["connect", "--secret", "s", "--quiet", "-d", "5"],
+            environment: ["HERALD_SERVER": "ws://192.0.2.1:9", "HERALD_DEVICES": "0"], timeout: .seconds(30))
+        #expect(shortFlagWins.standardError.contains("--server must be") && !shortFlagWins.standardError.contains("--devices"), "\(shortFlagWins.standardError)")
+        let devicesRefused = try runToCompletion(
+            HeraldBinaries.bench, ["connect", "--secret", "s", "--quiet"], environment: ["HERALD_DEVICES": "0"], timeout: .seconds(30))
+        #expect(devicesRefused.status != 0 && devicesRefused.standardError.contains("--devices"), "\(devicesRefused.standardError)")
         let refused = try runToCompletion(
             HeraldBinaries.bench, ["connect", "--secret", "s", "--quiet"], environment: ["HERALD_DURATION_SECONDS": "x"], timeout: .seconds(30))
         #expect(refused.status != 0 && refused.standardError.contains("--duration-seconds"), "\(refused.standardError)")
