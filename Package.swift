@@ -51,7 +51,11 @@ let package = Package(
         .target(name: "HeraldDeflate", dependencies: ["CZlib", "HeraldBytes", "HeraldWebSocket"], path: "Shared/HeraldDeflate", swiftSettings: swiftSettings),
         .target(name: "HeraldTLS", dependencies: ["COpenSSL", "HeraldCrypto"], path: "Shared/HeraldTLS", swiftSettings: swiftSettings),
         // The one crypto module (push JWTs, Web Push encryption, VAPID, HMAC, SHA-256, random) of the server and the client.
-        .target(name: "HeraldCrypto", dependencies: ["COpenSSL"], path: "Shared/HeraldCrypto", swiftSettings: swiftSettings),
+        .target(name: "HeraldCrypto", dependencies: ["COpenSSL", "HeraldBytes"], path: "Shared/HeraldCrypto", swiftSettings: swiftSettings),
+        // HERALD_<NAME> for every option of the executables' ArgumentParser commands.
+        .target(
+            name: "HeraldCommandLine", dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")], path: "Shared/HeraldCommandLine",
+            swiftSettings: swiftSettings),
 
         // MARK: - Server
         // The one handle of a connection (loop, descriptor, generation): event loops, engine and sync core share it.
@@ -93,7 +97,7 @@ let package = Package(
         .executableTarget(
             name: "HeraldServerCLI",
             dependencies: [
-                "HeraldServer", "HeraldStore", "HeraldStorePostgres", "HeraldPush", "HeraldProtocol", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "HeraldServer", "HeraldStore", "HeraldStorePostgres", "HeraldPush", "HeraldProtocol", "HeraldCommandLine", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Server/HeraldServerCLI",
@@ -116,14 +120,14 @@ let package = Package(
         ),
         .executableTarget(
             name: "HeraldCLI",
-            dependencies: ["HeraldClient", "HeraldProtocol", "HeraldRules", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["HeraldClient", "HeraldProtocol", "HeraldRules", "HeraldCommandLine", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Client/HeraldCLI",
             swiftSettings: swiftSettings
         ),
 
         .executableTarget(
             name: "HeraldBench",
-            dependencies: ["HeraldClock", "HeraldWebSocket", "HeraldProtocol", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["HeraldClock", "HeraldWebSocket", "HeraldProtocol", "HeraldCrypto", "HeraldCommandLine", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Client/HeraldBench",
             // The load generator's per-frame bookkeeping lives in classes: release builds skip the run-time
             // exclusivity checks there too (~7% of its CPU in a /sync fan-out), as the server's hot path does.

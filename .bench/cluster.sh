@@ -7,7 +7,7 @@
 # The runs are .bench/stores.sh's (same cluster: PostgreSQL 15 with fsync on, pg_stat_statements, a recycled WAL pool;
 # same nodes: --threads 1, abuse limits off; same load window and counters; see its header), with
 #   SETUPS  pg1 pg2 pg3           one, two, three nodes on one fresh database per run (connection i on node i % N)
-#   LOADS   chat5000              chat -u 5000 --per-user 1 --duration 20: a DM's users are consecutive connections,
+#   LOADS   chat5000              chat -u 5000 --per-user 1 --duration-seconds 20: a DM's users are consecutive connections,
 #                                 so on 2 and 3 nodes every message crosses nodes; p50/p99 overall and by receiving
 #                                 node (herald-bench's latency_ms_by_node), lost / duplicated / unacked
 #           insert                insert -c 16 --inflight 256 --senders-on-every-node: acked sends/s, sends spread

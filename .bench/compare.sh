@@ -201,12 +201,12 @@ sync_run() { # name port herald-bench-args...  (ROUND is the current round; with
   # default (8) would quietly read them 8 at a time, so the run would measure a window of 8 (as stores.sh and crowd.sh).
   # shellcheck disable=SC2086
   taskset -c 0 "$SERVER" serve --threads 1 --port "$port" --db "$db/herald.db" --secret bench --log-level error \
-    --push-grace 2 --max-unanswered-requests 256 $HERALD_BENCH_FLAGS >>"$OUT/sync-server.log" 2>&1 &
+    --push-grace-seconds 2 --max-unanswered-requests 256 $HERALD_BENCH_FLAGS >>"$OUT/sync-server.log" 2>&1 &
   SPID=$!
   for _ in $(seq 1 100); do [ -n "$(ss -Hltn "sport = :$port" 2>/dev/null)" ] && break; sleep 0.1; done
-  echo "== $name round $ROUND: taskset -c 1 herald-bench $* --url ws://127.0.0.1:$port --secret bench --server-pid PID" >>"$OUT/sync.log"
+  echo "== $name round $ROUND: taskset -c 1 herald-bench $* --server ws://127.0.0.1:$port --secret bench --server-pid PID" >>"$OUT/sync.log"
   local line
-  line=$(taskset -c 1 "$BENCH" "$@" --url "ws://127.0.0.1:$port" --secret bench --server-pid "$SPID" 2>>"$OUT/sync.log")
+  line=$(taskset -c 1 "$BENCH" "$@" --server "ws://127.0.0.1:$port" --secret bench --server-pid "$SPID" 2>>"$OUT/sync.log")
   echo "{\"name\":\"$name\",\"round\":$ROUND,\"r\":${line:-null}}" >>"$OUT/sync.jsonl"
   log "$name round $ROUND: $line"
   stop_server
@@ -218,21 +218,21 @@ sync_run() { # name port herald-bench-args...  (ROUND is the current round; with
 
 # Interleaved rounds, like the peers: machine noise hits every scenario alike.
 for ROUND in $(seq 1 "$ROUNDS"); do
-  sync_run fanout-1000-max32 9201 fanout -n 250 --devices 4 -s 1 --inflight 32 --duration 10
-  sync_run fanout-1000-rate20 9202 fanout -n 250 --devices 4 -s 1 --rate 20 --duration 10
-  sync_run chat-5000x1 9203 chat -u 5000 --per-user 1 --duration 10
-  sync_run insert-16x256 9204 insert -c 16 --inflight 256 --duration 10
-  sync_run connect-1000 9205 connect -d 1000 --parallel 64 --duration 10
+  sync_run fanout-1000-max32 9201 fanout -n 250 --devices 4 -s 1 --inflight 32 --duration-seconds 10
+  sync_run fanout-1000-rate20 9202 fanout -n 250 --devices 4 -s 1 --rate 20 --duration-seconds 10
+  sync_run chat-5000x1 9203 chat -u 5000 --per-user 1 --duration-seconds 10
+  sync_run insert-16x256 9204 insert -c 16 --inflight 256 --duration-seconds 10
+  sync_run connect-1000 9205 connect -d 1000 --parallel 64 --duration-seconds 10
   # A group of 1,000 users (ProtocolLimits.maxGroupMembers = 1,000), one device each.
-  sync_run fanout-group1000-max32 9206 fanout -n 1000 --devices 1 -s 1 --inflight 32 --duration 10
+  sync_run fanout-group1000-max32 9206 fanout -n 1000 --devices 1 -s 1 --inflight 32 --duration-seconds 10
   # The same group with its window counted as wsbench counts the raw fan-out's (outstanding deliveries ÷ receivers),
   # so the ratio to the raw row is also shown with both sides paced alike. Not with -b: older herald-bench builds
   # lack --inflight-counts.
   [ -z "$BASE" ] && sync_run fanout-group1000-max32-deliveries 9208 fanout -n 1000 --devices 1 -s 1 --inflight 32 \
-    --inflight-counts deliveries --duration 10
+    --inflight-counts deliveries --duration-seconds 10
   # 10,000 authenticated, synced, live devices held idle: what each costs the server in memory (the idle raw
   # connections are wsbench's conns10k above). Two of them then exchange a message, so the crowd is shown live.
-  sync_run idle-sync-10k 9207 crowd -d 10000 -n 2 --rate 1 --duration 2 --idle 5 --drain 5
+  sync_run idle-sync-10k 9207 crowd -d 10000 -n 2 --rate 1 --duration-seconds 2 --idle-seconds 5 --drain-seconds 5
 done
 
 {

@@ -23,7 +23,7 @@
 #    - memory: MemAvailable must exceed DEVICES x MEM_PER_DEVICE_KIB, so that the machine does not swap: 19,000
 #      devices took about 20 KiB each in all (server 2.6, herald-bench 4-9, the kernel's two sockets and the
 #      conntrack entry the rest); the default leaves more than twice that.
-# 3. One herald-server: `serve --threads 1 --db FILE --secret bench --push-grace 2 --log-level error
+# 3. One herald-server: `serve --threads 1 --db FILE --secret bench --push-grace-seconds 2 --log-level error
 #    --max-connections DEVICES+1000` with the abuse limits off (FLAGS, as in stores.sh: one generator is one user
 #    agent on a few addresses), a fresh SQLite file in a temp dir. Pinned to CPU 0 and herald-bench to CPU 1
 #    (taskset) unless PIN=0. With NODES > 1: a throwaway PostgreSQL 15 cluster (HERALD_PG_BIN; initdb in a temp
@@ -196,8 +196,8 @@ fi
   echo "open files: soft $(ulimit -Sn), hard $(ulimit -Hn); fs.nr_open $(sysctl_get fs.nr_open); net.core.somaxconn $(sysctl_get net.core.somaxconn)"
   echo "ip_local_port_range: $PORT_LOW-$PORT_HIGH ($PORTS ports); source addresses: $SOURCES ($PER devices each at most)"
   echo "nf_conntrack_max: ${CT_MAX:-not loaded}"
-  echo "nodes: $NODES x herald-server serve --threads 1 $STORE_TEXT --secret bench --push-grace 2 --log-level error --max-connections $NODE_MAX $FLAGS"
-  echo "load: herald-bench crowd -d $DEVICES -n $MEMBERS --rate $RATE --duration $DURATION --idle $IDLE --drain $DRAIN --parallel $PARALLEL --source-addresses $SOURCES --processes $PROCESSES"
+  echo "nodes: $NODES x herald-server serve --threads 1 $STORE_TEXT --secret bench --push-grace-seconds 2 --log-level error --max-connections $NODE_MAX $FLAGS"
+  echo "load: herald-bench crowd -d $DEVICES -n $MEMBERS --rate $RATE --duration-seconds $DURATION --idle-seconds $IDLE --drain-seconds $DRAIN --parallel $PARALLEL --source-addresses $SOURCES --processes $PROCESSES"
 } >"$OUT/conditions.txt"
 log "conditions: $OUT/conditions.txt"
 
@@ -233,7 +233,7 @@ fi
 # --port 0 and the listening line: no race with another process for a port.
 for i in $(seq 1 "$NODES"); do
   # shellcheck disable=SC2086
-  "${SERVER_CPU[@]}" "$BIN/herald-server" serve --threads 1 --port 0 "${STORE[@]}" --secret bench --push-grace 2 \
+  "${SERVER_CPU[@]}" "$BIN/herald-server" serve --threads 1 --port 0 "${STORE[@]}" --secret bench --push-grace-seconds 2 \
     --log-level error --max-connections "$NODE_MAX" $FLAGS >"$WORK/server$i.out" 2>>"$OUT/server.log" &
   SPIDS+=($!)
   PORT=""
@@ -247,11 +247,11 @@ for i in $(seq 1 "$NODES"); do
   PORTS_OF_NODES+=("$PORT")
 done
 log "herald-server pids ${SPIDS[*]} on 127.0.0.1 ports ${PORTS_OF_NODES[*]}; $DEVICES devices from $SOURCES source addresses in $PROCESSES herald-bench processes, then a group of $MEMBERS at $RATE msgs/s"
-NODE_ARGS=(--url "ws://127.0.0.1:${PORTS_OF_NODES[0]}" --server-pid "${SPIDS[0]}")
-for ((i = 1; i < NODES; i++)); do NODE_ARGS+=(--url2 "ws://127.0.0.1:${PORTS_OF_NODES[$i]}" --node-pid "${SPIDS[$i]}"); done
+NODE_ARGS=(--server "ws://127.0.0.1:${PORTS_OF_NODES[0]}" --server-pid "${SPIDS[0]}")
+for ((i = 1; i < NODES; i++)); do NODE_ARGS+=(--server "ws://127.0.0.1:${PORTS_OF_NODES[$i]}" --node-pid "${SPIDS[$i]}"); done
 
-"${BENCH_CPU[@]}" "$BIN/herald-bench" crowd -d "$DEVICES" -n "$MEMBERS" --rate "$RATE" --duration "$DURATION" --idle "$IDLE" \
-  --drain "$DRAIN" --parallel "$PARALLEL" --source-addresses "$SOURCES" --setup-timeout "$SETUP_TIMEOUT" --processes "$PROCESSES" \
+"${BENCH_CPU[@]}" "$BIN/herald-bench" crowd -d "$DEVICES" -n "$MEMBERS" --rate "$RATE" --duration-seconds "$DURATION" --idle-seconds "$IDLE" \
+  --drain-seconds "$DRAIN" --parallel "$PARALLEL" --source-addresses "$SOURCES" --setup-timeout-seconds "$SETUP_TIMEOUT" --processes "$PROCESSES" \
   "${NODE_ARGS[@]}" --secret bench >>"$OUT/crowd.jsonl" 2> >(tee -a "$OUT/bench.log" >&2)
 STATUS=$?
 echo "free -m after the run, before the server stops:" >>"$OUT/conditions.txt"

@@ -43,10 +43,10 @@ for round in $(seq 1 "$ROUNDS"); do
     [ "$rest" != "$dir" ] && envs=${rest#*:}
     # shellcheck disable=SC2086
     env $envs taskset -c 0 "$dir/herald-server" serve --threads 1 --port "$PORT" --db "$WORK/sync.db" --secret bench --log-level error \
-      --push-grace 2 --max-unanswered-requests 256 $FLAGS >/dev/null 2>&1 &
+      --push-grace-seconds 2 --max-unanswered-requests 256 $FLAGS >/dev/null 2>&1 &
     SP=$!
     listening || { echo "$name did not start" >&2; exit 1; }
-    result=$(taskset -c 1 "$BENCH" fanout -n 1000 --devices 1 -s 1 --inflight 32 --duration 10 --url "ws://127.0.0.1:$PORT" \
+    result=$(taskset -c 1 "$BENCH" fanout -n 1000 --devices 1 -s 1 --inflight 32 --duration-seconds 10 --server "ws://127.0.0.1:$PORT" \
       --secret bench --server-pid "$SP" 2>/dev/null | tail -1)
     stop
     line="$line | $(python3 -c '

@@ -65,14 +65,14 @@ FLAGS="--sync-send-rate 0 --handshake-rate-per-ip 0 --max-connections-per-ip 0"
 # native server does not have under these loads (and a count that moves with timing). The budget is scaled by the
 # slowdown, so the turns are kept (their bookkeeping is counted) but decide as they would natively. Builds without
 # the setting run as they are.
-# Likewise the event loop's timer sweep (--tick, 100 ms): it visits every connection and gives back the write-queue
+# Likewise the event loop's timer sweep (--tick-ms, 100 ms): it visits every connection and gives back the write-queue
 # storage of those that drained, so under callgrind it ran ~50 times as often per operation as natively and its
 # share moved with the machine's load (a broadcast delivery measured 673 and 741 in two runs of one build, the
 # sweep and the queues it emptied making the difference); at 5 s it is as rare per operation as natively.
 CG_FLAGS=""
 help=$("$SERVER" serve --help 2>/dev/null)
 grep -q -- '--sync-user-batch-us' <<<"$help" && CG_FLAGS="--sync-user-batch-us 1000000"
-grep -q -- '--tick ' <<<"$help" && CG_FLAGS="$CG_FLAGS --tick 5000"
+grep -q -- '--tick-ms ' <<<"$help" && CG_FLAGS="$CG_FLAGS --tick-ms 5000"
 
 WSBENCH=""
 if [ "$QUICK" = 0 ]; then
@@ -136,8 +136,8 @@ kind_of() { case $1 in sync-pg) echo pg ;; uws-*) echo uws ;; *) echo sqlite ;; 
 server_cmd() { # kind port dir
   case $1 in
     uws) echo "$UWS $2" ;;
-    pg) echo "$SERVER serve --threads 1 --port $2 --store postgres://herald@127.0.0.1:$PGPORT/$4 --secret bench --log-level error --push-grace 2 --max-unanswered-requests 256 $FLAGS" ;;
-    sqlite) echo "$SERVER serve --bench-endpoints --threads 1 --port $2 --db $3/herald.db --secret bench --log-level error --push-grace 2 --max-unanswered-requests 256 $FLAGS" ;;
+    pg) echo "$SERVER serve --threads 1 --port $2 --store postgres://herald@127.0.0.1:$PGPORT/$4 --secret bench --log-level error --push-grace-seconds 2 --max-unanswered-requests 256 $FLAGS" ;;
+    sqlite) echo "$SERVER serve --bench-endpoints --threads 1 --port $2 --db $3/herald.db --secret bench --log-level error --push-grace-seconds 2 --max-unanswered-requests 256 $FLAGS" ;;
   esac
 }
 # Sizes (short long) per load: round trips / messages / sends, or wsbench echo seconds. A warm-up run of the short
@@ -184,10 +184,10 @@ generate() { # load port size -> prints ops
       fi ;;
     sync-group | sync-sqlite | sync-pg)
       local args
-      if [ "$load" = sync-group ]; then args=(fanout -n 200 --devices 1 -s 1 --inflight "$GROUP_INFLIGHT" --size 100); field=deliveries
-      else args=(insert "${INSERT_ARGS[@]}" --size 100); field=acked; fi
-      out=$("$BENCH" "${args[@]}" --count "$n" --duration 3600 --drain 600 --setup-timeout 600 --quiet \
-        --url "ws://127.0.0.1:$port" --secret bench 2>>"$OUT/gen.log")
+      if [ "$load" = sync-group ]; then args=(fanout -n 200 --devices 1 -s 1 --inflight "$GROUP_INFLIGHT" --text-bytes 100); field=deliveries
+      else args=(insert "${INSERT_ARGS[@]}" --text-bytes 100); field=acked; fi
+      out=$("$BENCH" "${args[@]}" --count "$n" --duration-seconds 3600 --drain-seconds 600 --setup-timeout-seconds 600 --quiet \
+        --server "ws://127.0.0.1:$port" --secret bench 2>>"$OUT/gen.log")
       echo "$out" >>"$OUT/gen.log"
       echo "$out" | tail -1 | python3 -c "import json,sys; r=json.load(sys.stdin); print(r['$field'] if r.get('lost', 0) == 0 and r.get('unacked', 0) == 0 else '')" ;;
   esac

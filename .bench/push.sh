@@ -9,7 +9,7 @@
 # The provider is nginx (Debian's nginx-light, installed when missing) over TLS 1.3 with keep-alive (HTTP/1.1: only APNs
 # gets HTTP/2),
 # answering every POST at once (webhook: 200; Web Push: 201): what is measured is Herald's side (queue, signing or
-# encryption, HTTP/2), not a provider. herald-server runs from a release build with --push-grace 0, the default
+# encryption, HTTP/2), not a provider. herald-server runs from a release build with --push-grace-seconds 0, the default
 # --push-concurrency 4, SQLite with its default durability. Users, targets and the group are made through /api/v1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -81,7 +81,7 @@ echo "machine: $(nproc) cores, $(grep 'model name' /proc/cpuinfo | head -1 | cut
 for PROVIDER in $PROVIDERS; do
     rm -rf "$WORK/db" && mkdir -p "$WORK/db"
     PORT=$(free_port)
-    "$BIN/herald-server" serve --port "$PORT" --db "$WORK/db/herald.db" --metrics --api-rate-limit 0 --push-grace 0 \
+    "$BIN/herald-server" serve --port "$PORT" --db "$WORK/db/herald.db" --metrics --api-rate-limit 0 --push-grace-seconds 0 \
         --sync-send-rate 0 --push-concurrency "${CONCURRENCY:-4}" --push-ca-file "$WORK/cert.pem" --log-level "${LOG_LEVEL:-warning}" \
         --webhook-url "https://127.0.0.1:$NGINX_PORT/" --webhook-secret-file "$WORK/webhook-secret" \
         --vapid-key-file "$WORK/vapid.pem" --vapid-subject mailto:bench@example.com > "$OUT/$PROVIDER-server.out" 2> "$OUT/$PROVIDER-server.err" &

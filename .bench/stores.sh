@@ -17,12 +17,12 @@
 #    window is what the server sees: with the default a lone sender's "32 in flight" was 8):
 #    - sqlite: one node, --db FILE, a fresh file in a temp dir per run (same disk as the cluster);
 #    - pg1:    one node, --store postgres://herald@127.0.0.1:PORT/DB, a fresh database per run (createdb);
-#    - pg2:    two nodes on one fresh database; herald-bench --url A --url2 B: connections alternate between the
+#    - pg2:    two nodes on one fresh database; herald-bench --server A --server B: connections alternate between the
 #              nodes (even ones on A). fanout: the sender and half the group on A, the other half on B. chat: each
 #              DM has one user on A and one on B and everyone sends, so half the sends go to each node and every
 #              message crosses nodes. insert is left out of pg2 by default: its senders are the even connections,
-#              so --url2 puts every send on A and only the partners on B (PG2_LOADS="... insert" runs it anyway).
-#    - pg3 ... pg9: that many nodes the same way (--url2 once per further node; connection i on node i % N). chat:
+#              so --server puts every send on A and only the partners on B (PG2_LOADS="... insert" runs it anyway).
+#    - pg3 ... pg9: that many nodes the same way (--server once per further node; connection i on node i % N). chat:
 #              a DM's two users are consecutive connections, so every message still crosses nodes. PG2_LOADS says
 #              which loads every setup of 2 or more nodes runs; "node B" figures are then all nodes but A together.
 #    Loads (herald-bench; DURATION s of load, DRAIN s drain at most; each *_ARGS overridable by env):
@@ -45,7 +45,7 @@
 #    insert position, and the notifications counted by a LISTEN session on LISTEN_CHANNELS of the run's database
 #    (pg_listen.py, next to this script: the wire protocol in the standard library, so it runs no statements that
 #    would count). The window runs from the progress line WARMUP s into the load (work a node defers, such as the
-#    push grace period's check of each message after --push-grace 2 s, has begun by then) to the last load line.
+#    push grace period's check of each message after --push-grace-seconds 2 s, has begun by then) to the last load line.
 #    Per acked send in the window:
 #    - statements: pg_stat_statements calls (BEGIN, COMMIT and SAVEPOINT count; a SAVEPOINT or RELEASE that the
 #      store pipelines with the next statement counts apart but shares its round trip);
@@ -169,7 +169,7 @@ log "postgres 15 on 127.0.0.1:$PGPORT ($PGDIR): $PGSET"
   echo "- herald commit: $(cd "$ROOT" && git rev-parse --short HEAD); binaries: $BIN"
   echo "- nodes: herald-server serve --threads 1 $FLAGS; PostgreSQL: $PGSET"
   echo "- rounds: $ROUNDS; load ${DURATION} s (window from ${WARMUP} s), drain <= ${DRAIN} s; loads: $LOADS; pg2 loads: $PG2_LOADS"
-  for l in $LOADS; do echo "  - $l: herald-bench ${ARGS[$l]} --duration $DURATION --drain $DRAIN"; done
+  for l in $LOADS; do echo "  - $l: herald-bench ${ARGS[$l]} --duration-seconds $DURATION --drain-seconds $DRAIN"; done
   echo
 } >"$OUT/summary.md"
 
@@ -239,13 +239,13 @@ run() { # round setup load
   for i in $(seq 1 "$nodes"); do
     port=$(freeport)
     # shellcheck disable=SC2086
-    "$SERVER" serve --threads 1 --port "$port" "${store[@]}" --secret bench --log-level error --push-grace 2 $FLAGS \
+    "$SERVER" serve --threads 1 --port "$port" "${store[@]}" --secret bench --log-level error --push-grace-seconds 2 $FLAGS \
       >>"$OUT/server.log" 2>&1 &
     pids+=($!); PIDS+=($!); ports+=("$port")
     wait_port "$port" "$!" || { log "$name: node $i did not start, see $OUT/server.log"; }
   done
-  local urls=(--url "ws://127.0.0.1:${ports[0]}")
-  for port in "${ports[@]:1}"; do urls+=(--url2 "ws://127.0.0.1:$port"); done
+  local urls=(--server "ws://127.0.0.1:${ports[0]}")
+  for port in "${ports[@]:1}"; do urls+=(--server "ws://127.0.0.1:$port"); done
 
   local lpid="" pglog0
   pglog0=$(stat -c %s "$PGDIR/server.log")
@@ -268,7 +268,7 @@ run() { # round setup load
     PIDS+=("$PGS_PID")
   fi
   load_avg=$(cut -d' ' -f1-3 /proc/loadavg)
-  local cmd=(${ARGS[$load]} --duration "$DURATION" --drain "$DRAIN" --setup-timeout "$SETUP_TIMEOUT" "${urls[@]}" --secret bench --server-pid "${pids[0]}")
+  local cmd=(${ARGS[$load]} --duration-seconds "$DURATION" --drain-seconds "$DRAIN" --setup-timeout-seconds "$SETUP_TIMEOUT" "${urls[@]}" --secret bench --server-pid "${pids[0]}")
   echo "== $name (load $load_avg): herald-bench ${cmd[*]}" >>"$OUT/bench.log"
   mkfifo "$w/err"
   local bstart; bstart=$(date +%s.%N)
@@ -387,7 +387,7 @@ if before and after:
     run_pg["xact_per_commit_statement"] = round(run_pg["xact_commit"] / run_pg["commit_statements"], 3) if run_pg["commit_statements"] else None
 all_samples = samples
 # The window starts WARMUP s into the load: work a node defers (e.g. the push grace period's check of each message,
-# --push-grace 2) has not started before that.
+# --push-grace-seconds 2) has not started before that.
 if len([s for s in samples if s["elapsed"] >= warmup - 0.05]) >= 2:
     samples = [s for s in samples if s["elapsed"] >= warmup - 0.05]
 win = None

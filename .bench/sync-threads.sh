@@ -25,12 +25,12 @@ ticks() { for task in /proc/"$SP"/task/*; do echo "$(cat "$task/comm") $(awk '{p
 for round in $(seq 1 "$ROUNDS"); do
   rm -f "$WORK"/h.db*
   taskset -c 0 "$BIN/herald-server" serve --threads 1 --port "$PORT" --db "$WORK/h.db" --secret bench --log-level error \
-    --push-grace 2 --max-unanswered-requests 256 --sync-send-rate 0 --handshake-rate-per-ip 0 --max-connections-per-ip 0 \
+    --push-grace-seconds 2 --max-unanswered-requests 256 --sync-send-rate 0 --handshake-rate-per-ip 0 --max-connections-per-ip 0 \
     >"$WORK/server.log" 2>&1 &
   SP=$!
   for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$PORT/healthz" && break; sleep 0.1; done
-  taskset -c 1 "$BIN/herald-bench" fanout -n 1000 --devices 1 -s 1 --inflight 32 --duration "$DURATION" \
-    --url "ws://127.0.0.1:$PORT" --secret bench --server-pid "$SP" >"$WORK/bench.json" 2>"$WORK/bench.log" &
+  taskset -c 1 "$BIN/herald-bench" fanout -n 1000 --devices 1 -s 1 --inflight 32 --duration-seconds "$DURATION" \
+    --server "ws://127.0.0.1:$PORT" --secret bench --server-pid "$SP" >"$WORK/bench.json" 2>"$WORK/bench.log" &
   BP=$!
   sleep 3  # past the setup and the first windows
   curl -s "http://127.0.0.1:$PORT/metrics" >"$WORK/m0"

@@ -16,12 +16,12 @@ PORT=${PORT:-18501}
 WORK=$(mktemp -d)
 trap 'kill "$SP" 2>/dev/null; rm -rf "$WORK"' EXIT
 taskset -c 0 "$BIN/herald-server" serve --threads 1 --port "$PORT" --db "$WORK/h.db" --secret bench --log-level error \
-  --push-grace 2 --max-unanswered-requests 256 --sync-send-rate 0 --handshake-rate-per-ip 0 --max-connections-per-ip 0 \
+  --push-grace-seconds 2 --max-unanswered-requests 256 --sync-send-rate 0 --handshake-rate-per-ip 0 --max-connections-per-ip 0 \
   >"$WORK/server.log" 2>&1 &
 SP=$!
 for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$PORT/healthz" && break; sleep 0.1; done
-taskset -c 1 "$BIN/herald-bench" fanout -n 1000 --devices 1 -s 1 --inflight 32 --duration 7 \
-  --url "ws://127.0.0.1:$PORT" --secret bench --server-pid "$SP" >"$WORK/bench.json" 2>"$WORK/bench.log" &
+taskset -c 1 "$BIN/herald-bench" fanout -n 1000 --devices 1 -s 1 --inflight 32 --duration-seconds 7 \
+  --server "ws://127.0.0.1:$PORT" --secret bench --server-pid "$SP" >"$WORK/bench.json" 2>"$WORK/bench.log" &
 BP=$!
 sleep 4  # past the setup and the first windows
 perf record -a -o "$WORK/sc.data" -e 'syscalls:sys_enter_read,syscalls:sys_enter_write,syscalls:sys_enter_sendto,syscalls:sys_enter_sendmsg,syscalls:sys_enter_epoll_wait,syscalls:sys_enter_epoll_pwait,syscalls:sys_enter_recvfrom,syscalls:sys_enter_futex,syscalls:sys_enter_pwrite64' \

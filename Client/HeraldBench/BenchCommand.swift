@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Glibc
 import HeraldClock
+import HeraldCommandLine
 
 /// `herald-bench`: drives a running herald-server through the real /sync protocol (herald.v1) from one thread
 /// and one epoll loop, and prints a progress line per second on stderr and a one-line JSON result on stdout.
@@ -11,8 +12,15 @@ struct HeraldBenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "herald-bench",
         abstract: "Load generator for herald-server's /sync protocol (loopback only, bounded in time).",
+        discussion: "Every option may also be given as an environment variable HERALD_<NAME> (e.g. HERALD_SERVER, HERALD_DURATION_SECONDS; "
+            + "a repeatable option's values separated by commas); a flag wins over the variable.",
         subcommands: [FanoutCommand.self, ChatCommand.self, ConnectCommand.self, InsertCommand.self, CrowdCommand.self, HoldCommand.self]
     )
+
+    /// Runs the scenario the arguments name, with a `HERALD_<NAME>` variable standing for each option not given.
+    static func main() {
+        main(EnvironmentOptions.arguments(Array(CommandLine.arguments.dropFirst()), for: Self.self, environment: ProcessInfo.processInfo.environment))
+    }
 }
 
 /// Shared plumbing of the subcommands.

@@ -4,10 +4,10 @@ import Foundation
 /// message load whose result line names the scenario. Each command says only what is its own (who talks to whom).
 enum BenchScenario {
     /// Connects one device for each entry of `deviceUsers` (a user id; a user may have several devices), to
-    /// `--url` (alternating with `--url2` when given), from `--source-addresses`.
+    /// each `--server` in turn, from `--source-addresses`.
     static func connectFleet(_ common: CommonOptions, deviceUsers: [String], prefix: String) throws -> Fleet {
         let fleet = try makeFleet(common, deviceUsers: deviceUsers, prefix: prefix)
-        try fleet.connectAll(deadline: BenchRun.deadline(common.setupTimeout), progress: !common.quiet)
+        try fleet.connectAll(deadline: BenchRun.deadline(common.setupTimeoutSeconds), progress: !common.quiet)
         return fleet
     }
 
@@ -37,12 +37,12 @@ enum BenchScenario {
                 ids[index] = ((response["conversation"] as? [String: Any])?["id"] as? String) ?? ""
             }
         }
-        try fleet.waitForCalls(deadline: BenchRun.deadline(common.setupTimeout))
+        try fleet.waitForCalls(deadline: BenchRun.deadline(common.setupTimeoutSeconds))
         guard !ids.contains("") else { throw BenchError("\(what) creation failed") }
         return ids
     }
 
-    /// Runs `load` for `--duration` (at most `--count` messages), adds `fields` to its result, closes the fleet, lets
+    /// Runs `load` for `--duration-seconds` (at most `--count` messages), adds `fields` to its result, closes the fleet, lets
     /// `afterwards` amend the result (it runs once the fleet is closed) and prints the result line as `scenario`; exits.
     static func run(
         _ load: MessageLoad, on fleet: Fleet, _ common: CommonOptions, scenario: String, fields extra: [String: Any],
@@ -50,7 +50,7 @@ enum BenchScenario {
     ) -> Never {
         load.limit = common.count ?? Int.max
         var sampler = ServerSampler(pid: common.serverPid)
-        var fields = load.run(duration: common.duration, drain: common.drain, sampler: &sampler, progress: !common.quiet)
+        var fields = load.run(duration: common.durationSeconds, drain: common.drainSeconds, sampler: &sampler, progress: !common.quiet)
         fields["scenario"] = scenario
         fields["nodes"] = fleet.loop.ports.count
         fields.merge(extra) { _, new in new }

@@ -23,7 +23,7 @@ struct ConnectCommand: ParsableCommand {
             let tokens = names.map { fleet.tokenOf[$0] ?? "" }
             let reconnector = Reconnector(loop: fleet.loop, tokens: tokens, latest: fleet.latest, devicePrefix: "\(prefix)d")
             var sampler = ServerSampler(pid: common.serverPid)
-            var fields = reconnector.run(parallel: min(parallel, devices), duration: common.duration, limit: common.count, sampler: &sampler, progress: !common.quiet)
+            var fields = reconnector.run(parallel: min(parallel, devices), duration: common.durationSeconds, limit: common.count, sampler: &sampler, progress: !common.quiet)
             fields["scenario"] = "connect"
             fields["devices"] = devices
             fields["parallel"] = parallel

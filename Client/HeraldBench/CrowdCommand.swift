@@ -10,14 +10,14 @@ import HeraldProtocol
 ///
 /// One process holds at most as many sockets as its open-file limit allows; with `--processes P` the crowd is cut into
 /// P shares and this process starts P - 1 `hold` processes for all but the first (which has the group's members), so a
-/// crowd larger than that limit still runs from one command. With several nodes (`--url2`, `--node-pid`), the
+/// crowd larger than that limit still runs from one command. With several nodes (`--server` repeated, `--node-pid`), the
 /// server's memory is the sum over the nodes.
 struct CrowdCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "crowd",
         abstract: "D live devices: connect rate, server memory per device, then a group of N of them at --rate msgs/s.",
         discussion: """
-            Needs --server-pid (the server's RSS is read before connecting and after --idle seconds of the devices \
+            Needs --server-pid (the server's RSS is read before connecting and after --idle-seconds of the devices \
             being connected and idle; --node-pid for each further node) and, past about 28,000 devices, \
             --source-addresses; past this process's open-file limit, --processes.
             """)
@@ -27,12 +27,12 @@ struct CrowdCommand: ParsableCommand {
     @Option(name: [.customShort("n"), .long], help: "Group members: the first N devices (device 0 creates the group and sends), 2...1001.")
     var members = 1000
     @Option(help: "Messages per second into the group.") var rate: Double = 20
-    @Option(help: "Text size in bytes.") var size = 100
-    @Option(help: "Seconds the connected devices stay idle before the server's memory is read.") var idle: Double = 5
+    @Option(help: "Text size in bytes.") var textBytes = 100
+    @Option(help: "Seconds the connected devices stay idle before the server's memory is read.") var idleSeconds: Double = 5
     @Option(help: "Connection attempts (TCP connect, upgrade, sync) in progress at once, over all processes.") var parallel = 200
     @Option(help: "Processes holding the devices: this one (the first share, with the group) and P - 1 `hold` processes.")
     var processes = 1
-    @Option(help: "The PID of a further node (--url2): its memory counts with --server-pid's. Repeat for each node.")
+    @Option(help: "The PID of a further node (a further --server): its memory counts with --server-pid's. Repeat for each node.")
     var nodePid: [Int32] = []
 
     func validate() throws {
@@ -41,7 +41,7 @@ struct CrowdCommand: ParsableCommand {
             throw ValidationError("--members must be 2...\(largest) (a group names at most \(largest - 1) others)")
         }
         guard devices >= members else { throw ValidationError("--devices must be at least --members (the members are devices)") }
-        guard rate > 0, size >= 40, idle >= 0, parallel >= 1 else { throw ValidationError("bad --rate/--size/--idle/--parallel") }
+        guard rate > 0, textBytes >= 40, idleSeconds >= 0, parallel >= 1 else { throw ValidationError("bad --rate/--text-bytes/--idle-seconds/--parallel") }
         guard common.serverPid != nil else { throw ValidationError("crowd reads the server's memory: give --server-pid") }
         guard processes >= 1, devices / processes >= 1 else { throw ValidationError("--processes must be 1...--devices") }
         guard ownShare >= members else {
@@ -66,7 +66,7 @@ struct CrowdCommand: ParsableCommand {
 
             let connectStart = MonotonicClock.nanoseconds()
             let shares = try startShares(prefix: prefix)
-            let deadline = BenchRun.deadline(common.setupTimeout)
+            let deadline = BenchRun.deadline(common.setupTimeoutSeconds)
             do {
                 try fleet.connectAll(parallel: parallelPerProcess, deadline: deadline, progress: !common.quiet)
                 while try !(shares?.ready() ?? true) {
@@ -81,9 +81,9 @@ struct CrowdCommand: ParsableCommand {
             let bySource = fleet.connectionsBySource()
             if !common.quiet {
                 Report.progress(String(format: "%d devices synced in %.1f s (%.0f/s); idle for %.1f s, then the server's memory",
-                                       devices, connectSeconds, Double(devices) / connectSeconds, idle))
+                                       devices, connectSeconds, Double(devices) / connectSeconds, idleSeconds))
             }
-            try fleet.idle(seconds: idle)
+            try fleet.idle(seconds: idleSeconds)
             let connected = try Self.rss(nodes)
             let perDeviceKiB = Double(connected - before) / Double(devices)
             if !common.quiet {
@@ -99,13 +99,13 @@ struct CrowdCommand: ParsableCommand {
             let group = try BenchScenario.createConversations(fleet, common, what: "group", requests: [
                 (0, { SyncRequest.group(id: $0, title: "crowd \(prefix)", members: Array(names[1..<members])) })
             ])
-            try fleet.awaitAnnouncement(to: 1..<members, quietSeconds: 0.5, deadline: BenchRun.deadline(common.setupTimeout))
+            try fleet.awaitAnnouncement(to: 1..<members, quietSeconds: 0.5, deadline: BenchRun.deadline(common.setupTimeoutSeconds))
             let groupSeconds = Double(MonotonicClock.nanoseconds() - groupStart) / 1e9
             let load = MessageLoad(
-                fleet: fleet, conversations: [.init(id: group[0], receivers: members)],
-                senders: [.init(device: 0, conversation: 0)], pace: .rate(rate), size: size, prefix: prefix)
+                fleet: fleet, plan: .init(conversations: [.init(id: group[0], receivers: members)],
+                senders: [.init(device: 0, conversation: 0)], pace: .rate(rate), textBytes: textBytes, prefix: prefix))
             var fields: [String: Any] = [
-                "devices": devices, "members": members, "rate": rate, "size": size, "idle_s": idle, "parallel": parallel,
+                "devices": devices, "members": members, "rate": rate, "size": textBytes, "idle_s": idleSeconds, "parallel": parallel,
                 "source_addresses": common.sourceAddresses, "connections_by_source": bySource,
                 "processes": processes, "nodes": nodes.count, "devices_per_process": [ownShare] + Array(repeating: otherShare, count: processes - 1),
                 "connect_s": Report.round(connectSeconds, 3), "connects_per_s": Report.round(Double(devices) / connectSeconds, 0),
@@ -138,10 +138,10 @@ struct CrowdCommand: ParsableCommand {
     /// The `hold` processes for every share but the first, already connecting; nil with one process.
     private func startShares(prefix: String) throws(BenchError) -> CrowdShares? {
         guard processes > 1 else { return nil }
-        var passed = ["--url", common.url] + common.url2.flatMap { ["--url2", $0] }
+        var passed = common.servers.flatMap { ["--server", $0] }
         if let secret = common.secret { passed += ["--secret", secret] }
         if let serverBin = common.serverBin, let db = common.db { passed += ["--server-bin", serverBin, "--db", db] }
-        passed += ["--prefix", prefix, "--source-addresses", String(common.sourceAddresses), "--setup-timeout", String(common.setupTimeout),
+        passed += ["--prefix", prefix, "--source-addresses", String(common.sourceAddresses), "--setup-timeout-seconds", String(common.setupTimeoutSeconds),
                    "--crowd", String(devices), "--parallel", String(parallelPerProcess)]
         if common.quiet { passed.append("--quiet") }
         let shares = (1..<processes).map { (first: ownShare + ($0 - 1) * otherShare, count: otherShare) }

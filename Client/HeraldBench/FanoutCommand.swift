@@ -15,7 +15,7 @@ struct FanoutCommand: ParsableCommand {
     @Option(name: [.customShort("n"), .long], help: "Group members (users), 2...1001.") var members = 100
     @Option(help: "Connected devices per member.") var devices = 1
     @Option(name: [.customShort("s"), .long], help: "Members that send.") var senders = 1
-    @Option(help: "Text size in bytes.") var size = 100
+    @Option(help: "Text size in bytes.") var textBytes = 100
     @Option(help: "Total messages per second; default: as fast as --inflight allows.") var rate: Double?
     @Option(help: "Messages in flight (sent, not yet acknowledged and delivered everywhere) without --rate.") var inflight = 32
     @Option(help: ArgumentHelp(
@@ -27,7 +27,7 @@ struct FanoutCommand: ParsableCommand {
         guard (2...largest).contains(members) else {
             throw ValidationError("--members must be 2...\(largest) (a group names at most \(largest - 1) others)")
         }
-        guard devices >= 1, (1...members).contains(senders), size >= 40, inflight >= 1 else { throw ValidationError("bad --devices/--senders/--size/--inflight") }
+        guard devices >= 1, (1...members).contains(senders), textBytes >= 40, inflight >= 1 else { throw ValidationError("bad --devices/--senders/--text-bytes/--inflight") }
         do {
             let prefix = common.userPrefix()
             let users = (0..<members).map { "\(prefix)u\($0)" }
@@ -37,11 +37,11 @@ struct FanoutCommand: ParsableCommand {
                 (0, { SyncRequest.group(id: $0, title: "bench \(prefix)", members: Array(users.dropFirst())) })
             ])
             let load = MessageLoad(
-                fleet: fleet, conversations: [.init(id: group[0], receivers: deviceUsers.count)],
+                fleet: fleet, plan: .init(conversations: [.init(id: group[0], receivers: deviceUsers.count)],
                 senders: (0..<senders).map { .init(device: $0, conversation: 0) }, pace: rate.map { .rate($0) } ?? .window(inflight, inflightCounts),
-                size: size, prefix: prefix)
+                textBytes: textBytes, prefix: prefix))
             BenchScenario.run(load, on: fleet, common, scenario: "fanout", fields: [
-                "members": members, "devices_per_member": devices, "size": size, "pace": rate.map { "rate \($0)/s" } ?? "inflight \(inflight)" + (inflightCounts == .messages ? "" : " (\(inflightCounts.rawValue))"),
+                "members": members, "devices_per_member": devices, "size": textBytes, "pace": rate.map { "rate \($0)/s" } ?? "inflight \(inflight)" + (inflightCounts == .messages ? "" : " (\(inflightCounts.rawValue))"),
             ])
         } catch {
             BenchRun.fail("fanout", error)

@@ -35,7 +35,7 @@ struct HoldCommand: ParsableCommand {
             let fleet = try BenchScenario.makeFleet(common, deviceUsers: names, prefix: prefix, firstDevice: first, crowdSize: crowd)
             try fleet.prepareTokens()
             let start = MonotonicClock.nanoseconds()
-            try fleet.connectAll(parallel: parallel, deadline: BenchRun.deadline(common.setupTimeout), progress: !common.quiet)
+            try fleet.connectAll(parallel: parallel, deadline: BenchRun.deadline(common.setupTimeoutSeconds), progress: !common.quiet)
             let seconds = Double(MonotonicClock.nanoseconds() - start) / 1e9
             Report.result([
                 "scenario": "hold", "ready": true, "first": first, "devices": devices, "connect_s": Report.round(seconds, 3),

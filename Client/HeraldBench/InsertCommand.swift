@@ -9,14 +9,14 @@ struct InsertCommand: ParsableCommand {
     @OptionGroup var common: CommonOptions
     @Option(name: [.customShort("c"), .long], help: "Sending users (each has a connected partner).") var connections = 16
     @Option(help: "Sends in flight in total.") var inflight = 256
-    @Option(help: "Text size in bytes.") var size = 100
+    @Option(help: "Text size in bytes.") var textBytes = 100
     @Flag(help: ArgumentHelp(
         "Every other DM is sent into by its second user instead of its first.",
-        discussion: "Users connect round robin over --url and each --url2, and a DM's users are consecutive connections: without this flag every sender is an even connection, so with one --url2 every send goes to the first node."))
+        discussion: "Users connect round robin over each --server, and a DM's users are consecutive connections: without this flag every sender is an even connection, so with two --server every send goes to the first node."))
     var sendersOnEveryNode = false
 
     func run() throws {
-        guard connections >= 1, inflight >= 1, size >= 40 else { throw ValidationError("bad --connections/--inflight/--size") }
+        guard connections >= 1, inflight >= 1, textBytes >= 40 else { throw ValidationError("bad --connections/--inflight/--text-bytes") }
         do {
             let prefix = common.userPrefix()
             let names = (0..<connections * 2).map { "\(prefix)u\($0)" }
@@ -25,9 +25,9 @@ struct InsertCommand: ParsableCommand {
                 (2 * pair, { SyncRequest.dm(id: $0, user: names[2 * pair + 1]) })
             })
             let load = MessageLoad(
-                fleet: fleet, conversations: dms.map { .init(id: $0, receivers: 2) },
-                senders: (0..<connections).map { .init(device: 2 * $0 + (sendersOnEveryNode ? $0 % 2 : 0), conversation: $0) }, pace: .window(inflight, .messages), size: size, prefix: prefix)
-            BenchScenario.run(load, on: fleet, common, scenario: "insert", fields: ["inflight": inflight, "size": size, "senders_on_every_node": sendersOnEveryNode])
+                fleet: fleet, plan: .init(conversations: dms.map { .init(id: $0, receivers: 2) },
+                senders: (0..<connections).map { .init(device: 2 * $0 + (sendersOnEveryNode ? $0 % 2 : 0), conversation: $0) }, pace: .window(inflight, .messages), textBytes: textBytes, prefix: prefix))
+            BenchScenario.run(load, on: fleet, common, scenario: "insert", fields: ["inflight": inflight, "size": textBytes, "senders_on_every_node": sendersOnEveryNode])
         } catch {
             BenchRun.fail("insert", error)
         }

@@ -34,12 +34,19 @@ final class MessageLoad {
         var receivers: Int
     }
 
+    /// What a scenario asks of the load: who sends into which conversation, how fast, and what.
+    struct Plan {
+        var conversations: [Conversation]
+        var senders: [Sender]
+        var pace: Pace
+        /// Bytes of each message's text.
+        var textBytes: Int
+        /// Prefix of client message ids, unique per run.
+        var prefix: String
+    }
+
     private let fleet: Fleet
-    private let conversations: [Conversation]
-    private let senders: [Sender]
-    private let pace: Pace
-    private let size: Int
-    private let prefix: String
+    private let plan: Plan
     /// The most messages to send (`--count`).
     var limit = Int.max
     /// Each sender reports typing in the conversation just before each message (E1 load: one more request and one
@@ -54,7 +61,7 @@ final class MessageLoad {
     private var keyOfRequest: [[Int: Int]]
     private var ledger: DeliveryLedger
     private var deliveryLatency = LatencyHistogram()
-    /// With several nodes (`--url2`): delivery latency by the node the receiving device is on (connection `tag` is on
+    /// With several nodes (`--server` repeated): delivery latency by the node the receiving device is on (connection `tag` is on
     /// node `tag % nodes`), so a cross-node hop shows as the difference between them.
     private var deliveryLatencyByNode: [LatencyHistogram]
     private var ackLatency = LatencyHistogram()
@@ -68,13 +75,9 @@ final class MessageLoad {
     private var refusals: [String: Int] = [:]
     private var nextSender = 0
 
-    init(fleet: Fleet, conversations: [Conversation], senders: [Sender], pace: Pace, size: Int, prefix: String) {
+    init(fleet: Fleet, plan: Plan) {
         self.fleet = fleet
-        self.conversations = conversations
-        self.senders = senders
-        self.pace = pace
-        self.size = size
-        self.prefix = prefix
+        self.plan = plan
         keyOfRequest = [[Int: Int]](repeating: [:], count: fleet.connections.count)
         ledger = DeliveryLedger(receivers: fleet.connections.count)
         deliveryLatencyByNode = fleet.loop.ports.count > 1 ? Array(repeating: LatencyHistogram(), count: fleet.loop.ports.count) : []
@@ -142,7 +145,7 @@ final class MessageLoad {
             }
         }
         var fields: [String: Any] = [
-            "connections": fleet.connections.count, "senders": senders.count, "conversations": conversations.count,
+            "connections": fleet.connections.count, "senders": plan.senders.count, "conversations": plan.conversations.count,
             "duration_s": Report.round(seconds, 3), "sent": sentAt.count, "acked": acked, "refused": refused, "unacked": unacked,
             "deliveries": ledger.unique, "deliveries_per_s": Report.round(Double(deliveriesInWindow) / seconds, 0),
             "acks_per_s": Report.round(Double(ackedInWindow) / seconds, 0),
@@ -161,8 +164,8 @@ final class MessageLoad {
     }
 
     private func sendDue(now: UInt64, elapsed: Double) {
-        guard !senders.isEmpty else { return }
-        switch pace {
+        guard !plan.senders.isEmpty else { return }
+        switch plan.pace {
         case .rate(let perSecond):
             let due = Int(elapsed * perSecond)
             // A bound on in-flight messages keeps memory finite if the server stalls.
@@ -185,12 +188,12 @@ final class MessageLoad {
     /// Sends the next sender's message; false when that sender's connection is gone.
     private func sendOne(now: UInt64) -> Bool {
         guard sentAt.count < limit else { return false }
-        let sender = senders[nextSender]
-        nextSender = (nextSender + 1) % senders.count
+        let sender = plan.senders[nextSender]
+        nextSender = (nextSender + 1) % plan.senders.count
         let connection = fleet.connections[sender.device]
         guard connection.fd >= 0 else { return false }
         let key = sentAt.count
-        let conversation = conversations[sender.conversation]
+        let conversation = plan.conversations[sender.conversation]
         sentAt.append(now)
         expected.append(Int32(conversation.receivers))
         deliveriesExpected += conversation.receivers
@@ -205,7 +208,7 @@ final class MessageLoad {
         connection.nextRequestId += 1
         keyOfRequest[sender.device][id] = key
         fleet.send(sender.device, SyncRequest.send(
-            id: id, conversation: conversation.id, clientMessageId: "\(prefix)-\(key)", text: BenchText.make(key: key, sentAt: now, size: size)))
+            id: id, conversation: conversation.id, clientMessageId: "\(plan.prefix)-\(key)", text: BenchText.make(key: key, sentAt: now, size: plan.textBytes)))
         return true
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldCrypto
 
 /// Where access tokens come from: minted here with the server's `--secret` (HS256, the claims the server's
 /// `JSONWebToken` reads), or printed by `herald-server token <user> --db <db>`, one process per user.
@@ -15,10 +16,10 @@ enum TokenSource {
         switch self {
         case .secret(let key):
             let now = Int(Date().timeIntervalSince1970)
-            let header = Self.base64URL(Array(#"{"alg":"HS256","typ":"JWT"}"#.utf8))
-            let claims = Self.base64URL(Array(#"{"exp":\#(now + 86_400),"iat":\#(now),"name":"\#(user)","sub":"\#(user)"}"#.utf8))
+            let header = Base64URL.encode(Array(#"{"alg":"HS256","typ":"JWT"}"#.utf8))
+            let claims = Base64URL.encode(Array(#"{"exp":\#(now + 86_400),"iat":\#(now),"name":"\#(user)","sub":"\#(user)"}"#.utf8))
             let input = header + "." + claims
-            return input + "." + Self.base64URL(SHA256.hmac(key: key, message: Array(input.utf8)))
+            return input + "." + Base64URL.encode(HMACSHA256.mac(key: key, message: Array(input.utf8)))
         case .serverBinary(let path, let db):
             let process = Process()
             process.executableURL = URL(fileURLWithPath: path)
@@ -32,10 +33,5 @@ enum TokenSource {
             guard process.terminationStatus == 0 else { throw BenchError("\(path) token \(user) exited \(process.terminationStatus)") }
             return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         }
-    }
-
-    static func base64URL(_ bytes: [UInt8]) -> String {
-        Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
     }
 }

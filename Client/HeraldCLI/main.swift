@@ -1,5 +1,6 @@
 import ArgumentParser
 import Glibc
+import HeraldCommandLine
 import HeraldClient
 import HeraldProtocol
 import HeraldRules
@@ -8,6 +9,7 @@ import HeraldRules
 struct Herald: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "herald", abstract: "Herald chat client (interactive terminal, or JSON-line script mode with --script).",
+        discussion: "Every option may also be given as an environment variable HERALD_<NAME> (e.g. HERALD_SERVER, HERALD_VIEWPORT); a flag wins over the variable.",
         version: "herald \(HeraldRelease.version) (protocol \(HeraldProtocolVersion.subprotocol))")
 
     @Option(help: "Server URL, ws://host:port (or wss://). Default: $HERALD_SERVER, else `server` in the config file ($XDG_CONFIG_HOME/herald/config, else ~/.config/herald/config).")
@@ -26,8 +28,8 @@ struct Herald: ParsableCommand {
     @Option(help: "Messages in the thread viewport.")
     var viewport: Int = 10
 
-    @Option(name: .customLong("toast-duration"), help: "Toast duration in seconds (clamped to 1-10).")
-    var toastDuration: Double = 3
+    @Option(help: "Toast duration in seconds (clamped to 1-10).")
+    var toastDurationSeconds: Double = 3
 
     @Option(help: "A deep link to follow at start (herald://…).")
     var open: String?
@@ -53,7 +55,7 @@ struct Herald: ParsableCommand {
     func validate() throws {
         guard viewport >= 1 else { throw ValidationError("--viewport must be at least 1") }
         // Any number is taken and clamped to 1-10 s as its help says (T2); only something that is no number is refused.
-        guard !toastDuration.isNaN else { throw ValidationError("--toast-duration must be a number of seconds") }
+        guard !toastDurationSeconds.isNaN else { throw ValidationError("--toast-duration-seconds must be a number of seconds") }
         guard caFile == nil || !insecure else { throw ValidationError("--ca-file and --insecure exclude each other") }
         guard token == nil || tokenFile == nil else { throw ValidationError("--token and --token-file exclude each other") }
         if let push, push != "webpush" { throw ValidationError("--push takes 'webpush' (the only provider a terminal can be)") }
@@ -102,7 +104,7 @@ struct Herald: ParsableCommand {
         var options = ClientOptions(
             server: address, token: tokenText, interactive: interactive, viewportSize: viewport,
             // Clamped to 1-10 s later anyway (T2); capping here keeps 1e300 from trapping in Int64(_:).
-            toastDuration: Milliseconds(Int64((min(max(toastDuration, 1), 10) * 1000).rounded())), openURL: open, caFile: caFile, insecure: insecure,
+            toastDuration: Milliseconds(Int64((min(max(toastDurationSeconds, 1), 10) * 1000).rounded())), openURL: open, caFile: caFile, insecure: insecure,
             compression: !noCompression)
         var deviceName = device
         // A subscription belongs to a device that lasts: without --device, a name of its own for this process.
@@ -144,7 +146,12 @@ struct ProcessInfoEnvironment {
 
 // Bad flags exit 2 (argument-parser's validation default is 64), with the cause on one stderr line.
 do {
-    var command = try Herald.parseAsRoot()
+    // Every option may come from HERALD_<NAME>; server, token and token-file are read in `run` (the config file
+    // comes after them).
+    let arguments = EnvironmentOptions.arguments(
+        Array(CommandLine.arguments.dropFirst()), for: Herald.self, environment: EnvironmentOptions.processEnvironment(),
+        except: ["server", "token", "token-file"])
+    var command = try Herald.parseAsRoot(arguments)
     try command.run()
     exit(0)
 } catch let code as ExitCode {

@@ -9,18 +9,14 @@ enum SocketAddress {
     /// Parses a literal address ("127.0.0.1", "::1", "0.0.0.0"; "localhost" means 127.0.0.1).
     init(host: String, port: UInt16) throws(NetError) {
         let literal = host == "localhost" ? "127.0.0.1" : host
-        var v4 = sockaddr_in()
-        if inet_pton(AF_INET, literal, &v4.sin_addr) == 1 {
-            v4.sin_family = sa_family_t(AF_INET)
-            v4.sin_port = port.bigEndian
-            self = .v4(v4)
+        var ipv4 = in_addr()
+        if inet_pton(AF_INET, literal, &ipv4) == 1 {
+            self = .v4(sockaddr_in(sin_family: sa_family_t(AF_INET), sin_port: port.bigEndian, sin_addr: ipv4, sin_zero: (0, 0, 0, 0, 0, 0, 0, 0)))
             return
         }
-        var v6 = sockaddr_in6()
-        if inet_pton(AF_INET6, literal, &v6.sin6_addr) == 1 {
-            v6.sin6_family = sa_family_t(AF_INET6)
-            v6.sin6_port = port.bigEndian
-            self = .v6(v6)
+        var ipv6 = in6_addr()
+        if inet_pton(AF_INET6, literal, &ipv6) == 1 {
+            self = .v6(sockaddr_in6(sin6_family: sa_family_t(AF_INET6), sin6_port: port.bigEndian, sin6_flowinfo: 0, sin6_addr: ipv6, sin6_scope_id: 0))
             return
         }
         throw NetError(errno: EINVAL, call: "inet_pton(\(host))")

@@ -31,13 +31,13 @@ struct APIKeyCommand: ParsableCommand {
 
         @Option(help: "A label for the key.") var name: String = "default"
         @Option(help: "read (GET endpoints only) or full (everything, including writes and minting tokens).") var scope: String = "full"
-        @Option(help: "Seconds until the key stops working (1...\(APIKey.maxLifetimeSeconds)); default: never.") var expiresIn: Int64?
+        @Option(help: "Seconds until the key stops working (1...\(APIKey.maxLifetimeSeconds)); default: never.") var ttlSeconds: Int64?
         @OptionGroup var database: DatabaseOption
 
         func validate() throws {
             guard APIKeyScope(rawValue: scope) != nil else { throw ValidationError("--scope must be read or full, not \(scope)") }
-            if let expiresIn, !(1...APIKey.maxLifetimeSeconds).contains(expiresIn) {
-                throw ValidationError("\(APIKeyError.badLifetime(expiresIn))")
+            if let ttlSeconds, !(1...APIKey.maxLifetimeSeconds).contains(ttlSeconds) {
+                throw ValidationError("\(APIKeyError.badLifetime(ttlSeconds))")
             }
         }
 
@@ -45,7 +45,7 @@ struct APIKeyCommand: ParsableCommand {
             let scope = APIKeyScope(rawValue: scope) ?? .read
             let store = try database.location().openExisting()
             defer { store.close() }
-            print(try APIKey.create(in: store, name: name, scope: scope, expiresInSeconds: expiresIn))
+            print(try APIKey.create(in: store, name: name, scope: scope, expiresInSeconds: ttlSeconds))
         }
     }
 

@@ -10,11 +10,10 @@ struct ServeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
         abstract: "Run the server until SIGINT/SIGTERM (the default command).",
-        discussion: SettingArguments.settingsDiscussion
+        discussion: SettingArguments.environmentDiscussion
     )
 
-    @Argument(parsing: .allUnrecognized, help: ArgumentHelp("Any of the settings listed above, as --name <value> or --name=<value>.", valueName: "setting"))
-    var settings: [String] = []
+    @OptionGroup var settings: ServeArguments
 
     /// Defaults, then environment, then flags; then the secret and the /metrics token read from their files, and the
     /// whole checked.
@@ -34,7 +33,7 @@ struct ServeCommand: ParsableCommand {
     }
 
     func run() throws {
-        let given = try SettingArguments.parse(settings)
+        let given = try settings.given()
         let options = try makeOptions(environment: ProcessInfo.processInfo.environment, given: given)
         let level = options.logLevel
         LoggingSystem.bootstrap { label in

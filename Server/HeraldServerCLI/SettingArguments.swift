@@ -4,44 +4,15 @@ import HeraldServer
 /// The server's settings on the command line, read against ``HeraldServerOptions/settings`` (the one table of flags,
 /// variables, help and checks) instead of one declaration per flag here.
 enum SettingArguments {
-    /// `--name value`, `--name=value`, `--toggle` and `--no-toggle` words, in the order given, as settings with their
-    /// text (a toggle's is `true` or `false`).
-    ///
-    /// - Throws: `ValidationError` for an unknown option, a value missing, or a value given to a toggle.
-    static func parse(_ words: [String], settings: [ServerSetting] = HeraldServerOptions.settings) throws -> [(ServerSetting, String)] {
-        var given: [(ServerSetting, String)] = []
-        var index = 0
-        while index < words.count {
-            let word = words[index]
-            index += 1
-            guard word.hasPrefix("--") else { throw ValidationError("unexpected argument '\(word)'") }
-            var name = String(word.dropFirst(2))
-            var inline: String?
-            if let equals = name.firstIndex(of: "=") {
-                inline = String(name[name.index(after: equals)...])
-                name = String(name[..<equals])
-            }
-            if let setting = settings.first(where: { $0.name == name }) {
-                switch setting.form {
-                case .toggle:
-                    guard inline == nil else { throw ValidationError("\(setting.flag) takes no value (use --no-\(setting.name) to turn it off)") }
-                    given.append((setting, "true"))
-                case .value:
-                    if let inline {
-                        given.append((setting, inline))
-                    } else {
-                        guard index < words.count else { throw ValidationError("missing value for \(setting.flag)") }
-                        given.append((setting, words[index]))
-                        index += 1
-                    }
-                }
-            } else if name.hasPrefix("no-"), inline == nil, let setting = settings.first(where: { $0.name == name.dropFirst(3) && $0.form == .toggle }) {
-                given.append((setting, "false"))
-            } else {
-                throw ValidationError("unknown option '--\(name)'")
-            }
+    /// The option a property of ``ServeArguments`` declares, as ArgumentParser names it: `_pushGraceSeconds` →
+    /// `push-grace-seconds`.
+    static func optionName(property: String) -> String {
+        var name = ""
+        for character in property.drop(while: { $0 == "_" }) {
+            if character.isUppercase, !name.isEmpty { name.append("-") }
+            name += character.lowercased()
         }
-        return given
+        return name
     }
 
     /// The defaults, then the `HERALD_*` variables, then `given` (a flag wins over its variable). With `readingSecret`,
@@ -86,12 +57,13 @@ enum SettingArguments {
         given.contains { $0.0.name == "secret" }
     }
 
-    /// How settings are given, then every setting: the discussion of both `serve --help` and `herald-server --help`
-    /// (serve is the default command, so its settings are the program's).
-    static var settingsDiscussion: String {
-        "Every option may also be given as an environment variable HERALD_<NAME> (e.g. HERALD_PORT, "
-            + "HERALD_HANDSHAKE_TIMEOUT); a flag wins over the variable.\n\nSETTINGS:\n" + helpText()
-    }
+    /// How settings are given: the discussion of `serve --help`, whose options ArgumentParser lists.
+    static let environmentDiscussion = "Every option may also be given as an environment variable HERALD_<NAME> (e.g. HERALD_PORT, "
+        + "HERALD_HANDSHAKE_TIMEOUT_MS); a flag wins over the variable."
+
+    /// How settings are given, then every setting: the discussion of `herald-server --help`, which lists serve's
+    /// settings (serve is the default command, so its settings are the program's).
+    static var settingsDiscussion: String { environmentDiscussion + "\n\nSETTINGS:\n" + helpText() }
 
     /// The settings as `serve --help` lists them: flag and placeholder, then help, variable and default.
     static func helpText(_ settings: [ServerSetting] = HeraldServerOptions.settings) -> String {
@@ -122,6 +94,10 @@ enum SettingArguments {
 
     /// The help of one setting, for the commands that declare a few of them as their own options.
     static func help(_ name: String) -> ArgumentHelp {
-        ArgumentHelp(HeraldServerOptions.setting(name)?.helpLine ?? "")
+        guard let setting = HeraldServerOptions.setting(name) else { return ArgumentHelp("") }
+        switch setting.form {
+        case .toggle: return ArgumentHelp(setting.helpLine)
+        case .value(let placeholder): return ArgumentHelp(setting.helpLine, valueName: placeholder)
+        }
     }
 }

@@ -14,7 +14,7 @@ struct TokenCommand: ParsableCommand {
     @Option(help: "The display name.") var name: String?
     @OptionGroup var storeArguments: StoreArguments
     @OptionGroup var secretArguments: SecretArguments
-    @Option(help: "Lifetime in seconds.") var ttl: Int = 30 * 24 * 3600
+    @Option(help: "Lifetime in seconds.") var ttlSeconds: Int = 30 * 24 * 3600
 
     func run() throws {
         let given = storeArguments.given + secretArguments.given
@@ -23,6 +23,6 @@ struct TokenCommand: ParsableCommand {
             FileHandle.standardError.write(Data("warning: --secret is visible to every local user (ps); use --secret-file or HERALD_SECRET_FILE\n".utf8))
         }
         let location = StoreLocation(dbPath: options.dbPath, storeURL: options.store)
-        print(try TokenIssuer.issue(opening: location.openExisting, user: user, name: name, secret: options.secret, ttlSeconds: ttl))
+        print(try TokenIssuer.issue(opening: location.openExisting, user: user, name: name, secret: options.secret, ttlSeconds: ttlSeconds))
     }
 }

@@ -33,7 +33,7 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case tooLate = "too_late"
     /// The message was edited as many times as allowed (M1: 5).
     case tooManyEdits = "too_many_edits"
-    /// The user stored as much message content today (UTC) as the server allows (`--user-daily-quota`); nothing was
+    /// The user stored as much message content today (UTC) as the server allows (`--user-daily-quota-bytes`); nothing was
     /// stored. Retrying fails the same way until the next UTC day.
     case quotaExceeded = "quota_exceeded"
 }

@@ -29,7 +29,7 @@ struct ClientResumeTests {
         // A 128 KiB send queue (so resume pages are 32 KiB, about ten of these messages) and a 64 KiB kernel send
         // buffer, so a stopped reader is closed after a few hundred KiB.
         let server = try TestServer(pushGrace: 0, arguments: [
-            "--max-message-size", "65536", "--max-queued-bytes", "131072", "--socket-send-buffer", "65536", "--sync-send-rate", "0",
+            "--max-message-bytes", "65536", "--max-queued-bytes", "131072", "--socket-send-buffer-bytes", "65536", "--sync-send-rate", "0",
         ])
         // Alice without permessage-deflate: the repetitive test text would otherwise shrink ~30 times on the wire.
         let alice = try server.client("alice", arguments: ["--no-compression"])

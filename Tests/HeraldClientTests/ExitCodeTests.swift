@@ -30,15 +30,15 @@ struct ExitCodeTests {
         #expect(client.stderrLines.first?.contains("cannot reach") == true)
     }
 
-    @Test("--toast-duration 1e300 is clamped (T2) rather than trapping on the way to milliseconds: the client runs and exits 4")
+    @Test("--toast-duration-seconds 1e300 is clamped (T2) rather than trapping on the way to milliseconds: the client runs and exits 4")
     func hugeToastDurationDoesNotTrap() throws {
-        let client = try ClientProcess.launch(["--server", "ws://127.0.0.1:1", "--token", "a.eyJzdWIiOiJhIn0.b", "--toast-duration", "1e300", "--script"])
+        let client = try ClientProcess.launch(["--server", "ws://127.0.0.1:1", "--token", "a.eyJzdWIiOiJhIn0.b", "--toast-duration-seconds", "1e300", "--script"])
         #expect(client.waitForExit() == 4)
     }
 
-    @Test("--toast-duration outside 1-10 s is clamped as its help says (0 → 1 s, -5 → 1 s), not refused: the client runs and exits 4", arguments: ["0", "-5", "11"])
+    @Test("--toast-duration-seconds outside 1-10 s is clamped as its help says (0 → 1 s, -5 → 1 s), not refused: the client runs and exits 4", arguments: ["0", "-5", "11"])
     func toastDurationIsClamped(_ value: String) throws {
-        let client = try ClientProcess.launch(["--server", "ws://127.0.0.1:1", "--token", "a.eyJzdWIiOiJhIn0.b", "--toast-duration=\(value)", "--script"])
+        let client = try ClientProcess.launch(["--server", "ws://127.0.0.1:1", "--token", "a.eyJzdWIiOiJhIn0.b", "--toast-duration-seconds=\(value)", "--script"])
         #expect(client.waitForExit() == 4)
     }
 

@@ -3,7 +3,7 @@ import HeraldTestSupport
 import Testing
 
 extension EndToEnd {
-    /// `herald-bench chat` as `.bench/cluster.sh` runs it: three nodes on one database (`--url2` repeated).
+    /// `herald-bench chat` as `.bench/cluster.sh` runs it: three nodes on one database (`--server` repeated).
     @Suite("herald-bench chat over several nodes")
     struct BenchOverNodes {
         static let secret = "bench-nodes-secret"
@@ -13,8 +13,8 @@ extension EndToEnd {
             let nodes = try Nodes(count: 3, pushGrace: 0, arguments: ["--secret", Self.secret])
             defer { nodes.stop() }
             let run = try runToCompletion(HeraldBinaries.bench, [
-                "chat", "--secret", Self.secret, "-u", "12", "--per-user", "2", "--duration", "1", "--drain", "10", "--quiet",
-                "--url", nodes.nodes[0].url, "--url2", nodes.nodes[1].url, "--url2", nodes.nodes[2].url,
+                "chat", "--secret", Self.secret, "-u", "12", "--per-user", "2", "--duration-seconds", "1", "--drain-seconds", "10", "--quiet",
+                "--server", nodes.nodes[0].url, "--server", nodes.nodes[1].url, "--server", nodes.nodes[2].url,
             ])
             let result = run.lastJSONObject ?? [:]
             #expect(run.status == 0, "\(result) \(run.standardError.suffix(2000))")

@@ -4,7 +4,7 @@ import Testing
 
 extension EndToEnd {
     /// `herald-bench crowd` as `.bench/crowd.sh` runs it where one process may not hold every socket: several nodes on
-    /// one database (`--url2` repeated, `--node-pid`) and several load processes (`--processes`).
+    /// one database (`--server` repeated, `--node-pid`) and several load processes (`--processes`).
     @Suite("herald-bench crowd over several nodes and processes")
     struct CrowdOverNodes {
         static let secret = "crowd-nodes-secret"
@@ -15,10 +15,10 @@ extension EndToEnd {
             let nodes = try Nodes(count: 3, pushGrace: 0, arguments: ["--secret", Self.secret, "--max-connections-per-ip", "110"])
             defer { nodes.stop() }
             let run = try runToCompletion(HeraldBinaries.bench, [
-                "crowd", "--secret", Self.secret, "-d", "300", "-n", "50", "--rate", "20", "--idle", "0.5", "--processes", "3",
-                "--url", nodes.nodes[0].url, "--url2", nodes.nodes[1].url, "--url2", nodes.nodes[2].url,
+                "crowd", "--secret", Self.secret, "-d", "300", "-n", "50", "--rate", "20", "--idle-seconds", "0.5", "--processes", "3",
+                "--server", nodes.nodes[0].url, "--server", nodes.nodes[1].url, "--server", nodes.nodes[2].url,
                 "--server-pid", String(nodes.nodes[0].pid), "--node-pid", String(nodes.nodes[1].pid), "--node-pid", String(nodes.nodes[2].pid),
-                "--quiet", "--duration", "1", "--drain", "10", "--setup-timeout", "60",
+                "--quiet", "--duration-seconds", "1", "--drain-seconds", "10", "--setup-timeout-seconds", "60",
             ])
             let result = run.lastJSONObject ?? [:]
             #expect(run.status == 0, "\(result) \(run.standardError.suffix(2000)) \(nodes.standardError.suffix(2000))")

@@ -13,7 +13,7 @@ extension EndToEnd {
         /// under that limit (soft and hard: a process may lower its own hard limit), as on a machine where one process
         /// cannot hold a whole crowd.
         func bench(_ server: TestServer, _ arguments: [String], openFileLimit: Int? = nil) throws -> (status: Int32, result: [String: Any]) {
-            let all = arguments + ["--url", server.url, "--quiet", "--duration", "1", "--drain", "10", "--setup-timeout", "30"]
+            let all = arguments + ["--server", server.url, "--quiet", "--duration-seconds", "1", "--drain-seconds", "10", "--setup-timeout-seconds", "30"]
             let run: CompletedProcess
             if let limit = openFileLimit {
                 run = try runToCompletion("/bin/sh", ["-c", "ulimit -n \(limit) && exec \"$0\" \"$@\"", HeraldBinaries.bench] + all)
@@ -98,7 +98,7 @@ extension EndToEnd {
         func crowd() throws {
             let server = try TestServer(pushGrace: 0, arguments: ["--secret", Self.secret, "--max-connections-per-ip", Self.crowdLimitPerAddress])
             let run = try bench(server, ["crowd", "--secret", Self.secret, "-d", "300", "--source-addresses", "2", "-n", "50", "--rate", "20",
-                                         "--idle", "0.5", "--server-pid", String(server.pid)])
+                                         "--idle-seconds", "0.5", "--server-pid", String(server.pid)])
             #expect(run.result["error"] == nil, "\(run.result)")
             #expect(run.status == 0, "\(run.result)")
             // The kernel's own account of each socket's address (getsockname), and the server, whose per-address limit
@@ -128,7 +128,7 @@ extension EndToEnd {
         @Test("crowd: from one source address the same 300 devices meet the server's per-address limit (what the test above relies on)")
         func crowdFromOneAddress() throws {
             let server = try TestServer(pushGrace: 0, arguments: ["--secret", Self.secret, "--max-connections-per-ip", Self.crowdLimitPerAddress])
-            let run = try bench(server, ["crowd", "--secret", Self.secret, "-d", "300", "-n", "50", "--idle", "0", "--server-pid", String(server.pid)])
+            let run = try bench(server, ["crowd", "--secret", Self.secret, "-d", "300", "-n", "50", "--idle-seconds", "0", "--server-pid", String(server.pid)])
             #expect(run.status == 2, "\(run.result)")
             #expect((run.result["error"] as? String ?? "").contains("429"), "\(run.result)")
         }
@@ -137,7 +137,7 @@ extension EndToEnd {
         func crowdInSeveralProcesses() throws {
             let server = try TestServer(pushGrace: 0, arguments: ["--secret", Self.secret, "--max-connections-per-ip", Self.crowdLimitPerAddress])
             let run = try bench(server, ["crowd", "--secret", Self.secret, "-d", "300", "--source-addresses", "2", "-n", "50", "--rate", "20",
-                                         "--idle", "0.5", "--processes", "3", "--server-pid", String(server.pid)], openFileLimit: 250)
+                                         "--idle-seconds", "0.5", "--processes", "3", "--server-pid", String(server.pid)], openFileLimit: 250)
             #expect(run.result["error"] == nil, "\(run.result)")
             #expect(run.status == 0, "\(run.result)")
             #expect(run.result["devices_per_process"] as? [Int] == [100, 100, 100], "\(run.result)")
@@ -158,14 +158,14 @@ extension EndToEnd {
         func crowdOverTheFileLimit() throws {
             let server = try TestServer(pushGrace: 0, arguments: ["--secret", Self.secret, "--max-connections-per-ip", Self.crowdLimitPerAddress])
             let run = try bench(server, ["crowd", "--secret", Self.secret, "-d", "300", "--source-addresses", "2", "-n", "50",
-                                         "--idle", "0", "--server-pid", String(server.pid)], openFileLimit: 250)
+                                         "--idle-seconds", "0", "--server-pid", String(server.pid)], openFileLimit: 250)
             #expect(run.status == 2, "\(run.result)")
             #expect((run.result["error"] as? String ?? "").contains("open files"), "\(run.result)")
         }
 
         @Test("crowd: more devices than one address has ephemeral ports is refused before connecting, naming the addresses needed")
         func crowdNeedsMoreAddresses() throws {
-            let run = try runToCompletion(HeraldBinaries.bench, ["crowd", "--url", "ws://127.0.0.1:9", "--secret", Self.secret, "--quiet",
+            let run = try runToCompletion(HeraldBinaries.bench, ["crowd", "--server", "ws://127.0.0.1:9", "--secret", Self.secret, "--quiet",
                                                                  "--server-pid", String(getpid()), "-d", "70000"], timeout: .seconds(60))
             #expect(run.status == 2, "\(run.standardOutput) \(run.standardError)")
             // The port range has at most 65,535 ports, so 70,000 connections never fit on one address.

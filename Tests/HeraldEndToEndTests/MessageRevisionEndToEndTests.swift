@@ -237,9 +237,9 @@ extension EndToEnd {
             #expect(bob.events("message.unsent", after: mark).isEmpty)
         }
 
-        @Test("M1, M2: past --edit-window and --unsend-window an edit and an unsend are refused with too_late")
+        @Test("M1, M2: past --edit-window-seconds and --unsend-window-seconds an edit and an unsend are refused with too_late")
         func tooLate() throws {
-            let world = try World(serverArguments: ["--edit-window", "0", "--unsend-window", "0"])
+            let world = try World(serverArguments: ["--edit-window-seconds", "0", "--unsend-window-seconds", "0"])
             let alice = try world.connect("alice")
             let bob = try world.connect("bob")
             let c = try world.dm(alice, "bob")

@@ -27,7 +27,7 @@ extension EndToEnd {
             (["--push-preview", "loud"], "full, sender or none"),
             (["--push-concurrency", "0"], "positive integer"),
             (["--push-host-concurrency", "65"], "1...64"),
-            (["--push-stall-timeout", "100"], "1000...60000 ms"),
+            (["--push-stall-timeout-ms", "100"], "1000...60000 ms"),
             (["--push-test-resolve", "push.example.com"], "host:port:address entries"),
         ] as [([String], String)])
         func refused(arguments: [String], reason: String) throws {

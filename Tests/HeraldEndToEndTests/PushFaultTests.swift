@@ -34,7 +34,7 @@ extension EndToEnd {
             var standIn = try Self.webhook(port: port, secret: secret, certificate: certificate)
             let scene = try Providers.scene(Providers.Setup(
                 standIn: standIn, serverArguments: ["--webhook-url", "https://127.0.0.1:\(port)/push", "--webhook-secret-file", secret],
-                registration: #"{"device":"bob-app","provider":"webhook","token":"device-1"}"#), arguments: ["--push-max-backoff", "2000"])
+                registration: #"{"device":"bob-app","provider":"webhook","token":"device-1"}"#), arguments: ["--push-max-backoff-ms", "2000"])
             let m1 = try scene.world.send(scene.alice, scene.conversation, "before the outage")
             try standIn.waitLog("m1") { Self.accepted($0) == [m1] ? true : nil }
             standIn.stop()
@@ -59,7 +59,7 @@ extension EndToEnd {
             var standIn = try Self.webhook(port: port, secret: secret, certificate: certificate)
             let scene = try Providers.scene(Providers.Setup(
                 standIn: standIn, serverArguments: ["--webhook-url", "https://127.0.0.1:\(port)/push", "--webhook-secret-file", secret],
-                registration: #"{"device":"bob-app","provider":"webhook","token":"device-1"}"#), arguments: ["--push-max-backoff", "2000"])
+                registration: #"{"device":"bob-app","provider":"webhook","token":"device-1"}"#), arguments: ["--push-max-backoff-ms", "2000"])
             standIn.stop()
             var queued: [String] = []
             for index in 1...3 { queued.append(try scene.world.send(scene.alice, scene.conversation, "queued \(index)")) }
@@ -86,13 +86,13 @@ extension EndToEnd {
             #expect(left.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
         }
     
-        @Test("Expiry: a push whose provider keeps it waiting past its TTL (--push-ttl) is dropped, not sent late")
+        @Test("Expiry: a push whose provider keeps it waiting past its TTL (--push-ttl-seconds) is dropped, not sent late")
         func expiredIsDropped() throws {
             let secret = try Self.secretFile()
             let standIn = try PushStandIn("webhook.py", ["--secret-file", secret], certificate: try SelfSignedCertificate.make())
             let scene = try Providers.scene(Providers.Setup(
                 standIn: standIn, serverArguments: ["--webhook-url", "https://127.0.0.1:\(standIn.port)/push", "--webhook-secret-file", secret],
-                registration: #"{"device":"bob-app","provider":"webhook","token":"device-1"}"#), arguments: ["--push-ttl", "2"])
+                registration: #"{"device":"bob-app","provider":"webhook","token":"device-1"}"#), arguments: ["--push-ttl-seconds", "2"])
             try standIn.respond("429:4")
             let late = try scene.world.send(scene.alice, scene.conversation, "worth nothing in 2 s")
             try standIn.waitLog("the first attempt") { PushStandIn.entries($0, about: late).first }

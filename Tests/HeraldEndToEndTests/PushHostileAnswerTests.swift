@@ -23,12 +23,12 @@ extension EndToEnd {
         }
 
         @Test(
-            "Retry-After Int64.max, Int64.max/1000, beyond Int64, negative, garbage and an HTTP-date in year 9999: the server stays up, retries within the limit (--push-max-retry-after 2), and other pushes flow",
+            "Retry-After Int64.max, Int64.max/1000, beyond Int64, negative, garbage and an HTTP-date in year 9999: the server stays up, retries within the limit (--push-max-retry-after-seconds 2), and other pushes flow",
             arguments: ["webhook", "apns", "fcm", "webpush"])
         func extremeRetryAfter(provider: String) throws {
             let setup = try EndToEnd.PushPreviewNone.setup(provider)
             let standIn = setup.standIn
-            let scene = try Providers.scene(setup, arguments: ["--push-max-retry-after", "2", "--push-max-backoff", "1000"])
+            let scene = try Providers.scene(setup, arguments: ["--push-max-retry-after-seconds", "2", "--push-max-backoff-ms", "1000"])
             // Every value through the webhook; the other providers share the parser, so three kinds each keep the run short.
             let hostile =
                 provider == "webhook"

@@ -24,7 +24,7 @@ extension EndToEnd {
             let vapid = try Providers.p256Key()
             let world = try World(
                 serverArguments: [
-                    "--push-ca-file", standIn.certificate.certificateFile, "--push-max-backoff", "3000", "--metrics", "--vapid-key-file", vapid,
+                    "--push-ca-file", standIn.certificate.certificateFile, "--push-max-backoff-ms", "3000", "--metrics", "--vapid-key-file", vapid,
                     "--vapid-subject", "mailto:ops@example.com",
                 ] + arguments)
             let made = try runToCompletion(HeraldBinaries.server, ["apikey", "create", "--name", "e2e", "--db", world.server.databasePath])
@@ -131,7 +131,7 @@ extension EndToEnd {
             let requests = PushStandIn.entries(try standIn.log(), about: message).filter {
                 ((($0["time"] as? NSNumber)?.doubleValue ?? 0) - sentAt.timeIntervalSince1970) < 12
             }
-            // The host is backed off as a whole (1 s, 2 s, then --push-max-backoff 3 s) with two requests in flight at
+            // The host is backed off as a whole (1 s, 2 s, then --push-max-backoff-ms 3 s) with two requests in flight at
             // most: about five windows of two. Each row retried on its own backoff made over thirty.
             #expect(requests.count <= 12, "\(requests.count) requests to one failing host in 12 s")
             #expect(requests.count >= 2, "it was tried")

@@ -27,7 +27,7 @@ extension EndToEnd {
 
         static func scene(_ setup: Setup, arguments: [String] = []) throws -> Scene {
             let world = try World(
-                serverArguments: ["--push-ca-file", setup.standIn.certificate.certificateFile, "--push-max-backoff", "3000", "--metrics"] + setup.serverArguments
+                serverArguments: ["--push-ca-file", setup.standIn.certificate.certificateFile, "--push-max-backoff-ms", "3000", "--metrics"] + setup.serverArguments
                     + arguments)
             let made = try runToCompletion(HeraldBinaries.server, ["apikey", "create", "--name", "e2e", "--db", world.server.databasePath])
             try #require(made.status == 0, "apikey create failed: \(made.standardError)")

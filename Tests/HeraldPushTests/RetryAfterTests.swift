@@ -24,7 +24,7 @@ struct RetryAfterTests {
             #expect(value != nil, "\(text.prefix(30)) is delay-seconds")
             #expect(value?.seconds(now: Self.now) == Self.hour, "\(text.prefix(30)) waits the limit, an hour")
             #expect(value?.seconds(now: Int64.max) == Self.hour)
-            #expect(value?.seconds(now: Self.now, limit: 2) == 2, "a lower limit (--push-max-retry-after) wins")
+            #expect(value?.seconds(now: Self.now, limit: 2) == 2, "a lower limit (--push-max-retry-after-seconds) wins")
         }
         #expect(RetryAfter(header: "9223372036854775808") == .delay(seconds: Int64.max))
     }

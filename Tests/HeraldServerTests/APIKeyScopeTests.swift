@@ -61,10 +61,10 @@ struct APIKeyScopeTests {
         #expect(expiredAnswer.status == 401 && expiredAnswer.errorCode == "unauthorized")
         #expect(expiredAnswer.body == unknownAnswer.body && expiredAnswer.header("WWW-Authenticate") == unknownAnswer.header("WWW-Authenticate"))
 
-        let hour = try APIClient(port: server.port, key: try Self.createKey(server, ["--expires-in", "3600"]))
+        let hour = try APIClient(port: server.port, key: try Self.createKey(server, ["--ttl-seconds", "3600"]))
         #expect(try hour.request("POST", "/api/v1/users", json: #"{"id":"alice","name":"Alice"}"#).status == 201)
         // A key made to expire in a second stops working once that second has passed, on the same running server.
-        let second = try APIClient(port: server.port, key: try Self.createKey(server, ["--expires-in", "1"]))
+        let second = try APIClient(port: server.port, key: try Self.createKey(server, ["--ttl-seconds", "1"]))
         let refused = try Hardening.eventually(timeoutMs: 5_000) { try second.request("GET", "/api/v1/users/alice").status == 401 }
         #expect(refused)
         #expect(try hour.request("GET", "/api/v1/users/alice").status == 200)
@@ -94,7 +94,7 @@ struct APIKeyScopeTests {
     func listNeverShowsSecrets() throws {
         let server = try ServerHarness.start()
         defer { server.stop() }
-        let reader = try Self.createKey(server, ["--scope", "read", "--name", "dashboard", "--expires-in", "3600"])
+        let reader = try Self.createKey(server, ["--scope", "read", "--name", "dashboard", "--ttl-seconds", "3600"])
         let writer = try Self.createKey(server, ["--name", "backend"])
         let writerID = try #require(APIKey.id(of: writer)), readerID = try #require(APIKey.id(of: reader))
         #expect(try Self.apikey(["revoke", writerID], db: server.databasePath).status == 0)
@@ -122,8 +122,8 @@ struct APIKeyScopeTests {
         let scope = try Self.apikey(["create", "--scope", "admin"], db: server.databasePath)
         #expect(scope.status == 64 && scope.standardError.contains("--scope must be read or full"), "\(scope.standardError)")
         for lifetime in ["0", "-5", "99999999999999"] {
-            let result = try Self.apikey(["create", "--expires-in=\(lifetime)"], db: server.databasePath)
-            #expect(result.status == 64 && result.standardError.contains("--expires-in"), "\(lifetime): \(result.standardError)")
+            let result = try Self.apikey(["create", "--ttl-seconds=\(lifetime)"], db: server.databasePath)
+            #expect(result.status == 64 && result.standardError.contains("--ttl-seconds"), "\(lifetime): \(result.standardError)")
         }
         let unknown = try Self.apikey(["revoke", "0123456789abcdef"], db: server.databasePath)
         #expect(unknown.status == 1 && unknown.standardError.contains("no API key with id 0123456789abcdef"), "\(unknown.standardError)")

@@ -30,7 +30,7 @@ struct EngineAutobahnLimitsTests {
         }
     }
 
-    @Test("RFC 6455 §10.4: a frame over --max-frame-size fails with 1009 at its header; a message over --max-message-size too")
+    @Test("RFC 6455 §10.4: a frame over --max-frame-bytes fails with 1009 at its header; a message over --max-message-bytes too")
     func messageTooBig() throws {
         try withEchoServer { server in
             // The server stops reading at the failing header, so the rest of a 1 MiB write fits only if the kernel's

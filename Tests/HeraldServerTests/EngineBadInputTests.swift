@@ -40,9 +40,9 @@ struct EngineBadInputTests {
         }
     }
 
-    @Test("A handshake that never finishes is closed after --handshake-timeout; a session alongside keeps echoing")
+    @Test("A handshake that never finishes is closed after --handshake-timeout-ms; a session alongside keeps echoing")
     func slowHandshakeTimesOut() throws {
-        try withEchoServer(["--handshake-timeout", "300", "--tick", "20"]) { server in
+        try withEchoServer(["--handshake-timeout-ms", "300", "--tick-ms", "20"]) { server in
             let bystander = try RawWebSocketClient.connect(port: server.port)
             let slow = try RawWebSocketClient(port: server.port)
             let started = RawWebSocketClientClock.now()
@@ -119,9 +119,9 @@ struct EngineBadInputTests {
         }
     }
 
-    @Test("Idle sessions are pinged every --ping-interval and closed with 1001 after --idle-timeout of silence")
+    @Test("Idle sessions are pinged every --ping-interval-ms and closed with 1001 after --idle-timeout-ms of silence")
     func pingAndIdleTimeout() throws {
-        try withEchoServer(["--ping-interval", "150", "--idle-timeout", "600", "--tick", "20"]) { server in
+        try withEchoServer(["--ping-interval-ms", "150", "--idle-timeout-ms", "600", "--tick-ms", "20"]) { server in
             let client = try RawWebSocketClient.connect(port: server.port)
             let ping = try client.readFrame(timeoutMilliseconds: 1000)
             #expect(ping.opcode == Op.ping)

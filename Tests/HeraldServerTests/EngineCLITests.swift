@@ -27,8 +27,8 @@ struct EngineCLITests {
     func helpListsEveryOption() throws {
         let (status, help) = try Self.run(["serve", "--help"])
         #expect(status == 0)
-        for flag in ["--host", "--port", "--threads", "--bench-endpoints", "--db", "--secret", "--secret-file", "--push-grace", "--handshake-timeout",
-                     "--ping-interval", "--idle-timeout", "--tick", "--max-frame-size", "--max-message-size", "--max-connections", "--log-level"] {
+        for flag in ["--host", "--port", "--threads", "--bench-endpoints", "--db", "--secret", "--secret-file", "--push-grace-seconds", "--handshake-timeout-ms",
+                     "--ping-interval-ms", "--idle-timeout-ms", "--tick-ms", "--max-frame-bytes", "--max-message-bytes", "--max-connections", "--log-level"] {
             #expect(help.contains(flag), "missing \(flag)")
             let variable = "HERALD_" + flag.dropFirst(2).uppercased().replacingOccurrences(of: "-", with: "_")
             #expect(help.contains(variable), "missing \(variable)")
@@ -44,7 +44,7 @@ struct EngineCLITests {
         for setting in HeraldServerOptions.settings {
             #expect(help.contains(setting.flag), "missing \(setting.flag)")
         }
-        for text in ["--port", "--push-grace", "HERALD_PUSH_GRACE", "serve (default)", "token", "apikey"] {
+        for text in ["--port", "--push-grace-seconds", "HERALD_PUSH_GRACE_SECONDS", "serve (default)", "token", "apikey"] {
             #expect(help.contains(text), "missing \(text)")
         }
     }
@@ -125,18 +125,18 @@ struct EngineCLITests {
 
     @Test("An unparsable HERALD_* value or flag stops the server at start with a non-zero status and names the variable")
     func badValuesAreRefused() throws {
-        let (status, output) = try Self.run(["serve", "--port", "0"], environment: ["HERALD_IDLE_TIMEOUT": "soon"])
+        let (status, output) = try Self.run(["serve", "--port", "0"], environment: ["HERALD_IDLE_TIMEOUT_MS": "soon"])
         #expect(status != 0)
-        #expect(output.contains("HERALD_IDLE_TIMEOUT"))
-        let (tickStatus, _) = try Self.run(["serve", "--port", "0", "--tick", "0"])
+        #expect(output.contains("HERALD_IDLE_TIMEOUT_MS"))
+        let (tickStatus, _) = try Self.run(["serve", "--port", "0", "--tick-ms", "0"])
         #expect(tickStatus != 0)
     }
 
-    @Test("Values that used to trap (--port=-1, --push-grace inf, --api-rate-limit inf or 1e300) exit 64 with a message, not a signal")
+    @Test("Values that used to trap (--port=-1, --push-grace-seconds inf, --api-rate-limit inf or 1e300) exit 64 with a message, not a signal")
     func trappingValuesAreRefused() throws {
         // A database path of its own, so a regression that gets as far as opening the store leaves nothing behind here.
         let db = ["--db", FileManager.default.temporaryDirectory.appendingPathComponent("review-\(getpid()).db").path]
-        for arguments in [["--port=-1"], ["--port", "0", "--push-grace", "inf"], ["--port", "0", "--api-rate-limit", "inf"]] {
+        for arguments in [["--port=-1"], ["--port", "0", "--push-grace-seconds", "inf"], ["--port", "0", "--api-rate-limit", "inf"]] {
             let (status, output) = try Self.run(["serve"] + db + arguments)
             #expect(status == 64, "\(arguments): \(output)")
         }

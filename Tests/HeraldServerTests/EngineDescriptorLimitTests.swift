@@ -13,7 +13,7 @@ import Testing
 struct EngineDescriptorLimitTests {
     @Test("Accept at EMFILE pauses the listener instead of spinning, then resumes")
     func acceptAtDescriptorLimitDoesNotSpin() throws {
-        let server = try ServerHarness.start(["--bench-endpoints", "--threads", "1", "--tick", "10"])
+        let server = try ServerHarness.start(["--bench-endpoints", "--threads", "1", "--tick-ms", "10"])
         defer { server.stop() }
         // Allow exactly one more descriptor than the server holds now: room for one accepted connection.
         let open = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(server.pid)/fd").count

@@ -59,7 +59,7 @@ struct EngineOptionsValidationTests {
         #expect(Self.refuses { $0.handshakeRatePerIP = .infinity })
     }
 
-    @Test("A --max-message-size whose send-queue bound would overflow is refused")
+    @Test("A --max-message-bytes whose send-queue bound would overflow is refused")
     func hugeMessageSizeIsRefused() {
         #expect(Self.refuses { $0.maxMessageSize = .max })
         #expect(!Self.refuses { $0.maxMessageSize = 64 << 20 })

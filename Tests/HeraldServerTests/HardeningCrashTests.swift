@@ -64,7 +64,7 @@ struct HardeningCrashTests {
     func killsDuringPipelinedSends() throws {
         var servers: [ServerHarness] = []
         defer { for server in servers { server.stop() } }
-        let first = try ServerHarness.start(["--push-grace", "0", "--sync-send-rate", "0"])
+        let first = try ServerHarness.start(["--push-grace-seconds", "0", "--sync-send-rate", "0"])
         servers.append(first)
         let db = first.databasePath
         let writers = try (0..<Self.writers).map { Writer(user: "w\($0)", token: try Hardening.token(first, "w\($0)")) }
@@ -77,7 +77,7 @@ struct HardeningCrashTests {
         var generator = SystemRandomNumberGenerator()
         var kills = 0
         for cycle in 0..<5 {
-            let server = cycle == 0 ? first : try ServerHarness.start(["--push-grace", "0", "--sync-send-rate", "0", "--db", db])
+            let server = cycle == 0 ? first : try ServerHarness.start(["--push-grace-seconds", "0", "--sync-send-rate", "0", "--db", db])
             if cycle > 0 { servers.append(server) }
             let acked = SharedTally(0)
             let done = DispatchGroup()

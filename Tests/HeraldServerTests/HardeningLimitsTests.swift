@@ -53,9 +53,9 @@ struct HardeningLimitsTests {
         #expect(Hardening.probe(port: server.port, sourceIP: "127.0.0.3", request: Hardening.upgrade()) == 101)
     }
 
-    @Test("HERALD_HANDSHAKE_TIMEOUT: a request head that never completes is dropped after the timeout and counted")
+    @Test("HERALD_HANDSHAKE_TIMEOUT_MS: a request head that never completes is dropped after the timeout and counted")
     func handshakeTimeout() throws {
-        let server = try ServerHarness.start(["--bench-endpoints"], environment: ["HERALD_HANDSHAKE_TIMEOUT": "300"])
+        let server = try ServerHarness.start(["--bench-endpoints"], environment: ["HERALD_HANDSHAKE_TIMEOUT_MS": "300"])
         defer { server.stop() }
         let slow = try RawWebSocketClient(port: server.port, timeoutMilliseconds: 3_000)
         try slow.send("GET /echo HTTP/1.1\r\nHost: x\r\n")
@@ -65,18 +65,18 @@ struct HardeningLimitsTests {
         #expect((try Hardening.metrics(port: server.port)["herald_handshake_timeouts_total"] ?? 0) >= 1)
     }
 
-    @Test("--ping-interval / --idle-timeout: a silent session is pinged, then closed with 1001")
+    @Test("--ping-interval-ms / --idle-timeout-ms: a silent session is pinged, then closed with 1001")
     func idleTimeout() throws {
-        let server = try ServerHarness.start(["--bench-endpoints", "--ping-interval", "150", "--idle-timeout", "500", "--tick", "20"])
+        let server = try ServerHarness.start(["--bench-endpoints", "--ping-interval-ms", "150", "--idle-timeout-ms", "500", "--tick-ms", "20"])
         defer { server.stop() }
         let client = try RawWebSocketClient.connect(port: server.port)
         #expect(try client.readFrame(timeoutMilliseconds: 2_000).opcode == 0x9)
         #expect(try client.readCloseCode(timeoutMilliseconds: 2_000) == 1001)
     }
 
-    @Test("--max-frame-size / --max-message-size from flags: one byte over either fails that connection with 1009")
+    @Test("--max-frame-bytes / --max-message-bytes from flags: one byte over either fails that connection with 1009")
     func frameAndMessageSize() throws {
-        let server = try ServerHarness.start(["--bench-endpoints", "--max-frame-size", "1000", "--max-message-size", "3000"])
+        let server = try ServerHarness.start(["--bench-endpoints", "--max-frame-bytes", "1000", "--max-message-bytes", "3000"])
         defer { server.stop() }
         let fits = try RawWebSocketClient.connect(port: server.port)
         try fits.sendFrame(opcode: 0x2, payload: [UInt8](repeating: 7, count: 1000))
@@ -160,7 +160,7 @@ struct HardeningLimitsTests {
         process.waitUntilExit()
         for (flag, variable) in [("--max-connections-per-ip", "HERALD_MAX_CONNECTIONS_PER_IP"), ("--handshake-rate-per-ip", "HERALD_HANDSHAKE_RATE_PER_IP"),
                                  ("--sync-send-rate", "HERALD_SYNC_SEND_RATE"), ("--max-text-bytes", "HERALD_MAX_TEXT_BYTES"),
-                                 ("--max-queued-bytes", "HERALD_MAX_QUEUED_BYTES"), ("--socket-send-buffer", "HERALD_SOCKET_SEND_BUFFER"), ("--metrics", "HERALD_METRICS"),
+                                 ("--max-queued-bytes", "HERALD_MAX_QUEUED_BYTES"), ("--socket-send-buffer-bytes", "HERALD_SOCKET_SEND_BUFFER_BYTES"), ("--metrics", "HERALD_METRICS"),
                                  ("--max-connections", "HERALD_MAX_CONNECTIONS"), ("--log-level", "HERALD_LOG_LEVEL")] {
             #expect(help.contains(flag) && help.contains(variable), "\(flag) / \(variable)")
         }

@@ -24,7 +24,7 @@ struct HardeningLoggingTests {
 
     @Test("2,000 upgrades with a bad token: each is refused 401, a few warnings name peer, route and reason, and summaries account for every other one")
     func badTokenFloodIsRateLimited() throws {
-        let server = try ServerHarness.start(["--warnings-per-second", "10", "--warning-summary-interval", "300"])
+        let server = try ServerHarness.start(["--warnings-per-second", "10", "--warning-summary-interval-ms", "300"])
         defer { server.stop() }
         let request = RawWebSocketClient.upgradeRequest(path: "/sync", extraHeaders: [("Authorization", "Bearer not-a-token")]).bytes
         var refused = 0
@@ -63,8 +63,8 @@ struct HardeningLoggingTests {
 
     @Test("A /sync receiver closed as a slow consumer is logged at warning with its remote address and route")
     func slowConsumerCloseIsLogged() throws {
-        let server = try ServerHarness.start(["--max-message-size", "65536", "--max-text-bytes", "60000", "--max-queued-bytes", "131072",
-                                              "--socket-send-buffer", "65536", "--sync-send-rate", "0", "--push-grace", "0"])
+        let server = try ServerHarness.start(["--max-message-bytes", "65536", "--max-text-bytes", "60000", "--max-queued-bytes", "131072",
+                                              "--socket-send-buffer-bytes", "65536", "--sync-send-rate", "0", "--push-grace-seconds", "0"])
         defer { server.stop() }
         let alice = try SyncTestClient(port: server.port, token: try Hardening.token(server, "alice"), timeoutMilliseconds: 10_000)
         try alice.request(#"{"type":"sync"}"#)

@@ -44,7 +44,7 @@ struct HardeningSlowConsumerTests {
         // A 128 KiB queue bound (one maximal 64 KiB message fits twice) and a 64 KiB kernel send buffer (loopback's
         // autotuning would otherwise start near 2.5 MiB), so the stalled reader overflows after ~40 messages. The 202
         // devices all come from 127.0.0.1: past the 64 one person's devices need, so the address gets room for them.
-        let server = try ServerHarness.start(["--max-message-size", "65536", "--max-queued-bytes", "131072", "--socket-send-buffer", "65536", "--sync-send-rate", "0", "--push-grace", "0",
+        let server = try ServerHarness.start(["--max-message-bytes", "65536", "--max-queued-bytes", "131072", "--socket-send-buffer-bytes", "65536", "--sync-send-rate", "0", "--push-grace-seconds", "0",
                                               "--max-connections-per-ip", "300"])
         defer { server.stop() }
         let users = (0..<Self.activeCount).map { "u\($0)" }

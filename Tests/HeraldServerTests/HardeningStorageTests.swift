@@ -24,7 +24,7 @@ struct HardeningStorageTests {
     @Test("A database that cannot grow: sends answer unavailable (nothing acknowledged, nothing stored), reads keep working, and it recovers")
     func databaseCannotGrow() throws {
         // The log goes through a pipe: the file-size limit below would otherwise stop the server's log file as well.
-        let server = try ServerHarness.start(["--push-grace", "0"], standardErrorThroughPipe: true)
+        let server = try ServerHarness.start(["--push-grace-seconds", "0"], standardErrorThroughPipe: true)
         defer { server.stop() }
         let alice = try SyncTestClient(port: server.port, token: try Hardening.token(server, "alice"))
         let bob = try SyncTestClient(port: server.port, token: try Hardening.token(server, "bob"))

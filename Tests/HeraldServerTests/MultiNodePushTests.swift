@@ -23,7 +23,7 @@ struct MultiNodePushTests {
     }
 
     private func twoNodes(grace: String) throws -> TwoNodes {
-        let (url, servers) = try startNodes(2, ["--push-grace", grace])
+        let (url, servers) = try startNodes(2, ["--push-grace-seconds", grace])
         return TwoNodes(
             url: url, a: servers[0], b: servers[1],
             alice: try ServerHarness.token("alice", store: url), bob: try ServerHarness.token("bob", store: url))

@@ -28,7 +28,7 @@ struct MultiNodeRestartTests {
         // Its own cluster: restarting the shared one would cut every other PostgreSQL test running in parallel.
         let cluster = try PostgresCluster.startPrivate()
         let url = try cluster.createDatabase()
-        let servers = try (0..<2).map { _ in try ServerHarness.start(["--store", url, "--push-grace", "0", "--sync-send-rate", "0"]) }
+        let servers = try (0..<2).map { _ in try ServerHarness.start(["--store", url, "--push-grace-seconds", "0", "--sync-send-rate", "0"]) }
         defer { servers.forEach { $0.stop() } }
         let (a, b) = (servers[0], servers[1])
         let alice = try SyncTestClient(port: a.port, token: try ServerHarness.token("alice", store: url))

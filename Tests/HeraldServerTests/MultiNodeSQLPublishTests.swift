@@ -14,7 +14,7 @@ struct MultiNodeSQLPublishTests {
 
     @Test("R1, R3, U1, P1: a message published in a transaction that commits reaches bob's devices on both nodes once, counts unread and pushes his background phone; one that rolls back is never seen; a retry is a duplicate (R4)")
     func publishInsideTransaction() throws {
-        let (url, servers) = try startNodes(2, ["--push-grace", "0"])
+        let (url, servers) = try startNodes(2, ["--push-grace-seconds", "0"])
         defer { servers.forEach { $0.stop() } }
         let alice = try ServerHarness.token("alice", store: url)
         let bob = try ServerHarness.token("bob", store: url)

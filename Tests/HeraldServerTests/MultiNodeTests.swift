@@ -12,7 +12,7 @@ import Testing
 struct MultiNodeTests {
     /// Starts `count` nodes on a fresh database and returns them with its URL.
     private func nodes(_ count: Int) throws -> (url: String, nodes: [ServerHarness]) {
-        try startNodes(count, ["--push-grace", "0"])
+        try startNodes(count, ["--push-grace-seconds", "0"])
     }
 
     /// Message events received until `count` arrived (or a timeout), then anything else within a short settle.

@@ -13,7 +13,7 @@ struct SecurityFlowControlTests {
 
     @Test("1,000 history requests (limit 200, long messages) pipelined on one connection: server memory stays within 64 MiB of idle, another user's request is answered in under 100 ms (median), and every request is answered in order")
     func pipelinedLargeRequestsAreFlowControlled() throws {
-        let server = try ServerHarness.start(["--sync-send-rate", "0", "--push-grace", "0"])
+        let server = try ServerHarness.start(["--sync-send-rate", "0", "--push-grace-seconds", "0"])
         defer { server.stop() }
         let alice = try SyncTestClient(port: server.port, token: try Hardening.token(server, "alice"), timeoutMilliseconds: 30_000)
         defer { alice.close() }
@@ -64,7 +64,7 @@ struct SecurityFlowControlTests {
 
     @Test("A user added to 500 groups of 1,000 members still syncs a new device: the snapshot names 64 participants per group (members pages the rest) and never makes its own device a slow consumer")
     func largeSnapshotIsNotASlowConsumer() throws {
-        let server = try ServerHarness.start(["--sync-send-rate", "0", "--sync-create-rate", "0", "--push-grace", "0", "--max-queued-bytes", "4194304"])
+        let server = try ServerHarness.start(["--sync-send-rate", "0", "--sync-create-rate", "0", "--push-grace-seconds", "0", "--max-queued-bytes", "4194304"])
         defer { server.stop() }
         let members = (0..<998).map { "m\($0)" }
         do {

@@ -91,7 +91,7 @@ struct SecurityIdentityTests {
 
     @Test("A connection ends with its token: a 3 s token kept alive by pings is closed with 4001 when it expires, and cannot reconnect")
     func tokenExpiryClosesTheConnection() throws {
-        let server = try ServerHarness.start(["--ping-interval", "500"])
+        let server = try ServerHarness.start(["--ping-interval-ms", "500"])
         defer { server.stop() }
         let token = try TokenIssuer.issue(dbPath: server.databasePath, user: "alice", name: "Alice", secret: nil, ttlSeconds: 3)
         let opened = Date()

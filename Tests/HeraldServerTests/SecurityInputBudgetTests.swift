@@ -69,10 +69,10 @@ struct SecurityInputBudgetTests {
         #expect(server.isRunning)
     }
 
-    @Test("--max-buffered-input: the server's budget refuses an unfinished message of any user past it, with 1008")
+    @Test("--max-buffered-input-bytes: the server's budget refuses an unfinished message of any user past it, with 1008")
     func serverBudgetCoversEveryUser() throws {
-        let server = try ServerHarness.start(["--max-buffered-input", "4194304", "--max-buffered-input-per-user", "0", "--max-message-size", "2097152",
-                                              "--max-frame-size", "2097152"])
+        let server = try ServerHarness.start(["--max-buffered-input-bytes", "4194304", "--max-buffered-input-bytes-per-user", "0", "--max-message-bytes", "2097152",
+                                              "--max-frame-bytes", "2097152"])
         defer { server.stop() }
         var held: [RawWebSocketClient] = []
         var refused: UInt16?

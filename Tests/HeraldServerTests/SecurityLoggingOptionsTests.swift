@@ -17,10 +17,10 @@ struct SecurityLoggingOptionsTests {
         #expect(EngineOptionsValidationTests.refuses { $0.metricsToken = "" }, "an empty token would let anyone in")
     }
 
-    @Test("HERALD_WARNINGS_PER_SECOND, HERALD_WARNING_SUMMARY_INTERVAL and HERALD_METRICS_TOKEN_FILE are read; bad numbers name the variable")
+    @Test("HERALD_WARNINGS_PER_SECOND, HERALD_WARNING_SUMMARY_INTERVAL_MS and HERALD_METRICS_TOKEN_FILE are read; bad numbers name the variable")
     func environmentVariables() throws {
         let options = try HeraldServerOptions(environment: [
-            "HERALD_WARNINGS_PER_SECOND": "3", "HERALD_WARNING_SUMMARY_INTERVAL": "500", "HERALD_METRICS_TOKEN_FILE": "/etc/herald/metrics-token",
+            "HERALD_WARNINGS_PER_SECOND": "3", "HERALD_WARNING_SUMMARY_INTERVAL_MS": "500", "HERALD_METRICS_TOKEN_FILE": "/etc/herald/metrics-token",
         ])
         #expect(options.warningsPerSecond == 3)
         #expect(options.warningSummaryIntervalMs == 500)

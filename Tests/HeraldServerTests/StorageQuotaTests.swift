@@ -3,7 +3,7 @@ import HeraldProtocol
 import HeraldTestSupport
 import Testing
 
-/// `--user-daily-quota` on the real binary (SQLite): one account cannot store more message content per UTC day than the
+/// `--user-daily-quota-bytes` on the real binary (SQLite): one account cannot store more message content per UTC day than the
 /// quota, over /sync or the API; past it `send` and `message.edit` are `quota_exceeded` (API: 429 with Retry-After)
 /// and nothing is stored; other users and retries of stored messages are unaffected.
 @Suite("Storage quota: bytes of message content per user per day", .serialized)
@@ -12,7 +12,7 @@ struct StorageQuotaTests {
 
     @Test("/sync: sends stop at the quota with quota_exceeded and are not stored; retries and another user still work; edits are charged")
     func syncSendsStopAtTheQuota() throws {
-        let server = try ServerHarness.start(["--user-daily-quota", "1000"])
+        let server = try ServerHarness.start(["--user-daily-quota-bytes", "1000"])
         defer { server.stop() }
         let alice = try SyncTestClient(port: server.port, token: try Hardening.token(server, "alice"))
         defer { alice.close() }
@@ -48,7 +48,7 @@ struct StorageQuotaTests {
 
     @Test("API: a message past the sender's quota is 429 quota_exceeded with Retry-After, nothing stored")
     func apiPostStopsAtTheQuota() throws {
-        let server = try ServerHarness.start(["--user-daily-quota", "500", "--api-rate-limit", "0"])
+        let server = try ServerHarness.start(["--user-daily-quota-bytes", "500", "--api-rate-limit", "0"])
         defer { server.stop() }
         let (_, keyOutput) = try APIOpenAPITests.run(["apikey", "create", "--db", server.databasePath])
         let api = try APIClient(port: server.port, key: keyOutput.trimmingCharacters(in: .whitespacesAndNewlines))
@@ -82,9 +82,9 @@ struct StorageQuotaMultiNodeTests {
     @Test("Sends on node A and node B draw on the same daily allowance; past it either node answers quota_exceeded")
     func nodesShareTheAllowance() throws {
         let url = try PostgresCluster.newDatabase()
-        let a = try ServerHarness.start(["--store", url, "--user-daily-quota", "1000"])
+        let a = try ServerHarness.start(["--store", url, "--user-daily-quota-bytes", "1000"])
         defer { a.stop() }
-        let b = try ServerHarness.start(["--store", url, "--user-daily-quota", "1000"])
+        let b = try ServerHarness.start(["--store", url, "--user-daily-quota-bytes", "1000"])
         defer { b.stop() }
         _ = try ServerHarness.token("bob", store: url)
         let token = try ServerHarness.token("alice", store: url)

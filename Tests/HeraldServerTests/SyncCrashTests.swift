@@ -10,7 +10,7 @@ import Testing
 struct SyncCrashTests {
     @Test("R3/R4: SIGKILL during a stream of acknowledged sends; after restart every acknowledged message is there, none twice")
     func killDuringSends() throws {
-        let first = try ServerHarness.start(["--push-grace", "0"])
+        let first = try ServerHarness.start(["--push-grace-seconds", "0"])
         let db = first.databasePath
         let token = try TokenIssuer.issue(dbPath: db, user: "alice", name: "Alice", secret: nil, ttlSeconds: 600)
         _ = try TokenIssuer.issue(dbPath: db, user: "bob", name: "Bob", secret: nil, ttlSeconds: 600)
@@ -47,7 +47,7 @@ struct SyncCrashTests {
         #expect(acknowledged.count >= 6 * window, "the sends before the kill were acknowledged")
         #expect(acknowledged.count < attempted.count, "the kill landed mid-stream")
 
-        let second = try ServerHarness.start(["--push-grace", "0", "--db", db])
+        let second = try ServerHarness.start(["--push-grace-seconds", "0", "--db", db])
         defer { second.stop() }
         let again = try SyncTestClient(port: second.port, token: token)
         try again.request(#"{"type":"sync"}"#)

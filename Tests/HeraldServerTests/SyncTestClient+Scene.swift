@@ -13,7 +13,7 @@ extension SyncTestClient {
 
 /// `count` real `herald-server` nodes on one fresh database of the shared PostgreSQL cluster, each started with
 /// `arguments` after `--store`; the database's URL beside them.
-func startNodes(_ count: Int, _ arguments: [String] = ["--push-grace", "0", "--sync-send-rate", "0"]) throws -> (url: String, nodes: [ServerHarness]) {
+func startNodes(_ count: Int, _ arguments: [String] = ["--push-grace-seconds", "0", "--sync-send-rate", "0"]) throws -> (url: String, nodes: [ServerHarness]) {
     let url = try PostgresCluster.newDatabase()
     return (url, try (0..<count).map { _ in try ServerHarness.start(["--store", url] + arguments) })
 }

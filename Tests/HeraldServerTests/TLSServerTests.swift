@@ -33,7 +33,7 @@ struct TLSServerTests {
     func garbageClientsAreDropped() throws {
         // The handshake timeout is far beyond the wait, so an EOF proves the bytes were refused, not timed out,
         // even on a loaded machine.
-        try withTLSEchoServer(["--handshake-timeout", "120000"]) { server, tunnel in
+        try withTLSEchoServer(["--handshake-timeout-ms", "120000"]) { server, tunnel in
             let session = try RawWebSocketClient.connect(port: tunnel.port, timeoutMilliseconds: 30_000)
             var generator = SystemRandomNumberGenerator()
             // The random bytes start with a record header no TLS version has (type 0, version 0.x): a random first
@@ -55,9 +55,9 @@ struct TLSServerTests {
         }
     }
 
-    @Test("A client that stops mid-handshake is closed by --handshake-timeout; others are served meanwhile")
+    @Test("A client that stops mid-handshake is closed by --handshake-timeout-ms; others are served meanwhile")
     func stalledHandshakeTimesOut() throws {
-        try withTLSEchoServer(["--handshake-timeout", "400", "--tick", "20"]) { server, tunnel in
+        try withTLSEchoServer(["--handshake-timeout-ms", "400", "--tick-ms", "20"]) { server, tunnel in
             let engine = try TLSEngine(context: TLSContext.client(trust: .insecure), serverName: "localhost")
             var hello: [UInt8] = []
             try engine.start(into: &hello)

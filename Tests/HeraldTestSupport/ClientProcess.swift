@@ -36,12 +36,12 @@ public final class ClientProcess: @unchecked Sendable {
         try ClientProcess(name: name, arguments: arguments, environment: environment)
     }
 
-    /// Starts `herald --server ws://127.0.0.1:<port> --token <token> --script`, then `--toast-duration` when
+    /// Starts `herald --server ws://127.0.0.1:<port> --token <token> --script`, then `--toast-duration-seconds` when
     /// given, then `arguments`.
     public static func start(port: Int, token: String, name: String = "herald", toastDuration: Double? = nil,
                              arguments: [String] = []) throws -> ClientProcess {
         var all = ["--server", "ws://127.0.0.1:\(port)", "--token", token, "--script"]
-        if let toastDuration { all += ["--toast-duration", String(toastDuration)] }
+        if let toastDuration { all += ["--toast-duration-seconds", String(toastDuration)] }
         return try launch(all + arguments, name: name)
     }
 

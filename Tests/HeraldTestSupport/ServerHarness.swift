@@ -50,7 +50,7 @@ public final class ServerHarness: @unchecked Sendable {
     /// Starts `herald-server serve --host 127.0.0.1 --port 0 --db <temp>` plus `arguments`.
     ///
     /// - Parameters:
-    ///   - arguments: extra flags, e.g. `["--bench-endpoints", "--handshake-timeout", "300"]`.
+    ///   - arguments: extra flags, e.g. `["--bench-endpoints", "--handshake-timeout-ms", "300"]`.
     ///   - environment: extra environment variables for the server (HERALD_* settings).
     ///   - startupTimeoutMilliseconds: how long to wait for the listening line.
     ///   - fileCreationMask: the server's umask (e.g. "000"), set by `/bin/sh` before it execs the binary (same pid);

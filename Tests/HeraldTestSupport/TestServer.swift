@@ -26,7 +26,7 @@ public final class TestServer: @unchecked Sendable {
     public let store: String?
     /// The port the server listens on, kept across restarts.
     public let port: Int
-    /// Arguments after `serve --host --port --db` (or `--store`): `--push-grace` when given, then the caller's.
+    /// Arguments after `serve --host --port --db` (or `--store`): `--push-grace-seconds` when given, then the caller's.
     public let arguments: [String]
     private let running: Mutex<(child: ChildProcess, output: LineCollector, log: String, starts: Int)>
     private let tokens = Mutex<[String: String]>([:])
@@ -34,7 +34,7 @@ public final class TestServer: @unchecked Sendable {
     /// Starts the server.
     ///
     /// - Parameters:
-    ///   - pushGrace: P4's grace period in seconds (`--push-grace`); nil keeps the server's default.
+    ///   - pushGrace: P4's grace period in seconds (`--push-grace-seconds`); nil keeps the server's default.
     ///   - arguments: extra server flags, e.g. `["--secret", "s"]`.
     ///   - store: a `postgres://` URL: serve and mint tokens with `--store` on that shared database (several
     ///     nodes may use the same one) instead of a fresh SQLite file.
@@ -43,7 +43,7 @@ public final class TestServer: @unchecked Sendable {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         databasePath = directory.appendingPathComponent("herald.db").path
         self.store = store
-        self.arguments = (pushGrace.map { ["--push-grace", String($0)] } ?? []) + arguments
+        self.arguments = (pushGrace.map { ["--push-grace-seconds", String($0)] } ?? []) + arguments
         do {
             let first = try Self.launch(port: 0, database: store.map { ["--store", $0] } ?? ["--db", databasePath], arguments: self.arguments, log: directory.appendingPathComponent("server-1.log").path)
             port = first.port

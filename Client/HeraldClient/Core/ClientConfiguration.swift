@@ -7,7 +7,7 @@ public struct ClientConfiguration: Sendable {
     public var user: String
     /// Messages in the thread viewport (`--viewport`, default 10).
     public var viewportSize: Int
-    /// Toast duration (`--toast-duration` seconds, T2 clamps it to 1-10 s).
+    /// Toast duration (`--toast-duration-seconds` seconds, T2 clamps it to 1-10 s).
     public var toastDuration: Milliseconds
     /// A tag unique to this process, part of every clientMessageId (R4).
     public var deviceTag: String

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldCrypto
 import HeraldProtocol
 import HeraldRules
 import HeraldWebSocket
@@ -79,36 +80,11 @@ public enum ClientExitCode: Int32, Sendable {
 public enum TokenSubject {
     public static func user(in token: String) -> String? {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let payload = base64URLDecode(parts[1]) else { return nil }
+        // Base64url as JWTs write it; a token spelt in standard base64 (with padding) reads the same.
+        let payloadText = parts.count == 3 ? String(parts[1]).replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "") : ""
+        guard let payload = Base64URL.decode(payloadText) else { return nil }
         let object = try? JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any]
         return object?["sub"] as? String
-    }
-
-    static func base64URLDecode(_ text: Substring) -> [UInt8]? {
-        var values: [UInt8] = []
-        values.reserveCapacity(text.utf8.count)
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"): values.append(byte - 65)
-            case UInt8(ascii: "a")...UInt8(ascii: "z"): values.append(byte - 97 + 26)
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): values.append(byte - 48 + 52)
-            case UInt8(ascii: "-"), UInt8(ascii: "+"): values.append(62)
-            case UInt8(ascii: "_"), UInt8(ascii: "/"): values.append(63)
-            case UInt8(ascii: "="): continue
-            default: return nil
-            }
-        }
-        var out: [UInt8] = []
-        var buffer: UInt32 = 0
-        var bits = 0
-        for value in values {
-            buffer = buffer << 6 | UInt32(value)
-            bits += 6
-            if bits >= 8 {
-                bits -= 8
-                out.append(UInt8(truncatingIfNeeded: buffer >> UInt32(bits)))
-            }
-        }
-        return out
     }
 }

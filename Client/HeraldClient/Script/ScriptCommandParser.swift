@@ -79,6 +79,22 @@ public enum ScriptCommandParser {
         return words
     }
 
+    /// The commands that take no arguments.
+    private static let withoutArguments: [String: ClientCommand] = [
+        "state": .state, "background": .background, "foreground": .foreground, "lock": .lock, "unlock": .unlock, "quit": .quit,
+    ]
+
+    /// The commands that take exactly one argument: its name in the usage line, and the command it makes.
+    private static let withOneArgument: [String: (usage: String, make: @Sendable (String) -> ClientCommand)] = [
+        "dm": ("<user>", { .dm(user: $0) }),
+        "unmute": ("<conversation>", { .unmute(conversation: $0) }),
+        "mark-unread": ("<conversation>", { .markUnread(conversation: $0) }),
+        "follow": ("<user>", { .follow(user: $0) }),
+        "leave": ("<conversation>", { .leave(conversation: $0) }),
+        "unsend": ("<message>", { .unsend(message: $0) }),
+        "open-url": ("<url>", { .openURL($0) }),
+    ]
+
     private static func command(_ name: String, _ args: [Word], line: String) throws(ScriptCommandError) -> ClientCommand {
         func bad(_ usage: String) -> ScriptCommandError {
             ScriptCommandError(command: name, code: "bad_arguments", message: "usage: \(usage)")
@@ -89,13 +105,15 @@ public enum ScriptCommandParser {
             return String(line[args[index - 1].end...]).trimmingSpaces
         }
         let words = args.map(\.text)
+        if let command = withoutArguments[name] {
+            guard words.isEmpty else { throw bad(name) }
+            return command
+        }
+        if let (usage, make) = withOneArgument[name] {
+            guard words.count == 1 else { throw bad("\(name) \(usage)") }
+            return make(words[0])
+        }
         switch name {
-        case "state":
-            guard words.isEmpty else { throw bad("state") }
-            return .state
-        case "dm":
-            guard words.count == 1 else { throw bad("dm <user>") }
-            return .dm(user: words[0])
         case "group":
             guard words.count >= 2 else { throw bad("group <title> <user> [<user>…]") }
             return .group(title: words[0], members: Array(words.dropFirst()))
@@ -114,12 +132,6 @@ public enum ScriptCommandParser {
             case ("tab", 2): return .open(.tab(words[1]))
             default: throw bad("open list | open thread <conversation> | open tab <name> | open notifications")
             }
-        case "background":
-            guard words.isEmpty else { throw bad("background") }
-            return .background
-        case "foreground":
-            guard words.isEmpty else { throw bad("foreground") }
-            return .foreground
         case "scroll":
             switch (words.first, words.count) {
             case ("bottom", 1): return .scroll(.bottom)
@@ -161,36 +173,15 @@ public enum ScriptCommandParser {
                 return .pushTap(index: index)
             }
             return .pushTap(index: nil)
-        case "lock":
-            guard words.isEmpty else { throw bad("lock") }
-            return .lock
-        case "unlock":
-            guard words.isEmpty else { throw bad("unlock") }
-            return .unlock
-        case "open-url":
-            guard words.count == 1 else { throw bad("open-url <url>") }
-            return .openURL(words[0])
         case "mute":
             // A mute ends within a year at most when it has an end; "forever" is the form without minutes.
             guard words.count == 1 || (words.count == 2 && Int(words[1]).map({ (1...525_600).contains($0) }) == true) else {
                 throw bad("mute <conversation> [<minutes 1-525600>]")
             }
             return .mute(conversation: words[0], minutes: words.count == 2 ? Int(words[1]) : nil)
-        case "unmute":
-            guard words.count == 1 else { throw bad("unmute <conversation>") }
-            return .unmute(conversation: words[0])
         case "quiet":
             guard words.count == 1, words[0] == "on" || words[0] == "off" else { throw bad("quiet on|off") }
             return .quiet(on: words[0] == "on")
-        case "mark-unread":
-            guard words.count == 1 else { throw bad("mark-unread <conversation>") }
-            return .markUnread(conversation: words[0])
-        case "follow":
-            guard words.count == 1 else { throw bad("follow <user>") }
-            return .follow(user: words[0])
-        case "leave":
-            guard words.count == 1 else { throw bad("leave <conversation>") }
-            return .leave(conversation: words[0])
         case "users":
             guard words.count <= 1 else { throw bad("users [<prefix>]") }
             return .users(prefix: words.first.flatMap { $0.isEmpty ? nil : $0 })
@@ -207,9 +198,6 @@ public enum ScriptCommandParser {
             let text = rest(after: 1)
             guard words.count >= 2, !text.isEmpty else { throw bad("edit <message> <text…>") }
             return .edit(message: words[0], text: text)
-        case "unsend":
-            guard words.count == 1 else { throw bad("unsend <message>") }
-            return .unsend(message: words[0])
         case "bell":
             switch (words.first, words.count) {
             case ("read", 2): return .bellRead(notification: words[1])
@@ -225,9 +213,6 @@ public enum ScriptCommandParser {
         case "sleep":
             guard words.count == 1, let ms = Int(words[0]), ms >= 0 else { throw bad("sleep <ms>") }
             return .sleep(milliseconds: ms)
-        case "quit":
-            guard words.isEmpty else { throw bad("quit") }
-            return .quit
         default:
             throw ScriptCommandError(command: name, code: "unknown_command", message: "unknown command '\(name.prefix(64))'")
         }

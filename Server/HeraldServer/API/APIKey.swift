@@ -38,7 +38,7 @@ public enum APIKey {
 
     static func hex(_ bytes: [UInt8]) -> String { Hex.encode(bytes) }
 
-    /// The longest lifetime `apikey create --expires-in` accepts: 100 years, far from overflowing milliseconds.
+    /// The longest lifetime `apikey create --ttl-seconds` accepts: 100 years, far from overflowing milliseconds.
     public static let maxLifetimeSeconds: Int64 = 100 * 365 * 24 * 3600
 
     /// Now, in ms since the epoch (the unit keys' times are stored in).
@@ -113,14 +113,14 @@ public enum APIKey {
 
 /// Why an `apikey` command could not do what it was asked.
 public enum APIKeyError: Error, Equatable, CustomStringConvertible {
-    /// `--expires-in` outside 1...``APIKey/maxLifetimeSeconds``.
+    /// `--ttl-seconds` outside 1...``APIKey/maxLifetimeSeconds``.
     case badLifetime(Int64)
     /// No key has this id.
     case notFound(String)
 
     public var description: String {
         switch self {
-        case .badLifetime(let seconds): "--expires-in must be 1...\(APIKey.maxLifetimeSeconds) seconds, not \(seconds)"
+        case .badLifetime(let seconds): "--ttl-seconds must be 1...\(APIKey.maxLifetimeSeconds) seconds, not \(seconds)"
         case .notFound(let id): "no API key with id \(id) (see `herald-server apikey list`)"
         }
     }

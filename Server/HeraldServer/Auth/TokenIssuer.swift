@@ -8,7 +8,7 @@ public struct TokenIssueError: Error, Sendable, CustomStringConvertible {
     public var description: String { message }
 }
 
-/// Issues access tokens: what `herald-server token <user> [--name] [--db] [--secret] [--ttl]` runs.
+/// Issues access tokens: what `herald-server token <user> [--name] [--db] [--secret] [--ttl-seconds]` runs.
 public enum TokenIssuer {
     /// Checks the arguments, then opens a store with `open`, issues the token from it and closes it: a typo creates no
     /// database file or connection. What `herald-server token` runs on whichever store `--db`/`--store` name.

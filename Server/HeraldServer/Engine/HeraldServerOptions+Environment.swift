@@ -4,7 +4,12 @@ import HeraldSync
 extension HeraldServerOptions {
     /// Every setting of the server, once: flag, variable, help, default and how its value is read and checked. `serve`
     /// takes all of them, `token` and `apikey` the store and secret ones; ``init(environment:)`` reads their variables.
-    public static var settings: [ServerSetting] {
+    // Built once (each setting reads its default from a fresh `HeraldServerOptions()`, so building the table costs
+    // thousands of those when every option's help looks a setting up): a constant whose closures only write the options
+    // they are handed, hence safe to share though closures are not `Sendable`.
+    nonisolated(unsafe) public static let settings: [ServerSetting] = makeSettings()
+
+    private static func makeSettings() -> [ServerSetting] {
         let defaults = HeraldServerOptions()
         return [
             .text("host", \.host, "Address to bind."),
@@ -34,22 +39,22 @@ extension HeraldServerOptions {
                 options.api.rateLimitBurst = max(1, Int(min((2 * rate).rounded(.up), Double(Int32.max))))
                 return nil
             },
-            .positiveInteger("api-max-body", \.api.maxBodySize, "Largest /api/v1 request body in bytes."),
+            .positiveInteger("api-max-body-bytes", \.api.maxBodySize, "Largest /api/v1 request body in bytes."),
             .optionalText(
                 "secret-file", \.secretFile,
                 "File holding the token signing secret (mode 0600, one trailing newline ignored); default: the one stored in the database."),
             .optionalText("secret", \.secret, "Token signing secret as an argument: visible in ps, prefer --secret-file."),
-            ServerSetting(name: "push-grace", form: .value(placeholder: "push-grace"), help: "Push grace period in seconds (P4).",
+            ServerSetting(name: "push-grace-seconds", form: .value(placeholder: "push-grace-seconds"), help: "Push grace period in seconds (P4).",
                 defaultText: ServerSetting.shown(defaults.pushGraceSeconds)) {
                 text, options in
                 guard let seconds = Double(text), seconds >= 0 else { return "seconds" }
                 options.pushGraceSeconds = seconds
                 return nil
             },
-            .integer("edit-window", \.editWindowSeconds, "Seconds after sending in which its sender can edit a text message (M1)."),
-            .integer("unsend-window", \.unsendWindowSeconds, "Seconds after sending in which its sender can unsend a message (M2)."),
+            .integer("edit-window-seconds", \.editWindowSeconds, "Seconds after sending in which its sender can edit a text message (M1)."),
+            .integer("unsend-window-seconds", \.unsendWindowSeconds, "Seconds after sending in which its sender can unsend a message (M2)."),
             .integer(
-                "user-daily-quota", \.userDailyQuotaBytes,
+                "user-daily-quota-bytes", \.userDailyQuotaBytes,
                 "Bytes of message text and image URLs each user may store per UTC day (sent or edited in); past it sends and edits are quota_exceeded (HTTP 429) and nothing is stored; 0 = unlimited."),
             ServerSetting(
                 name: "push-preview", form: .value(placeholder: "push-preview"),
@@ -60,13 +65,13 @@ extension HeraldServerOptions {
                 options.push.preview = level
                 return nil
             },
-            .integer("push-ttl", \.push.timeToLiveSeconds, "Seconds an undelivered push keeps being retried (its TTL at the provider)."),
+            .integer("push-ttl-seconds", \.push.timeToLiveSeconds, "Seconds an undelivered push keeps being retried (its TTL at the provider)."),
             .positiveInteger("push-concurrency", \.push.concurrency, "Requests in flight per push provider."),
             .positiveInteger(
                 "push-host-concurrency", \.push.hostConcurrency,
                 "Requests in flight to one Web Push site (its last two name labels; the browsers' own push services get all of --push-concurrency); the rest stays free for other hosts."),
             .positiveInteger(
-                "push-stall-timeout", \.push.stallTimeoutMs,
+                "push-stall-timeout-ms", \.push.stallTimeoutMs,
                 "Give up a push request that connects or receives nothing for this many ms (whole seconds); the host is then backed off."),
             ServerSetting(
                 name: "push-test-resolve", form: .value(placeholder: "push-test-resolve"),
@@ -81,12 +86,12 @@ extension HeraldServerOptions {
                 options.push.testResolve = entries
                 return nil
             },
-            .positiveInteger("push-max-backoff", \.push.maxBackoffMs, "Longest wait in ms between two attempts of one push."),
+            .positiveInteger("push-max-backoff-ms", \.push.maxBackoffMs, "Longest wait in ms between two attempts of one push."),
             .positiveInteger(
                 "push-max-targets-per-user", \.push.maxTargetsPerUser,
                 "Push targets one user may register (one per device; a device registering again replaces its own); past it, registering a new device is refused (conflict, 409)."),
             .positiveInteger(
-                "push-max-retry-after", \.push.maxRetryAfterSeconds,
+                "push-max-retry-after-seconds", \.push.maxRetryAfterSeconds,
                 "Longest wait in seconds a provider's Retry-After can impose on one push (at most 3600); longer asks, far-future dates included, are cut to it."),
             .toggle("push-allow-http-loopback", \.push.allowsLoopbackHTTP, "Accept Web Push endpoints on loopback (127.x, localhost, [::1]; https or plain http), and let them connect to loopback addresses; others need a public DNS name that resolves to a public address (tests only)."),
             .optionalText("push-ca-file", \.push.caFile, "PEM certificates to trust for push providers instead of the system's."),
@@ -102,12 +107,12 @@ extension HeraldServerOptions {
             .optionalText("webhook-url", \.push.webhookURL, "The app's push backend: signed JSON POSTs go here; enables webhook targets."),
             .optionalText("webhook-secret-file", \.push.webhookSecretFile, "File holding the webhook signing secret (at least 16 bytes)."),
             .integer(
-                "handshake-timeout", \.handshakeTimeoutMs, "Close connections whose HTTP request head is incomplete after this many ms."),
-            .integer("ping-interval", \.pingIntervalMs, "Ping sessions quiet for this many ms; 0 disables."),
-            .integer("idle-timeout", \.idleTimeoutMs, "Close sessions silent for this many ms with 1001; 0 disables."),
-            .integer("tick", \.tickMs, "Timer sweep granularity in ms."),
-            .integer("max-frame-size", \.maxFrameSize, "Largest WebSocket frame payload in bytes."),
-            .integer("max-message-size", \.maxMessageSize, "Largest WebSocket message in bytes."),
+                "handshake-timeout-ms", \.handshakeTimeoutMs, "Close connections whose HTTP request head is incomplete after this many ms."),
+            .integer("ping-interval-ms", \.pingIntervalMs, "Ping sessions quiet for this many ms; 0 disables."),
+            .integer("idle-timeout-ms", \.idleTimeoutMs, "Close sessions silent for this many ms with 1001; 0 disables."),
+            .integer("tick-ms", \.tickMs, "Timer sweep granularity in ms."),
+            .integer("max-frame-bytes", \.maxFrameSize, "Largest WebSocket frame payload in bytes."),
+            .integer("max-message-bytes", \.maxMessageSize, "Largest WebSocket message in bytes."),
             .integer("max-connections", \.maxConnections, "Most simultaneous connections; more get 503 before any upgrade."),
             .integer(
                 "max-connections-per-ip", \.maxConnectionsPerIP, "Most simultaneous connections per client IP; more get 429; 0 = unlimited."),
@@ -118,11 +123,11 @@ extension HeraldServerOptions {
                 "max-connections-per-user", \.maxConnectionsPerUser,
                 "Most simultaneous /sync connections per user (all devices); more get 429; 0 = unlimited."),
             .integer(
-                "max-buffered-input-per-user", \.maxBufferedInputPerUser,
-                "Bytes one user's unfinished WebSocket messages and unanswered /sync requests may hold (never less than twice --max-message-size); past it an unfinished message is refused with 1008 and pipelined requests wait; 0 = unlimited."),
+                "max-buffered-input-bytes-per-user", \.maxBufferedInputPerUser,
+                "Bytes one user's unfinished WebSocket messages and unanswered /sync requests may hold (never less than twice --max-message-bytes); past it an unfinished message is refused with 1008 and pipelined requests wait; 0 = unlimited."),
             .integer(
-                "max-buffered-input", \.maxBufferedInput,
-                "Bytes all connections' unfinished WebSocket messages and unanswered /sync requests may hold together (never less than twice --max-message-size); past it an unfinished message is refused with 1008 and pipelined requests wait; 0 = unlimited."),
+                "max-buffered-input-bytes", \.maxBufferedInput,
+                "Bytes all connections' unfinished WebSocket messages and unanswered /sync requests may hold together (never less than twice --max-message-bytes); past it an unfinished message is refused with 1008 and pipelined requests wait; 0 = unlimited."),
             .integer(
                 "sync-user-batch-us", \.syncUserBatchMicroseconds,
                 "Microseconds of the sync thread one user's requests may take per batch before the rest wait for the next batch (fair reads); 0 = no limit."),
@@ -144,7 +149,7 @@ extension HeraldServerOptions {
                 "max-queued-bytes", \.maxQueuedBytes,
                 "Bytes queued per connection before a receiver that stopped reading is closed (it resumes on reconnect).", default: "4194304"),
             .optionalInteger(
-                "socket-send-buffer", \.socketSendBuffer,
+                "socket-send-buffer-bytes", \.socketSendBuffer,
                 "SO_SNDBUF of accepted sockets in bytes (caps kernel memory per stalled reader); default: kernel autotuning."),
             .toggle("metrics", \.metrics, "Serve GET /metrics (Prometheus text format)."),
             .optionalText(
@@ -154,7 +159,7 @@ extension HeraldServerOptions {
                 "warnings-per-second", \.warningsPerSecond,
                 "Warnings about limits firing (failed logins, refused connections, slow consumers, descriptor exhaustion, store write failures) logged per second per kind; the rest are counted and summarised."),
             .integer(
-                "warning-summary-interval", \.warningSummaryIntervalMs, "Report suppressed warnings of a kind this many ms after the first of them."),
+                "warning-summary-interval-ms", \.warningSummaryIntervalMs, "Report suppressed warnings of a kind this many ms after the first of them."),
             ServerSetting(
                 name: "log-level", form: .value(placeholder: "log-level"), help: "trace, debug, info, notice, warning, error or critical.",
                 defaultText: defaults.logLevel.rawValue
@@ -185,6 +190,7 @@ extension HeraldServerOptions {
     /// - Throws: ``OptionsError`` naming the variable whose value does not parse.
     public init(environment: [String: String]) throws(OptionsError) {
         self.init()
+        let environment = Self.renamingFormerVariables(environment)
         for setting in Self.settings {
             guard let text = environment[setting.environmentName], !text.isEmpty else { continue }
             try setting.apply(text, from: setting.environmentName, to: &self)
@@ -234,7 +240,7 @@ extension HeraldServerOptions {
         // Negative ports come in through `--port=-1` (the variables refuse them); UInt16(port) would trap on them.
         if !(0...65535).contains(port) { throw OptionsError(name: "port", value: String(port), expected: "0...65535") }
         if threads < 1 { throw OptionsError(name: "threads", value: String(threads), expected: "at least 1") }
-        if tickMs < 1 { throw OptionsError(name: "tick", value: String(tickMs), expected: "at least 1 ms") }
+        if tickMs < 1 { throw OptionsError(name: "tick-ms", value: String(tickMs), expected: "at least 1 ms") }
         if (tlsCertificateFile == nil) != (tlsKeyFile == nil) {
             throw OptionsError(name: "tls-cert/tls-key", value: tlsCertificateFile ?? tlsKeyFile ?? "", expected: "both files, or neither")
         }
@@ -246,7 +252,7 @@ extension HeraldServerOptions {
             throw OptionsError(name: "warnings-per-second", value: String(warningsPerSecond), expected: "at least 1")
         }
         if !(1...3_600_000).contains(warningSummaryIntervalMs) {
-            throw OptionsError(name: "warning-summary-interval", value: String(warningSummaryIntervalMs), expected: "1...3600000 ms")
+            throw OptionsError(name: "warning-summary-interval-ms", value: String(warningSummaryIntervalMs), expected: "1...3600000 ms")
         }
         if metricsToken?.isEmpty == true { throw OptionsError(name: "metrics-token-file", value: metricsTokenFile ?? "", expected: "a non-empty token") }
         if maxTextBytes < 1 { throw OptionsError(name: "max-text-bytes", value: String(maxTextBytes), expected: "at least 1") }
@@ -259,23 +265,23 @@ extension HeraldServerOptions {
         }
         // The grace becomes whole milliseconds in an Int64: `inf` or 1e300 (both parse as seconds) would trap there.
         if !(0...Self.maxPushGraceSeconds).contains(pushGraceSeconds) {
-            throw OptionsError(name: "push-grace", value: String(pushGraceSeconds), expected: "0...\(Int(Self.maxPushGraceSeconds)) seconds")
+            throw OptionsError(name: "push-grace-seconds", value: String(pushGraceSeconds), expected: "0...\(Int(Self.maxPushGraceSeconds)) seconds")
         }
         try push.validate()
         // The send-queue bound is computed as 2 * maxMessageSize + 64, which must not overflow.
         if maxMessageSize > Self.maxMessageSizeLimit {
-            throw OptionsError(name: "max-message-size", value: String(maxMessageSize), expected: "at most \(Self.maxMessageSizeLimit) bytes")
+            throw OptionsError(name: "max-message-bytes", value: String(maxMessageSize), expected: "at most \(Self.maxMessageSizeLimit) bytes")
         }
         // Deadlines are monotonic ticks plus these values: a year is far past any real timeout, and keeps the
         // addition from wrapping into a deadline in the past (which would time every connection out at once).
         // Pings and the idle timeout may be off (0).
         let year = 365 * 24 * 3_600_000
-        let bounded = [("handshake-timeout", handshakeTimeoutMs, 1), ("ping-interval", pingIntervalMs, 0), ("idle-timeout", idleTimeoutMs, 0)]
+        let bounded = [("handshake-timeout-ms", handshakeTimeoutMs, 1), ("ping-interval-ms", pingIntervalMs, 0), ("idle-timeout-ms", idleTimeoutMs, 0)]
         for (name, value, lowest) in bounded where !(lowest...year).contains(value) {
             throw OptionsError(name: name, value: String(value), expected: "\(lowest)...\(year) ms")
         }
         // Seconds, made milliseconds in an Int64: a year keeps the product far from overflow.
-        for (name, value) in [("edit-window", editWindowSeconds), ("unsend-window", unsendWindowSeconds)] where !(0...year / 1000).contains(value) {
+        for (name, value) in [("edit-window-seconds", editWindowSeconds), ("unsend-window-seconds", unsendWindowSeconds)] where !(0...year / 1000).contains(value) {
             throw OptionsError(name: name, value: String(value), expected: "0...\(year / 1000) seconds")
         }
     }

@@ -71,16 +71,16 @@ public struct PushOptions: Sendable {
         }
         if !(1...64).contains(concurrency) { throw OptionsError(name: "push-concurrency", value: String(concurrency), expected: "1...64") }
         if !(1...64).contains(hostConcurrency) { throw OptionsError(name: "push-host-concurrency", value: String(hostConcurrency), expected: "1...64") }
-        if !(1_000...60_000).contains(stallTimeoutMs) { throw OptionsError(name: "push-stall-timeout", value: String(stallTimeoutMs), expected: "1000...60000 ms") }
-        if !(1_000...3_600_000).contains(maxBackoffMs) { throw OptionsError(name: "push-max-backoff", value: String(maxBackoffMs), expected: "1000...3600000 ms") }
+        if !(1_000...60_000).contains(stallTimeoutMs) { throw OptionsError(name: "push-stall-timeout-ms", value: String(stallTimeoutMs), expected: "1000...60000 ms") }
+        if !(1_000...3_600_000).contains(maxBackoffMs) { throw OptionsError(name: "push-max-backoff-ms", value: String(maxBackoffMs), expected: "1000...3600000 ms") }
         if !(1...1_000).contains(maxTargetsPerUser) {
             throw OptionsError(name: "push-max-targets-per-user", value: String(maxTargetsPerUser), expected: "1...1000")
         }
         if !(1...3_600).contains(maxRetryAfterSeconds) {
-            throw OptionsError(name: "push-max-retry-after", value: String(maxRetryAfterSeconds), expected: "1...3600 seconds")
+            throw OptionsError(name: "push-max-retry-after-seconds", value: String(maxRetryAfterSeconds), expected: "1...3600 seconds")
         }
         if !(0...28 * 86_400).contains(timeToLiveSeconds) {
-            throw OptionsError(name: "push-ttl", value: String(timeToLiveSeconds), expected: "0...2419200 seconds (28 days, FCM's limit)")
+            throw OptionsError(name: "push-ttl-seconds", value: String(timeToLiveSeconds), expected: "0...2419200 seconds (28 days, FCM's limit)")
         }
     }
 }

@@ -27,7 +27,7 @@ public struct ServerSetting {
     /// `--` and the name.
     public var flag: String { "--" + name }
 
-    /// `HERALD_` and the name in upper case with `-` as `_` (`--handshake-timeout` → `HERALD_HANDSHAKE_TIMEOUT`).
+    /// `HERALD_` and the name in upper case with `-` as `_` (`--handshake-timeout-ms` → `HERALD_HANDSHAKE_TIMEOUT_MS`).
     public var environmentName: String { "HERALD_" + name.uppercased().replacingOccurrences(of: "-", with: "_") }
 
     /// The help as `--help` prints it: what it does, its variable and its default.

@@ -75,7 +75,7 @@ final class MetricsHTTPHandler: HTTPRequestHandler {
         }
         if let inputBudget {
             out.single("herald_buffered_input_bytes", "gauge",
-                       "Bytes held in unfinished WebSocket messages and unanswered large /sync requests (--max-buffered-input).",
+                       "Bytes held in unfinished WebSocket messages and unanswered large /sync requests (--max-buffered-input-bytes).",
                        inputBudget.chargedBytes)
         }
         out.single("herald_http_bad_requests_total", "counter", "HTTP requests answered with a 4xx/5xx refusal (bad handshake, unknown path).",

@@ -33,8 +33,8 @@ public final class LimitWarnings: Sendable {
         case descriptorsExhausted
         /// The store failed a write (disk full, read-only, I/O, busy, corrupt): requests answered `unavailable`.
         case storeWriteFailed
-        /// A connection closed with 1008 because unfinished input went over `--max-buffered-input-per-user` or
-        /// `--max-buffered-input`.
+        /// A connection closed with 1008 because unfinished input went over `--max-buffered-input-bytes-per-user` or
+        /// `--max-buffered-input-bytes`.
         case inputBudget
 
         /// The `kind` metadata value.
