@@ -80,6 +80,51 @@ struct PostgresClusterPresenceTests {
         #expect(try n2.messagesCommitted(by: "n2", since: since).isEmpty)
     }
 
+    @Test("P4 takeover reads only the bodies a dead node's wake-ups name, by primary key: with 5,000 other bodies stored, the plan reads 2")
+    func takeoverReadsOnlyNamedBodies() throws {
+        let (_, n1, n2, _) = try twoNodes()
+        defer { [n1, n2].forEach { $0.close() } }
+        let message = #"{"type":"event","event":"message","message":{"id":"m7"}}"#
+        try n2.connection.execute(
+            """
+            INSERT INTO event_bodies (id, created_at, payload)
+            SELECT 1000000 + g, 1, convert_to('{"type":"event","event":"message","message":{"id":"m' || g || '"}}', 'UTF8')
+            FROM generate_series(1, 5000) g
+            """)
+        try n2.connection.execute(
+            "INSERT INTO event_bodies (id, created_at, payload) VALUES (2000001, 1, $1), (2000002, 1, $1)", .blob(Array(message.utf8)))
+        try n2.connection.execute(
+            """
+            INSERT INTO stream_wakeups (node_id, created_at, users, first_seqs, first_bodies, counts, signals, generation)
+            VALUES ('n1', 10, '{alice,bob}', '{1,1}', '{2000001,2000001}', '{2,2}', '{}', 0)
+            """)
+        try n2.connection.execute("ANALYZE event_bodies")
+        #expect(try n2.messagesCommitted(by: "n1", since: 5).map(\.message) == ["m7"])
+        // EXPLAIN ANALYZE with the parameters written in: the rows each scan of event_bodies read (kept or filtered).
+        let sql = PostgresStore.committedMessagesQuery.replacingOccurrences(of: "$1", with: "'n1'").replacingOccurrences(of: "$2", with: "5")
+        let plan = try n2.connection.query("EXPLAIN (ANALYZE, FORMAT JSON) " + sql) { row in row.text(0) }.joined()
+        let read = Self.rowsRead(from: "event_bodies", inPlan: plan)
+        #expect(read <= 2, "the takeover's plan read \(read) rows of event_bodies: \(plan.prefix(2_000))")
+    }
+
+    /// The rows the plan's scans of `relation` returned or removed, summed over their loops.
+    private static func rowsRead(from relation: String, inPlan json: String) -> Int {
+        guard let data = json.data(using: .utf8), let root = try? JSONSerialization.jsonObject(with: data) else { return .max }
+        func walk(_ value: Any) -> Int {
+            if let list = value as? [Any] { return list.reduce(0) { $0 + walk($1) } }
+            guard let node = value as? [String: Any] else { return 0 }
+            var sum = 0
+            if node["Relation Name"] as? String == relation {
+                let loops = node["Actual Loops"] as? Int ?? 1
+                sum += ((node["Actual Rows"] as? Int ?? 0) + (node["Rows Removed by Filter"] as? Int ?? 0)) * loops
+            }
+            sum += (node["Rows Removed by Join Filter"] as? Int ?? 0)
+            for (_, child) in node { sum += walk(child) }
+            return sum
+        }
+        return walk(root)
+    }
+
     @Test("P1 across nodes: a node writes its presence rows outside the nodes' write lock: while another node holds it, the write goes through, and the write clock does not move")
     func presenceOutsideWriteLock() throws {
         let (_, n1, n2, _) = try twoNodes()
