@@ -34,6 +34,10 @@ public final class WebSocketSession {
     }
     private var hasReportedClose = false
     private var readingPaused = false
+    /// The machine was fed input since it last held none (``settleInputCharge()``): only ``parse(_:readAt:)`` moves it
+    /// off a message boundary, where it keeps buffers; whole messages taken straight from a read leave it as it was,
+    /// so a session that only gets those never asks it (a copy of the machine per read).
+    private var machineMayHoldInput = false
     /// The machine's actions are being carried out: input that an answer lets through meanwhile waits for the end.
     private var carryingOut = false
     private var answeredWhileCarryingOut = false
@@ -281,6 +285,7 @@ public final class WebSocketSession {
         guard offset < bytes.count else { return resumeIfAnsweredMeanwhile() }
         let rest = UnsafeRawBufferPointer(rebasing: bytes[offset...])
         let scratch = self.scratch
+        machineMayHoldInput = true
         machine.borrowBuffers(from: &scratch.machineBuffers)
         machine.receive(rest, now: readAt)
         carryOutActions()
@@ -296,22 +301,34 @@ public final class WebSocketSession {
     /// text that is not UTF-8, or anything after a close).
     private func deliverWholeMessages(_ bytes: UnsafeRawBufferPointer, readAt: Int64) -> Int {
         var offset = 0
-        while let frame = machine.wholeMessage(in: bytes, at: offset, maxPayload: Self.wholeMessageLimit), !closeWritten {
+        // Lent uncounted to the closure below: whoever hands this session a read holds it for the whole call, and a
+        // counted capture cost a retain and a release per message.
+        let session = Unmanaged.passUnretained(self)
+        // A read that ends where its last message ends (nearly every one) is done without another look at the machine.
+        while offset < bytes.count, let frame = machine.wholeMessage(in: bytes, at: offset, maxPayload: Self.wholeMessageLimit), !closeWritten {
+            let first = offset == 0
             let delivered = withUnsafeTemporaryAllocation(byteCount: frame.payload.count, alignment: 1) { message in
-                frame.unmask(from: bytes, into: message)
-                let payload = UnsafeRawBufferPointer(message)
-                // §8.1: the machine fails a text that is not UTF-8 (1007) when given the frame.
-                guard frame.opcode != .text || UTF8Validator.isValid(payload) else { return false }
-                if offset == 0 { machine.noteRead(at: readAt) }
-                carryingOut = true
-                deliver(frame.opcode, payload)
-                carryingOut = false
-                return true
+                session._withUnsafeGuaranteedRef { $0.deliverWhole(frame, from: bytes, into: message, readAt: first ? readAt : nil) }
             }
             guard delivered else { break }
             offset = frame.end
         }
         return offset
+    }
+
+    /// One whole message of ``deliverWholeMessages(_:readAt:)``, unmasked into `message`; false, delivering nothing,
+    /// when it is a text that is not UTF-8 (the machine then takes the frame and fails it with 1007, §8.1).
+    private func deliverWhole(_ frame: WholeMessageFrame, from bytes: UnsafeRawBufferPointer, into message: UnsafeMutableRawBufferPointer,
+                              readAt: Int64?) -> Bool {
+        // ASCII (as the unmasking copy tells, word by word) is UTF-8; anything else gets the full check.
+        let ascii = frame.unmask(from: bytes, into: message)
+        let payload = UnsafeRawBufferPointer(message)
+        guard ascii || frame.opcode != .text || UTF8Validator.isValid(payload) else { return false }
+        if let readAt { machine.noteRead(at: readAt) }
+        carryingOut = true
+        deliver(frame.opcode, payload)
+        carryingOut = false
+        return true
     }
 
     /// Input held back while a delivery answered a request is fed after the whole current input, never inside it.
@@ -354,7 +371,11 @@ public final class WebSocketSession {
     private func settleInputCharge() {
         // Once closed, the session has given everything back (``releaseInputCharge()``) and charges nothing again.
         guard !hasReportedClose else { return }
-        let unfinished = machine.retainedBytes
+        var unfinished = 0
+        if machineMayHoldInput {
+            unfinished = machine.retainedBytes
+            machineMayHoldInput = unfinished > 0
+        }
         let charge = unfinished + (held?.bytes.capacity ?? 0) + backlogCharge
         guard charge != inputCharge else { return }
         let delta = charge - inputCharge
