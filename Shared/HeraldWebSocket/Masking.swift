@@ -88,6 +88,20 @@ public enum Masking {
         // The OR of every word written: a high bit anywhere in the payload leaves one here.
         var seen: UInt64 = 0
         var index = 0
+        if count >= 32 {
+            // Two 16-byte vectors a step (SSE2 on x86-64, NEON on arm64): a 64-byte chat message is unmasked in two.
+            let wideVector = SIMD2<UInt64>(repeating: wide)
+            var seenVector = SIMD2<UInt64>(repeating: 0)
+            while index + 32 <= count {
+                let first = source.loadUnaligned(fromByteOffset: index, as: SIMD2<UInt64>.self) ^ wideVector
+                let second = source.loadUnaligned(fromByteOffset: index + 16, as: SIMD2<UInt64>.self) ^ wideVector
+                destination.storeBytes(of: first, toByteOffset: index, as: SIMD2<UInt64>.self)
+                destination.storeBytes(of: second, toByteOffset: index + 16, as: SIMD2<UInt64>.self)
+                seenVector |= first | second
+                index += 32
+            }
+            seen = seenVector[0] | seenVector[1]
+        }
         while index + 16 <= count {
             let first = source.loadUnaligned(fromByteOffset: index, as: UInt64.self) ^ wide
             let second = source.loadUnaligned(fromByteOffset: index + 8, as: UInt64.self) ^ wide

@@ -167,6 +167,12 @@ public final class WebSocketSession {
         if compression == nil, !connection.isTLS {
             // A plain frame is its header and the payload unchanged: the header is written on the stack and both go
             // straight into the connection's queue, so an echo copies the payload once.
+            if payload.count <= 125 {
+                // Up to 125 bytes the header is two bytes (§5.2): FIN with the opcode, then the length (no mask, §5.1).
+                var head = (UInt16(0x80 | opcode.rawValue) | UInt16(payload.count) << 8).littleEndian
+                withUnsafeBytes(of: &head) { connection.write(head: $0, payload: payload) }
+                return
+            }
             withUnsafeTemporaryAllocation(byteCount: FrameEncoder.maxHeaderSize, alignment: 1) { header in
                 let size = FrameEncoder.writeHeader(opcode: opcode, payloadLength: payload.count, into: header)
                 connection.write(head: UnsafeRawBufferPointer(rebasing: header[..<size]), payload: payload)
