@@ -130,8 +130,11 @@ extension EventLoop {
     /// gather buffer when it is several small pieces (most fan-out writes; no iovecs filled and read back for it), else
     /// the pieces ``WriteQueue/fill(_:capacity:maxBytes:inlineScratch:)`` names, sent as ``WriteShape`` says.
     /// - Returns: the kernel's answer and the bytes offered to it.
+    @inline(__always)
     private func sendOnce(_ connection: Connection, maxBytes: Int) throws(NetError) -> (IOResult<Int>, requested: Int) {
-        if let gathered = connection.output.gatherAll(into: gatherBuffer, capacity: min(gatherBufferSize, maxBytes)) {
+        // A single piece (a request/response connection's usual queue) goes to `send` below without the look.
+        if connection.output.pieceCount > 1,
+           let gathered = connection.output.gatherAll(into: gatherBuffer, capacity: min(gatherBufferSize, maxBytes)) {
             return (try send(gatherBuffer, gathered, on: connection), gathered)
         }
         let (iovecCount, requested) = connection.output.fill(

@@ -122,6 +122,8 @@ struct WriteQueue {
     private(set) var count = 0
 
     var isEmpty: Bool { count == 0 }
+    /// Chunks not yet fully sent.
+    var pieceCount: Int { chunks.count - head }
     /// Chunks the list has room for without growing (0 once its storage is let go).
     var chunkCapacity: Int { chunks.capacity }
 
@@ -242,7 +244,7 @@ struct WriteQueue {
     /// small pieces, `capacity` bytes at most): the gathered write straight from the chunks, without iovecs filled and
     /// read back first (a fan-out receiver's usual write). Nil, copying nothing, for any other queue.
     func gatherAll(into destination: UnsafeMutableRawPointer, capacity: Int) -> Int? {
-        let pieces = chunks.count - head
+        let pieces = pieceCount
         guard pieces > 1, WriteShape.of(pieces: pieces, bytes: count, gatherCapacity: capacity) == .gathered else { return nil }
         var length = 0
         var offset = headOffset
