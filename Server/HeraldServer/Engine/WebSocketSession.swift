@@ -374,7 +374,15 @@ public final class WebSocketSession {
     /// (RFC 6455 §7.4.1, a message that violates the server's policy) and its buffers go at once. Unless the session
     /// has requests in flight: then it stops reading (``mustWait``) until answers give the budget back, so a client
     /// that pipelines is slowed down, not cut off, and its unfinished message cannot grow meanwhile.
+    @inline(__always)
     private func settleInputCharge() {
+        // Nothing held and nothing charged, before and after (every read of a request/response session that keeps up):
+        // decided here, in the caller, without a call.
+        if !machineMayHoldInput, held == nil, backlogCharge == 0, inputCharge == 0 { return }
+        settleHeldInputCharge()
+    }
+
+    private func settleHeldInputCharge() {
         // Once closed, the session has given everything back (``releaseInputCharge()``) and charges nothing again.
         guard !hasReportedClose else { return }
         var unfinished = 0
