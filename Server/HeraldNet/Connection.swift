@@ -49,7 +49,7 @@ public final class Connection {
 
     let binding: ServerBinding
     /// The TLS filter between socket and handler on a TLS listener; nil for plain TCP.
-    let tls: TLSTransport?
+    @usableFromInline let tls: TLSTransport?
     var handler: (any ConnectionHandler)?
     var output = WriteQueue()
     /// Position in the loop's dense list of live connections (for O(1) removal).
@@ -66,7 +66,8 @@ public final class Connection {
     }
 
     /// Whether the connection is TLS (the handler still reads and writes plaintext).
-    public var isTLS: Bool { tls != nil }
+    /// Inlinable: a session asks for every message it sends.
+    @inlinable public var isTLS: Bool { tls != nil }
 
     /// Bytes queued and not yet accepted by the kernel.
     public var queuedBytes: Int { output.count + loop.corkedBytes(of: self) }

@@ -94,22 +94,10 @@ extension EventLoop {
         var written = 0
         while !connection.output.isEmpty {
             if written >= cap { return true }
-            let (iovecCount, requested) = connection.output.fill(
-                iovecs, capacity: iovecCapacity, maxBytes: cap - written, inlineScratch: inlineScratch)
             let result: IOResult<Int>
+            let requested: Int
             do {
-                // MSG_NOSIGNAL: a vanished peer is EPIPE here, never a process-killing SIGPIPE.
-                switch WriteShape.of(pieces: iovecCount, bytes: requested, gatherCapacity: gatherBufferSize) {
-                case .single:
-                    result = try send(iovecs[0].iov_base, iovecs[0].iov_len, on: connection)
-                case .gathered:
-                    result = try send(gatherBuffer, gather(iovecCount), on: connection)
-                case .scattered:
-                    var message = msghdr()
-                    message.msg_iov = iovecs
-                    message.msg_iovlen = iovecCount
-                    result = try syscall("sendmsg") { clinux_sendmsg(connection.fd, &message, Int32(MSG_NOSIGNAL)) }
-                }
+                (result, requested) = try sendOnce(connection, maxBytes: cap - written)
             } catch {
                 scheduleClose(connection)  // EPIPE, ECONNRESET: the peer is gone
                 return false
@@ -136,6 +124,33 @@ extension EventLoop {
             scheduleClose(connection)
         }
         return false
+    }
+
+    /// One system call's worth of `connection`'s queue, at most `maxBytes`: the whole queue copied straight into the
+    /// gather buffer when it is several small pieces (most fan-out writes; no iovecs filled and read back for it), else
+    /// the pieces ``WriteQueue/fill(_:capacity:maxBytes:inlineScratch:)`` names, sent as ``WriteShape`` says.
+    /// - Returns: the kernel's answer and the bytes offered to it.
+    @inline(__always)
+    private func sendOnce(_ connection: Connection, maxBytes: Int) throws(NetError) -> (IOResult<Int>, requested: Int) {
+        // A single piece (a request/response connection's usual queue) goes to `send` below without the look.
+        if connection.output.pieceCount > 1,
+           let gathered = connection.output.gatherAll(into: gatherBuffer, capacity: min(gatherBufferSize, maxBytes)) {
+            return (try send(gatherBuffer, gathered, on: connection), gathered)
+        }
+        let (iovecCount, requested) = connection.output.fill(
+            iovecs, capacity: iovecCapacity, maxBytes: maxBytes, inlineScratch: inlineScratch)
+        // MSG_NOSIGNAL: a vanished peer is EPIPE here, never a process-killing SIGPIPE.
+        switch WriteShape.of(pieces: iovecCount, bytes: requested, gatherCapacity: gatherBufferSize) {
+        case .single:
+            return (try send(iovecs[0].iov_base, iovecs[0].iov_len, on: connection), requested)
+        case .gathered:
+            return (try send(gatherBuffer, gather(iovecCount), on: connection), requested)
+        case .scattered:
+            var message = msghdr()
+            message.msg_iov = iovecs
+            message.msg_iovlen = iovecCount
+            return (try syscall("sendmsg") { clinux_sendmsg(connection.fd, &message, Int32(MSG_NOSIGNAL)) }, requested)
+        }
     }
 
     /// One `send` of contiguous bytes. MSG_NOSIGNAL: a vanished peer is EPIPE here, never a process-killing SIGPIPE.

@@ -13,6 +13,7 @@ import HeraldTLS
 /// A receive stops after one slice of plaintext (one TLS record), so one fast sender cannot monopolise the loop; what OpenSSL
 /// still holds (``TLSEngine/hasPendingPlaintext``) is not visible to epoll, so the connection goes on the loop's
 /// pending-read list, which is drained before the loop sleeps. Loop-confined.
+@usableFromInline
 final class TLSTransport {
     /// The OpenSSL state of this connection.
     let engine: TLSEngine

@@ -122,6 +122,8 @@ struct WriteQueue {
     private(set) var count = 0
 
     var isEmpty: Bool { count == 0 }
+    /// Chunks not yet fully sent.
+    var pieceCount: Int { chunks.count - head }
     /// Chunks the list has room for without growing (0 once its storage is let go).
     var chunkCapacity: Int { chunks.capacity }
 
@@ -236,6 +238,36 @@ struct WriteQueue {
             offset = 0
         }
         return (filled, bytes)
+    }
+
+    /// Copies every unsent byte, in order, to `destination` when ``WriteShape`` would gather the whole queue (several
+    /// small pieces, `capacity` bytes at most): the gathered write straight from the chunks, without iovecs filled and
+    /// read back first (a fan-out receiver's usual write). Nil, copying nothing, for any other queue.
+    func gatherAll(into destination: UnsafeMutableRawPointer, capacity: Int) -> Int? {
+        let pieces = pieceCount
+        guard pieces > 1, WriteShape.of(pieces: pieces, bytes: count, gatherCapacity: capacity) == .gathered else { return nil }
+        var length = 0
+        var offset = headOffset
+        for index in head..<chunks.count {
+            let base: UnsafeRawPointer
+            let pieceLength: Int
+            switch chunks[index] {
+            case .owned(let block, let start, let end):
+                (base, pieceLength) = (UnsafeRawPointer(block.base + start + offset), end - start - offset)
+            case .shared(let frame):
+                (base, pieceLength) = (frame.base + offset, frame.count - offset)
+            case .pinned(_, let frameBase, let frameCount):
+                (base, pieceLength) = (frameBase + offset, frameCount - offset)
+            case .inline(let inline):
+                length += inline.copy(from: offset, maxBytes: inline.count, to: destination + length)
+                offset = 0
+                continue
+            }
+            (destination + length).copyMemory(from: base, byteCount: pieceLength)
+            length += pieceLength
+            offset = 0
+        }
+        return length
     }
 
     /// Drops the first `sent` bytes (what the kernel accepted), releasing chunks that are done.

@@ -7,20 +7,24 @@ public struct WebSocketOpcode: RawRepresentable, Hashable, Sendable, CustomStrin
     public let rawValue: UInt8
 
     /// Creates an opcode from its wire value; only the low 4 bits are kept.
+    @inlinable
     public init(rawValue: UInt8) { self.rawValue = rawValue & 0x0F }
 
+    // The named opcodes are constants the compiler folds: as stored `static let`s, every comparison with one from
+    // another module (a session's `opcode == .text` per message) went through a lazy global's accessor.
+
     /// 0x0: continues a fragmented message (§5.4).
-    public static let continuation = WebSocketOpcode(rawValue: 0x0)
+    @inlinable public static var continuation: WebSocketOpcode { WebSocketOpcode(rawValue: 0x0) }
     /// 0x1: first frame of a text message; the payload is UTF-8 (§5.6).
-    public static let text = WebSocketOpcode(rawValue: 0x1)
+    @inlinable public static var text: WebSocketOpcode { WebSocketOpcode(rawValue: 0x1) }
     /// 0x2: first frame of a binary message (§5.6).
-    public static let binary = WebSocketOpcode(rawValue: 0x2)
+    @inlinable public static var binary: WebSocketOpcode { WebSocketOpcode(rawValue: 0x2) }
     /// 0x8: close (§5.5.1).
-    public static let close = WebSocketOpcode(rawValue: 0x8)
+    @inlinable public static var close: WebSocketOpcode { WebSocketOpcode(rawValue: 0x8) }
     /// 0x9: ping (§5.5.2).
-    public static let ping = WebSocketOpcode(rawValue: 0x9)
+    @inlinable public static var ping: WebSocketOpcode { WebSocketOpcode(rawValue: 0x9) }
     /// 0xA: pong (§5.5.3).
-    public static let pong = WebSocketOpcode(rawValue: 0xA)
+    @inlinable public static var pong: WebSocketOpcode { WebSocketOpcode(rawValue: 0xA) }
 
     /// Control frames have the high bit of the opcode set (§5.5).
     public var isControl: Bool { rawValue & 0x8 != 0 }

@@ -14,10 +14,17 @@ public struct WholeMessageFrame: Sendable, Equatable {
     public var end: Int { payload.upperBound }
 
     /// Copies the payload out of `input` unmasked into `destination`, which holds exactly `payload.count` bytes.
-    public func unmask(from input: UnsafeRawBufferPointer, into destination: UnsafeMutableRawBufferPointer) {
-        guard !payload.isEmpty, let target = destination.baseAddress, let source = input.baseAddress else { return }
-        guard let maskKey else { return target.copyMemory(from: source + payload.lowerBound, byteCount: payload.count) }
-        Masking.copy(maskKey, from: source + payload.lowerBound, to: target, count: payload.count)
+    ///
+    /// - Returns: whether the copy is known to be all ASCII (see ``Masking/copy(_:from:to:count:)``), so a text
+    ///   payload needs no UTF-8 check; false when it was not looked at (an unmasked frame) or has a byte above 0x7F.
+    @discardableResult
+    public func unmask(from input: UnsafeRawBufferPointer, into destination: UnsafeMutableRawBufferPointer) -> Bool {
+        guard !payload.isEmpty, let target = destination.baseAddress, let source = input.baseAddress else { return true }
+        guard let maskKey else {
+            target.copyMemory(from: source + payload.lowerBound, byteCount: payload.count)
+            return false
+        }
+        return Masking.copy(maskKey, from: source + payload.lowerBound, to: target, count: payload.count)
     }
 }
 

@@ -94,6 +94,11 @@ struct WriteQueueTests {
                     let window = gathered(queue, iovecCapacity: iovecCap, maxBytes: cap)
                     #expect(window.count <= cap)
                     #expect(window == Array(model.prefix(window.count)))
+                    // The gathered write straight from the chunks: all of the queue or nothing, never over capacity.
+                    if let whole = wholeGathered(queue, capacity: cap) {
+                        #expect(whole == model)
+                        #expect(whole.count <= cap)
+                    }
                 }
                 #expect(queue.count == model.count)
             }
@@ -101,6 +106,44 @@ struct WriteQueueTests {
             queue.removeAll()
             #expect(pins.allSatisfy { $0.object == nil }, "every pinned frame is let go once no chunk names it")
         }
+    }
+
+    /// What `gatherAll` copies, as bytes; nil when it declines the queue.
+    private func wholeGathered(_ queue: WriteQueue, capacity: Int) -> [UInt8]? {
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: max(capacity, 1), alignment: 16)
+        defer { buffer.deallocate() }
+        guard let length = queue.gatherAll(into: buffer, capacity: capacity) else { return nil }
+        return Array(UnsafeRawBufferPointer(start: buffer, count: length))
+    }
+
+    @Test("Write path: a fan-out receiver's queue (heads and pinned bodies) is gathered whole straight from its chunks, also after a send that ended inside a head; one piece, or more than fits, is left to the iovec path")
+    func gathersWholeQueueFromChunks() throws {
+        var queue = WriteQueue()
+        let body = Array("\"body\":1}".utf8)
+        let pinned = LoopPinnedFrame(SharedBytes(body))
+        let first = [0x81, 0x7E] + Array("{\"seq\":1,".utf8)
+        queue.append(try #require(first.withUnsafeBytes { InlineBytes($0) }))
+        #expect(wholeGathered(queue, capacity: 1 << 16) == nil, "a single piece is sent where it lies")
+        var expected = first
+        queue.append(pinned)
+        expected += body
+        for seq in 2...40 {
+            let head = [0x81, 0x7E] + Array("{\"seq\":\(seq),".utf8)
+            queue.append(try #require(head.withUnsafeBytes { InlineBytes($0) }))
+            queue.append(pinned)
+            expected += head + body
+        }
+        let owned = Array("owned tail".utf8)
+        owned.withUnsafeBytes { queue.append($0) }
+        expected += owned
+        #expect(wholeGathered(queue, capacity: 1 << 16) == expected)
+        #expect(wholeGathered(queue, capacity: expected.count - 1) == nil, "more than fits: left to fill")
+        for sent in [3, 9, 1, 25] {
+            queue.consume(sent)
+            expected.removeFirst(sent)
+            #expect(wholeGathered(queue, capacity: 1 << 16) == expected)
+        }
+        queue.removeAll()
     }
 
     @Test("Write path: heads kept in their chunks go out in order before their bodies, also when a send ends inside one; they take no block")

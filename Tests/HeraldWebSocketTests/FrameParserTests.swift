@@ -195,6 +195,34 @@ struct FrameParserTests {
         }
     }
 
+    @Test("§8.1 shortcut: the unmasking copy says a payload is all ASCII exactly when no unmasked byte is above 0x7F, wherever the one such byte lies (whole words, the 8-byte step, the byte tail)")
+    func maskingWhileCopyingReportsASCII() {
+        let key = MaskKey((0x9C, 0x01, 0xFF, 0x5A))
+        func copy(_ plain: [UInt8]) -> (bytes: [UInt8], ascii: Bool) {
+            let masked = plain.enumerated().map { $0.element ^ key.byte(at: $0.offset) }
+            var output = [UInt8](repeating: 0, count: plain.count)
+            let ascii = masked.withUnsafeBytes { input in
+                output.withUnsafeMutableBytes { output in
+                    Masking.copy(key, from: input.baseAddress!, to: output.baseAddress!, count: plain.count)
+                }
+            }
+            return (output, ascii)
+        }
+        for count in 1...41 {
+            let plain = (0..<count).map { UInt8(0x20 + $0 % 0x5F) }
+            let copied = copy(plain)
+            #expect(copied.bytes == plain && copied.ascii, "count \(count)")
+            for position in 0..<count {
+                for high: UInt8 in [0x80, 0xC3, 0xFF] {
+                    var text = plain
+                    text[position] = high
+                    let copied = copy(text)
+                    #expect(copied.bytes == text && !copied.ascii, "count \(count), byte \(high) at \(position)")
+                }
+            }
+        }
+    }
+
     @Test("RFC 6455 §5.3: client frames from a connection are masked with a fresh key each time")
     func clientMasksEveryFrame() {
         var client = WebSocketStateMachine(role: .client)

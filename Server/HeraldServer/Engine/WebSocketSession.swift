@@ -34,6 +34,10 @@ public final class WebSocketSession {
     }
     private var hasReportedClose = false
     private var readingPaused = false
+    /// The machine was fed input since it last held none (``settleInputCharge()``): only ``parse(_:readAt:)`` moves it
+    /// off a message boundary, where it keeps buffers; whole messages taken straight from a read leave it as it was,
+    /// so a session that only gets those never asks it (a copy of the machine per read).
+    private var machineMayHoldInput = false
     /// The machine's actions are being carried out: input that an answer lets through meanwhile waits for the end.
     private var carryingOut = false
     private var answeredWhileCarryingOut = false
@@ -163,6 +167,12 @@ public final class WebSocketSession {
         if compression == nil, !connection.isTLS {
             // A plain frame is its header and the payload unchanged: the header is written on the stack and both go
             // straight into the connection's queue, so an echo copies the payload once.
+            if payload.count <= 125 {
+                // Up to 125 bytes the header is two bytes (§5.2): FIN with the opcode, then the length (no mask, §5.1).
+                var head = (UInt16(0x80 | opcode.rawValue) | UInt16(payload.count) << 8).littleEndian
+                withUnsafeBytes(of: &head) { connection.write(head: $0, payload: payload) }
+                return
+            }
             withUnsafeTemporaryAllocation(byteCount: FrameEncoder.maxHeaderSize, alignment: 1) { header in
                 let size = FrameEncoder.writeHeader(opcode: opcode, payloadLength: payload.count, into: header)
                 connection.write(head: UnsafeRawBufferPointer(rebasing: header[..<size]), payload: payload)
@@ -281,6 +291,7 @@ public final class WebSocketSession {
         guard offset < bytes.count else { return resumeIfAnsweredMeanwhile() }
         let rest = UnsafeRawBufferPointer(rebasing: bytes[offset...])
         let scratch = self.scratch
+        machineMayHoldInput = true
         machine.borrowBuffers(from: &scratch.machineBuffers)
         machine.receive(rest, now: readAt)
         carryOutActions()
@@ -296,22 +307,34 @@ public final class WebSocketSession {
     /// text that is not UTF-8, or anything after a close).
     private func deliverWholeMessages(_ bytes: UnsafeRawBufferPointer, readAt: Int64) -> Int {
         var offset = 0
-        while let frame = machine.wholeMessage(in: bytes, at: offset, maxPayload: Self.wholeMessageLimit), !closeWritten {
+        // Lent uncounted to the closure below: whoever hands this session a read holds it for the whole call, and a
+        // counted capture cost a retain and a release per message.
+        let session = Unmanaged.passUnretained(self)
+        // A read that ends where its last message ends (nearly every one) is done without another look at the machine.
+        while offset < bytes.count, let frame = machine.wholeMessage(in: bytes, at: offset, maxPayload: Self.wholeMessageLimit), !closeWritten {
+            let first = offset == 0
             let delivered = withUnsafeTemporaryAllocation(byteCount: frame.payload.count, alignment: 1) { message in
-                frame.unmask(from: bytes, into: message)
-                let payload = UnsafeRawBufferPointer(message)
-                // §8.1: the machine fails a text that is not UTF-8 (1007) when given the frame.
-                guard frame.opcode != .text || UTF8Validator.isValid(payload) else { return false }
-                if offset == 0 { machine.noteRead(at: readAt) }
-                carryingOut = true
-                deliver(frame.opcode, payload)
-                carryingOut = false
-                return true
+                session._withUnsafeGuaranteedRef { $0.deliverWhole(frame, from: bytes, into: message, readAt: first ? readAt : nil) }
             }
             guard delivered else { break }
             offset = frame.end
         }
         return offset
+    }
+
+    /// One whole message of ``deliverWholeMessages(_:readAt:)``, unmasked into `message`; false, delivering nothing,
+    /// when it is a text that is not UTF-8 (the machine then takes the frame and fails it with 1007, §8.1).
+    private func deliverWhole(_ frame: WholeMessageFrame, from bytes: UnsafeRawBufferPointer, into message: UnsafeMutableRawBufferPointer,
+                              readAt: Int64?) -> Bool {
+        // ASCII (as the unmasking copy tells, word by word) is UTF-8; anything else gets the full check.
+        let ascii = frame.unmask(from: bytes, into: message)
+        let payload = UnsafeRawBufferPointer(message)
+        guard ascii || frame.opcode != .text || UTF8Validator.isValid(payload) else { return false }
+        if let readAt { machine.noteRead(at: readAt) }
+        carryingOut = true
+        deliver(frame.opcode, payload)
+        carryingOut = false
+        return true
     }
 
     /// Input held back while a delivery answered a request is fed after the whole current input, never inside it.
@@ -351,10 +374,22 @@ public final class WebSocketSession {
     /// (RFC 6455 §7.4.1, a message that violates the server's policy) and its buffers go at once. Unless the session
     /// has requests in flight: then it stops reading (``mustWait``) until answers give the budget back, so a client
     /// that pipelines is slowed down, not cut off, and its unfinished message cannot grow meanwhile.
+    @inline(__always)
     private func settleInputCharge() {
+        // Nothing held and nothing charged, before and after (every read of a request/response session that keeps up):
+        // decided here, in the caller, without a call.
+        if !machineMayHoldInput, held == nil, backlogCharge == 0, inputCharge == 0 { return }
+        settleHeldInputCharge()
+    }
+
+    private func settleHeldInputCharge() {
         // Once closed, the session has given everything back (``releaseInputCharge()``) and charges nothing again.
         guard !hasReportedClose else { return }
-        let unfinished = machine.retainedBytes
+        var unfinished = 0
+        if machineMayHoldInput {
+            unfinished = machine.retainedBytes
+            machineMayHoldInput = unfinished > 0
+        }
         let charge = unfinished + (held?.bytes.capacity ?? 0) + backlogCharge
         guard charge != inputCharge else { return }
         let delta = charge - inputCharge
