@@ -19,6 +19,11 @@ public protocol SyncStore: AnyObject, AlertSettingsStore, LastSeenStore {
     /// only because another writer came first (nothing of it was stored), instead of failing it: `body` must start
     /// from scratch each time it runs. Outside any other transaction only.
     func repeatableTransaction<T>(_ body: () throws -> T) throws -> T
+    /// Runs a batch of requests like ``repeatableTransaction(_:)``, each request a nested ``transaction(_:)`` as usual;
+    /// a store may run the batch without savepoints first and, when a nested body threw after it had written, roll the
+    /// whole batch back and run it once more with them. `body` must start from scratch each time it runs, and must not
+    /// rely on a nested body's writes being undone before the batch ends (only on their being undone in what commits).
+    func batchTransaction<T>(_ body: () throws -> T) throws -> T
     /// Runs reads as one consistent snapshot without taking the write lock (works on a read-only
     /// database). Inside a ``transaction(_:)`` it simply joins it.
     func snapshot<T>(_ body: () throws -> T) throws -> T
@@ -235,6 +240,11 @@ extension SyncStore {
     /// A store that never presumes what another writer did runs `body` once.
     public func repeatableTransaction<T>(_ body: () throws -> T) throws -> T {
         try transaction(body)
+    }
+
+    /// A store without a cheaper way runs the batch with its savepoints.
+    public func batchTransaction<T>(_ body: () throws -> T) throws -> T {
+        try repeatableTransaction(body)
     }
 
     /// One read per user: an embedded store answers each without a round trip.

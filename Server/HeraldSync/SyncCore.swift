@@ -99,11 +99,11 @@ public final class SyncCore<Device: Hashable> {
         var step = SyncStep<Device>()
         // A batch that runs again (whole, or request by request after a failure) starts from scratch: what an earlier
         // pass decided, counted and spent did not happen.
-        let (savedCounters, savedBuckets) = (counters, rateLimits)
+        let (savedCounters, savedBuckets, savedAllowances) = (counters, rateLimits, storageAllowances)
         departedThisPass.removeAll(keepingCapacity: true)
         func startOver() {
             step = SyncStep<Device>()
-            (counters, rateLimits) = (savedCounters, savedBuckets)
+            (counters, rateLimits, storageAllowances) = (savedCounters, savedBuckets, savedAllowances)
             restoreDeparted()
         }
         let batchStarted = workClock?()
@@ -142,8 +142,9 @@ public final class SyncCore<Device: Hashable> {
                 try store.snapshot { handleAll(standalone: false) }
                 lastSeen = [:]  // nobody left: a disconnect writes
             case .writing:
-                // The store may run this twice (another writer came first and nothing was stored).
-                lastSeen = try store.repeatableTransaction {
+                // The store may run this twice (another writer came first and nothing was stored, or a request threw
+                // after writing while its savepoint was put off, see SyncStore.batchTransaction).
+                lastSeen = try store.batchTransaction {
                     startOver()
                     handleAll(standalone: false)
                     return storeLastSeen()  // E2: who went offline, in this same transaction
