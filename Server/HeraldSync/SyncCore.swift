@@ -97,12 +97,16 @@ public final class SyncCore<Device: Hashable> {
     @_specialize(exported: true, where Device == DeviceHandle)
     public func process(_ arrived: [SyncInput<Device>], now: Int64) -> [SyncDelivery<Device>] {
         var step = SyncStep<Device>()
+        // Room for an answer and an event or two per input: grown by doubling, the effects were copied several times a
+        // batch (~2,700 instructions a send at 256 in flight).
+        step.effects.reserveCapacity(arrived.count * 3)
         // A batch that runs again (whole, or request by request after a failure) starts from scratch: what an earlier
         // pass decided, counted and spent did not happen.
         let (savedCounters, savedBuckets, savedAllowances) = (counters, rateLimits, storageAllowances)
         departedThisPass.removeAll(keepingCapacity: true)
         func startOver() {
             step = SyncStep<Device>()
+            step.effects.reserveCapacity(arrived.count * 3)
             (counters, rateLimits, storageAllowances) = (savedCounters, savedBuckets, savedAllowances)
             restoreDeparted()
         }
