@@ -80,6 +80,9 @@ public protocol SyncStore: AnyObject, AlertSettingsStore, LastSeenStore {
     func createGroup(title: String, creator: String, members: [String], now: Int64) throws -> ConversationRecord
     /// The conversation, or nil.
     func conversation(id: String) throws -> ConversationRecord?
+    /// The conversation as a new message's fan-out and pushes need it, or nil: its kind, title and participants as they
+    /// are now, its `createdAt` and `lastActivity` perhaps as they were when a store that keeps it in memory read it.
+    func conversationForDelivery(id: String) throws -> ConversationRecord?
     /// Takes `user` out of `conversation`'s participants (a member leaving a group): from now on they neither receive
     /// nor count its messages. No-op when they are not in it.
     func removeParticipant(user: String, conversation: String) throws
@@ -240,6 +243,11 @@ extension SyncStore {
     /// A store that never presumes what another writer did runs `body` once.
     public func repeatableTransaction<T>(_ body: () throws -> T) throws -> T {
         try transaction(body)
+    }
+
+    /// A store that keeps no conversation in memory reads it.
+    public func conversationForDelivery(id: String) throws -> ConversationRecord? {
+        try conversation(id: id)
     }
 
     /// A store without a cheaper way runs the batch with its savepoints.
