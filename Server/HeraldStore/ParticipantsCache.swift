@@ -7,6 +7,9 @@
 /// rollback forgets the entries added since its savepoint began (``mark`` / ``rollBack(to:)``).
 struct ParticipantsCache {
     private var byConversation: [Int64: [String]] = [:]
+    /// Conversations read whole while their participants were cached here, as read (see
+    /// ``SQLiteStore/conversationForDelivery(id:)``); an entry goes with its conversation's participants.
+    private var records: [Int64: ConversationRecord] = [:]
     private var cachedUsers = 0
     /// Conversations cached in the open transaction, in order, for rollbacks.
     private var addedInTransaction: [Int64] = []
@@ -17,6 +20,15 @@ struct ParticipantsCache {
     var mark: Int { addedInTransaction.count }
 
     func participants(of conversation: Int64) -> [String]? { byConversation[conversation] }
+
+    /// The conversation as read while its current participants were cached, if it was.
+    func record(of conversation: Int64) -> ConversationRecord? { records[conversation] }
+
+    /// Keeps `record` for as long as its participants stay cached (they are the record's).
+    mutating func keep(_ record: ConversationRecord, of conversation: Int64) {
+        guard let participants = byConversation[conversation], participants == record.participants else { return }
+        records[conversation] = record
+    }
 
     /// Caches a list read from the database; `inTransaction` when a transaction (that may roll back) is open.
     mutating func store(_ participants: [String], of conversation: Int64, inTransaction: Bool) {
@@ -32,6 +44,7 @@ struct ParticipantsCache {
         guard mark < addedInTransaction.count else { return }
         for conversation in addedInTransaction[max(mark, 0)...] {
             if let removed = byConversation.removeValue(forKey: conversation) { cachedUsers -= removed.count }
+            records[conversation] = nil
         }
         addedInTransaction.removeSubrange(max(mark, 0)...)
     }
@@ -45,10 +58,12 @@ struct ParticipantsCache {
     /// safe, also inside a transaction that rolls back.
     mutating func forget(_ conversation: Int64) {
         if let removed = byConversation.removeValue(forKey: conversation) { cachedUsers -= removed.count }
+        records[conversation] = nil
     }
 
     mutating func removeAll() {
         byConversation.removeAll()
+        records.removeAll()
         cachedUsers = 0
         addedInTransaction.removeAll(keepingCapacity: true)
     }

@@ -64,6 +64,13 @@ final class SQLiteConnection {
         return Int(sqlite3_changes(handle))
     }
 
+    /// Rows changed by every INSERT, UPDATE and DELETE since the connection opened: a body that leaves it unchanged
+    /// wrote nothing (what a foreign key action or trigger changes comes with a row its statement changed).
+    var totalChanges: Int64 {
+        guard let handle else { return 0 }
+        return sqlite3_total_changes64(handle)
+    }
+
     /// The rowid of the most recent successful INSERT.
     var lastInsertRowID: Int64 {
         guard let handle else { return 0 }

@@ -27,6 +27,11 @@ public final class SQLiteStore: SyncStore, @unchecked Sendable {
     private var transactionLost = false
     private static let lostTransaction = StoreError(
         kind: .io, message: "the transaction was rolled back by SQLite after an earlier error; nothing of it is stored")
+    /// Inside ``batchTransaction(_:)``'s first run: nested transactions open no savepoint (see there).
+    private var savepointsDeferred = false
+    /// A nested transaction of that run threw after writing: the batch must run again with savepoints.
+    private var savepointsNeeded = false
+    private struct SavepointsNeeded: Error {}
     /// Whether a transaction (or snapshot) is open.
     var isInTransaction: Bool { transactionDepth > 0 }
     /// Per-user stream heads and newest runs in memory; see ``StreamCache`` for why that is safe.
@@ -142,6 +147,7 @@ public final class SQLiteStore: SyncStore, @unchecked Sendable {
         // Inside a transaction SQLite has already rolled back, a savepoint would open a new transaction of its own and
         // its RELEASE commit it: what comes after a lost transaction fails with it, up to the outermost level.
         if depth > 0, transactionLost { throw Self.lostTransaction }
+        if depth > 0, savepointsDeferred { return try withoutSavepoint(body) }
         let savepoint = "s\(depth)"
         // IMMEDIATE takes the write lock up front, so a busy writer is waited for (busy_timeout)
         // at BEGIN instead of failing later when a read transaction tries to upgrade.
@@ -173,6 +179,8 @@ public final class SQLiteStore: SyncStore, @unchecked Sendable {
         transactionDepth = depth
         var flushed = false
         do {
+            // A nested body wrote and threw without a savepoint to undo it: nothing of this run may commit.
+            if depth == 0, savepointsNeeded { throw SavepointsNeeded() }
             if depth == 0 { flushed = try writeDirtyStreams() }
             _ = try connection.execute(depth == 0 ? "COMMIT" : "RELEASE \(savepoint)")
         } catch {
@@ -192,6 +200,46 @@ public final class SQLiteStore: SyncStore, @unchecked Sendable {
             participantsCache.endTransaction()
         }
         return result
+    }
+
+    /// Runs the batch with no savepoint for its requests first: while one is open, SQLite copies every page a statement
+    /// first changes into the savepoint's journal (in memory, in 1 KiB pieces) so it can be undone, which was a sixth
+    /// of an acknowledged send's instructions (two savepoints a send: its request's and the insert's), and a nested
+    /// body almost never throws after writing (a refusal comes before the writes). When one does, the writes it
+    /// made cannot be undone alone: this run is rolled back and the batch runs again, with savepoints.
+    public func batchTransaction<T>(_ body: () throws -> T) throws -> T {
+        guard transactionDepth == 0, !savepointsDeferred else { return try repeatableTransaction(body) }
+        savepointsDeferred = true
+        savepointsNeeded = false
+        do {
+            defer { (savepointsDeferred, savepointsNeeded) = (false, false) }
+            return try repeatableTransaction(body)
+        } catch is SavepointsNeeded {
+            return try repeatableTransaction(body)
+        }
+    }
+
+    /// A nested transaction of ``batchTransaction(_:)``'s first run: the body runs in the open transaction as it is.
+    /// When it throws, what it cached is forgotten as a savepoint's rollback would; when it had also changed rows, the
+    /// batch is marked to run again (its end throws ``SavepointsNeeded`` instead of committing).
+    private func withoutSavepoint<T>(_ body: () throws -> T) throws -> T {
+        let depth = transactionDepth
+        let changes = connection.totalChanges
+        let streamsMark = streams.mark
+        let participantsMark = participantsCache.mark
+        transactionDepth += 1
+        defer { transactionDepth = depth }
+        do {
+            let result = try body()
+            if connection.isAutocommit { throw Self.lostTransaction }
+            return result
+        } catch {
+            if connection.isAutocommit { transactionLost = true }
+            streams.rollBack(to: streamsMark)
+            participantsCache.rollBack(to: participantsMark)
+            if connection.totalChanges != changes { savepointsNeeded = true }
+            throw error
+        }
     }
 
     /// Runs reads as one consistent snapshot. Unlike ``transaction(_:)`` it takes no write lock

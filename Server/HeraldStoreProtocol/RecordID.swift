@@ -16,7 +16,26 @@ public enum RecordID {
 
     /// The public id of the row with key `key`: `prefix` followed by the decimal key.
     public static func format(_ prefix: UInt8, _ key: Int64) -> String {
-        String(decoding: CollectionOfOne(prefix), as: UTF8.self) + String(key)
+        // Written into the new string's own storage (the prefix, a sign, up to 19 digits): joining two Strings took
+        // ~1,700 instructions an id, and a send formats two.
+        String(unsafeUninitializedCapacity: 21) { buffer in
+            var start = 21
+            var rest = key.magnitude
+            repeat {
+                start -= 1
+                buffer[start] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
+                rest /= 10
+            } while rest > 0
+            if key < 0 {
+                start -= 1
+                buffer[start] = UInt8(ascii: "-")
+            }
+            start -= 1
+            buffer[start] = prefix
+            let count = 21 - start
+            for index in 0..<count { buffer[index] = buffer[start + index] }
+            return count
+        }
     }
 
     /// The key inside `id` when it is `prefix` plus a canonical positive decimal that fits Int64; else nil.

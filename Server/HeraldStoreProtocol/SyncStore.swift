@@ -19,6 +19,11 @@ public protocol SyncStore: AnyObject, AlertSettingsStore, LastSeenStore {
     /// only because another writer came first (nothing of it was stored), instead of failing it: `body` must start
     /// from scratch each time it runs. Outside any other transaction only.
     func repeatableTransaction<T>(_ body: () throws -> T) throws -> T
+    /// Runs a batch of requests like ``repeatableTransaction(_:)``, each request a nested ``transaction(_:)`` as usual;
+    /// a store may run the batch without savepoints first and, when a nested body threw after it had written, roll the
+    /// whole batch back and run it once more with them. `body` must start from scratch each time it runs, and must not
+    /// rely on a nested body's writes being undone before the batch ends (only on their being undone in what commits).
+    func batchTransaction<T>(_ body: () throws -> T) throws -> T
     /// Runs reads as one consistent snapshot without taking the write lock (works on a read-only
     /// database). Inside a ``transaction(_:)`` it simply joins it.
     func snapshot<T>(_ body: () throws -> T) throws -> T
@@ -75,6 +80,9 @@ public protocol SyncStore: AnyObject, AlertSettingsStore, LastSeenStore {
     func createGroup(title: String, creator: String, members: [String], now: Int64) throws -> ConversationRecord
     /// The conversation, or nil.
     func conversation(id: String) throws -> ConversationRecord?
+    /// The conversation as a new message's fan-out and pushes need it, or nil: its kind, title and participants as they
+    /// are now, its `createdAt` and `lastActivity` perhaps as they were when a store that keeps it in memory read it.
+    func conversationForDelivery(id: String) throws -> ConversationRecord?
     /// Takes `user` out of `conversation`'s participants (a member leaving a group): from now on they neither receive
     /// nor count its messages. No-op when they are not in it.
     func removeParticipant(user: String, conversation: String) throws
@@ -235,6 +243,16 @@ extension SyncStore {
     /// A store that never presumes what another writer did runs `body` once.
     public func repeatableTransaction<T>(_ body: () throws -> T) throws -> T {
         try transaction(body)
+    }
+
+    /// A store that keeps no conversation in memory reads it.
+    public func conversationForDelivery(id: String) throws -> ConversationRecord? {
+        try conversation(id: id)
+    }
+
+    /// A store without a cheaper way runs the batch with its savepoints.
+    public func batchTransaction<T>(_ body: () throws -> T) throws -> T {
+        try repeatableTransaction(body)
     }
 
     /// One read per user: an embedded store answers each without a round trip.

@@ -9,9 +9,9 @@
 /// at all (charges only grow during a day, so a refusal stays true).
 ///
 /// What this gives up: reserved bytes a node never spent are lost to the user when it restarts (under-use, one chunk
-/// per user and restart), and a reservation written in a request or batch that then rolls back stays spendable here
-/// (over-use, one chunk per such rollback; a rollback is a store failure or a batch run again, not something a user
-/// can cause at will). Pure: the store is a closure and the day comes in.
+/// per user and restart), and a reservation written in a request that then rolls back on its own stays spendable here
+/// (over-use, one chunk per such rollback; that is a store failure, not something a user can cause at will: a batch
+/// that runs again starts from the allowances it started with). Pure: the store is a closure and the day comes in.
 struct StorageAllowances {
     private struct Entry {
         var day: Int64

@@ -267,7 +267,7 @@ extension SyncCore {
         response.duplicate = duplicate
         if !duplicate { counters.messagesStored += 1 }
         // R4: a retry stores nothing and announces nothing.
-        guard !duplicate, let stored = try store.conversation(id: record.conversation) else { return }
+        guard !duplicate, let stored = try store.conversationForDelivery(id: record.conversation) else { return }
         let mentions = Self.mentions(of: record, in: stored)  // N2
         if !mentions.isEmpty {
             info.mentions = mentions

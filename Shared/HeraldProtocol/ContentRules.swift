@@ -43,7 +43,11 @@ public enum ContentRules {
     /// Whether `text` (a message, a caption, a title, a notification) can be stored as it is: anything but U+0000,
     /// which PostgreSQL's `text` cannot hold (SQLite can), so that every store keeps the same messages and one such
     /// request never fails a whole batch of others on a PostgreSQL node.
-    public static func isStorableText(_ text: String) -> Bool { !text.utf8.contains(0) }
+    public static func isStorableText(_ text: String) -> Bool {
+        // Over the contiguous bytes where a String has them (a message's text always): the generic scan of the UTF-8
+        // view cost ~30 instructions a byte, a tenth of decoding a send.
+        text.utf8.withContiguousStorageIfAvailable { bytes in !bytes.contains(0) } ?? !text.utf8.contains(0)
+    }
 
     /// ``isStorableText(_:)`` in words.
     public static let storableTextRule = "text without the NUL character (U+0000)"

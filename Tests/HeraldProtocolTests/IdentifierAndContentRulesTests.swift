@@ -102,6 +102,15 @@ struct IdentifierAndContentRulesTests {
         #expect(!ContentRules.isLink("javascript:alert(1)") && !ContentRules.isLink("herald://") && !ContentRules.isLink("herald://x y"))
     }
 
+    @Test("Storable text: anything but NUL, wherever it is, in small and long strings alike")
+    func storableText() {
+        let long = String(repeating: "héllo 👋 ", count: 200)
+        for valid in ["", "a", "ok 👍", long, "\u{1}\u{7F}"] { #expect(ContentRules.isStorableText(valid), "\(valid.prefix(20).debugDescription)") }
+        for invalid in ["\u{0}", "a\u{0}", "\u{0}a", long + "\u{0}", "\u{0}" + long, String(long.prefix(700)) + "\u{0}" + long] {
+            #expect(!ContentRules.isStorableText(invalid), "\(invalid.prefix(20).debugDescription)")
+        }
+    }
+
     @Test("Reactions: one grapheme (flags, skin tones, ZWJ families, keycaps), never text or line breaks")
     func reactions() {
         for valid in ["👍", "❤️", "👍🏽", "👩‍👩‍👧", "🇫🇷", "1️⃣", "😀"] { #expect(ContentRules.isReaction(valid), "\(valid)") }

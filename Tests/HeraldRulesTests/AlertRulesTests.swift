@@ -15,6 +15,10 @@ struct AlertRulesTests {
         #expect(MentionParser.mentions(in: "(@alice)", participants: everyone) == ["alice"])
         #expect(MentionParser.mentions(in: nil, participants: everyone).isEmpty)
         #expect(MentionParser.mentions(in: "@", participants: everyone).isEmpty)
+        // Long texts (not small strings): a mention at the very end is found, none is found where there is no `@`.
+        let long = String(repeating: "héllo wörld ", count: 100)
+        #expect(MentionParser.mentions(in: long + "@carol", participants: everyone) == ["carol"])
+        #expect(MentionParser.mentions(in: long + "carol", participants: everyone).isEmpty)
     }
 
     @Test("N1: a mute is in force until its end; nil is not muted; forever never ends")

@@ -12,5 +12,13 @@ struct RecordIDTests {
             #expect(RecordID.parse(RecordID.message, bad) == nil, "\(bad)")
         }
         #expect(RecordID.format(RecordID.notification, 42) == "n42")
+        // Every key formats as the prefix and the key's decimal, which parses back (the store's keys are positive).
+        for key: Int64 in [1, 9, 10, 99, 100, 12_345, 1 << 40, Int64.max] {
+            #expect(RecordID.format(RecordID.message, key) == "m\(key)")
+            #expect(RecordID.parse(RecordID.message, RecordID.format(RecordID.message, key)) == key)
+        }
+        #expect(RecordID.format(RecordID.conversation, 0) == "c0")
+        #expect(RecordID.format(RecordID.conversation, -7) == "c-7")
+        #expect(RecordID.format(RecordID.conversation, Int64.min) == "c-9223372036854775808")
     }
 }
