@@ -3,7 +3,8 @@
 #
 #   Tests/Fuzz/run.sh [runs] [target...]     runs defaults to 1000000; targets default to all of them
 #
-# Each target starts from its committed seed corpus (Corpus/<target>/, never written to) plus a scratch corpus in
+# Each target starts from its seed corpus (written by make_seeds.py into .build/seeds/<target>/ before every run, so
+# the script is the one source of the seeds and a change to it takes effect at once) plus a scratch corpus in
 # .build/corpus/<target>/ that keeps what earlier runs learned. A crash or a broken invariant stops that target,
 # leaves the input in .build/artifacts/<target>/, and makes the script exit 1 after the remaining targets ran.
 # Extra libFuzzer flags can be passed in FUZZ_FLAGS (e.g. FUZZ_FLAGS="-max_len=8192 -timeout=10").
@@ -24,6 +25,8 @@ for target in "${targets[@]}"; do
     [ -x ".build/release/$target" ] || { echo "build of $target failed" >&2; exit 2; }
 done
 
+rm -rf .build/seeds && python3 make_seeds.py .build/seeds || { echo "writing the seed corpora failed" >&2; exit 2; }
+
 # Let libFuzzer and ASan report crashes; the Swift runtime's backtracer would race them and confuse ASan.
 export SWIFT_BACKTRACE=enable=no
 status=0
@@ -35,7 +38,7 @@ for target in "${targets[@]}"; do
     # Scratch corpus first: libFuzzer adds new inputs to the first directory only.
     # shellcheck disable=SC2086
     ".build/release/$target" -runs="$runs" -max_len=8192 -timeout=25 -rss_limit_mb=2048 -print_final_stats=1 \
-        -artifact_prefix=".build/artifacts/$target/" ${FUZZ_FLAGS:-} ".build/corpus/$target" "Corpus/$target" > "$log" 2>&1
+        -artifact_prefix=".build/artifacts/$target/" ${FUZZ_FLAGS:-} ".build/corpus/$target" ".build/seeds/$target" > "$log" 2>&1
     code=$?
     seconds=$(( $(date +%s) - start ))
     execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$')

@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""Writes the seed corpora in Corpus/<target>/ (run once; the files are committed).
+"""Writes the seed corpora, one directory per target, into the directory given (run.sh: .build/seeds).
 
 Every seed is real traffic in the layout its harness expects (see each harness's doc comment): a few header bytes
 that choose limits and chunking, then bytes as they travel on the wire.
 """
-import os, struct, zlib
+import os, struct, sys, zlib
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), ".build", "seeds")
 SEED = bytes(range(1, 9))  # 8 chunking-seed bytes
 
 
