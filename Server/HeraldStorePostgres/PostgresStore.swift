@@ -352,7 +352,11 @@ public final class PostgresStore: SyncStore, APIKeyStore, @unchecked Sendable {
             // A lost connection leaves the outcome unknown; the caller reports failure and the client's
             // retry is idempotent (R4). Any other failure ended the transaction already or left it to roll back.
             abandonTransaction()
-            forgetCommittedState()
+            // Refused at its opening because another writer came first (the clock was presumed): nothing ran, and what
+            // this store keeps is the database's as of its last commit, which the next opening catches up from the
+            // wake-up rows. Forgetting it made every batch after such a refusal read its conversations and heads
+            // anew, under the nodes' lock (two nodes: about a third of all sends).
+            if !anotherWriterCameFirst { forgetCommittedState() }
             throw error
         }
         // PostgreSQL answers COMMIT of a failed transaction (a statement errored outside any savepoint)

@@ -138,6 +138,32 @@ struct PostgresWriteClockTests {
         #expect(first.order < second.order && second.order < third.order)
     }
 
+    @Test("A batch refused because another writer came first keeps this node's memory: running again, it reads its conversation no more than a batch after any other writer's commit does")
+    func refusalKeepsMemory() throws {
+        let (url, a) = try postgresStoreWithUsers()
+        let b = try PostgresStore(url: url)
+        let dm = try a.findOrCreateDirect(between: "alice", and: "bob", now: 1).conversation
+        let other = try b.findOrCreateDirect(between: "bob", and: "carol", now: 1).conversation
+        // As the sync thread sends: a batch (repeatable), each request in a savepoint of its own.
+        func batch(_ key: String) throws -> Int {
+            let before = a.connection.roundTrips
+            try a.repeatableTransaction {
+                try a.transaction { _ = try a.insertMessage(conversation: dm.id, sender: "alice", clientMessageId: key, kind: .text, text: key, imageURL: nil, now: 2) }
+            }
+            return a.connection.roundTrips - before
+        }
+        for index in 0...PostgresStore.soleWriterStreakToPresume { _ = try batch("warm\(index)") }
+        // b writes: a's next batch, presuming the clock, is refused at its flush and runs again.
+        _ = try b.transaction { try b.insertMessage(conversation: other.id, sender: "bob", clientMessageId: "b1", kind: .text, text: "b", imageURL: nil, now: 3) }
+        let refusedAndRerun = try batch("after-refusal")
+        // The same again, without the refusal: b writes, a's batch reads the clock (it no longer presumes it).
+        _ = try b.transaction { try b.insertMessage(conversation: other.id, sender: "bob", clientMessageId: "b2", kind: .text, text: "b", imageURL: nil, now: 4) }
+        let afterCommit = try batch("after-commit")
+        // Two round trips more: the refused flush and its ROLLBACK. A conversation read anew would be a third.
+        #expect(refusedAndRerun == afterCommit + 2, "refused and run again: \(refusedAndRerun) round trips; after another writer's commit: \(afterCommit)")
+        #expect(try a.history(conversation: dm.id, before: nil, limit: 2).map(\.clientMessageId) == ["after-commit", "after-refusal"])
+    }
+
     @Test("R3: a batch refused because another writer came first runs once more, whole, after reading the clock; statements after the refusal cost no round trip")
     func repeatableTransactionRunsAgain() throws {
         let (url, a) = try postgresStoreWithUsers()
