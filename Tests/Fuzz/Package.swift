@@ -36,7 +36,7 @@ let package = Package(
         .target(name: "HeraldRules", path: "Modules/HeraldRules", swiftSettings: swiftSettings),
         .target(name: "HeraldProtocol", dependencies: ["HeraldRules"], path: "Modules/HeraldProtocol", exclude: ["PROTOCOL.md"], swiftSettings: swiftSettings),
         .systemLibrary(name: "COpenSSL", path: "Modules/COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
-        .target(name: "HeraldCrypto", dependencies: ["COpenSSL"], path: "Modules/HeraldCrypto", swiftSettings: swiftSettings),
+        .target(name: "HeraldCrypto", dependencies: ["COpenSSL", "HeraldBytes"], path: "Modules/HeraldCrypto", swiftSettings: swiftSettings),
 
         // MARK: - Server entry points (symlinks to single files in /Server, not the whole HeraldServer module)
         // HeraldServer depends on the store (SQLite, PostgreSQL), the network layer and everything else; fuzzing the
