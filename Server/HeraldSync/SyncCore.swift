@@ -46,6 +46,10 @@ public final class SyncCore<Device: Hashable> {
     var nextMuteEnd: Int64? = .min
     /// With a store shared by several nodes (``joinCluster(node:)``): presence other nodes see and push routing.
     var cluster: ClusterPresence<Device>?
+    /// Devices whose frames wait for another node's earlier events (``hold(_:_:seq:body:now:)``), and when the
+    /// first of those waits ends.
+    var holdingDevices: Set<Device> = []
+    var heldFramesDeadline: Int64 = .max
     /// Running totals for metrics (messages stored, resumes, errors by code); read by the owning thread.
     public internal(set) var counters = SyncCounters()
     /// Per-user budgets of writing requests (``SyncConfiguration/requestRates``).
@@ -229,7 +233,8 @@ public final class SyncCore<Device: Hashable> {
     public func fireDueTimers(now: Int64) -> [SyncDelivery<Device>] {
         if now >= nextMaintenance { runMaintenance(now: now) }
         clusterHeartbeat(now: now)
-        var deliveries = ephemeralDeliveries(now: now)
+        var deliveries = releaseOverdueHolds(now: now)
+        deliveries += ephemeralDeliveries(now: now)
         deliveries += endDueMutes(now: now)
         guard now >= nextPushCheck else { return deliveries }
         let due = pendingPushes.takeDue(now: now)
@@ -248,7 +253,7 @@ public final class SyncCore<Device: Hashable> {
     public var nextDeadline: Int64 {
         // Inputs carried over are due at once.
         if !postponed.isEmpty { return .min }
-        return min(pendingPushes.nextDeadline.map { max($0, nextPushCheck) } ?? .max, nextMaintenance, cluster?.nextHeartbeat ?? .max, ephemeral.nextDeadline ?? .max, nextMuteEnd ?? .max)
+        return min(pendingPushes.nextDeadline.map { max($0, nextPushCheck) } ?? .max, nextMaintenance, cluster?.nextHeartbeat ?? .max, ephemeral.nextDeadline ?? .max, nextMuteEnd ?? .max, heldFramesDeadline)
     }
 
     /// Prunes stream events and pushes older than the retention (R3: at least 7 days are kept).
@@ -449,17 +454,19 @@ public final class SyncCore<Device: Hashable> {
         for effect in step.effects {
             switch effect {
             case .answer(let device, let payload):
+                if holdIfWaiting(device, payload: payload, answersRequest: true) { continue }
                 deliveries.append(SyncDelivery(payload: payload, devices: [device], answersRequest: true))
             case .reply(let device, let payload):
+                if holdIfWaiting(device, payload: payload, answersRequest: false) { continue }
                 deliveries.append(SyncDelivery(payload: payload, devices: [device]))
             case .streamEvent(let users, let seqs, let body, let conversation):
-                deliverStreamEvent(users: users, seqs: seqs, body: body, conversation: conversation, into: &deliveries)
+                deliverStreamEvent(users: users, seqs: seqs, body: body, conversation: conversation, now: now, into: &deliveries)
             case .catchUp(let user, let seq):
-                catchUp(user: user, through: seq, into: &deliveries)
+                catchUp(user: user, through: seq, now: now, into: &deliveries)
             case .remoteRuns(let batch):
-                deliverRuns(batch, into: &deliveries)
+                deliverRuns(batch, now: now, into: &deliveries)
             case .deviceEvent(let targets, let payload):
-                let online = targets.filter { devices[$0] != nil }
+                let online = targets.filter { devices[$0] != nil && !holdIfWaiting($0, payload: payload, answersRequest: false) }
                 if !online.isEmpty { deliveries.append(SyncDelivery(payload: payload, devices: online)) }
             case .live(let device, let cursor):
                 devices[device]?.cursor = cursor

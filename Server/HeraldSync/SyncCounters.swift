@@ -10,6 +10,12 @@ public struct SyncCounters: Sendable {
     public var resumes = 0
     /// Stream events replayed to resuming devices.
     public var replayedEvents = 0
+    /// Several nodes: live stream events held for a device until another node's earlier events reached it.
+    public var heldStreamEvents = 0
+    /// Holds that waited too long and read the gap from the store after all.
+    public var heldFramesTimedOut = 0
+    /// Devices brought up to date from the store because their next live event would have skipped some.
+    public var streamGapReads = 0
     /// `send` requests refused with `rate_limited`.
     public var rateLimited = 0
     /// Failed responses by error code (bad_json, unavailable, rate_limited, ...).

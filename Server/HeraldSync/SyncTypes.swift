@@ -153,6 +153,9 @@ final class DeviceState {
     var scene = SceneReport(scene: .list, foreground: true)
     /// nil until `sync`; then the stream position its sync reflected: it gets every event after it live (R1a).
     var cursor: Int64?
+    /// Several nodes: frames waiting for another node's earlier events to reach this device first (nil: none; see
+    /// ``SyncCore/hold(_:_:seq:body:now:)``).
+    var held: HeldFrames?
 
     init(user: String, name: String, isNamed: Bool = true) {
         self.user = user

@@ -110,6 +110,12 @@ final class MetricsHTTPHandler: HTTPRequestHandler {
         out.single("herald_resumes_total", "counter", "sync requests answered in resume mode.", metrics.resumes.load())
         out.single("herald_resume_replayed_events_total", "counter", "Stream events replayed to resuming devices.",
                    metrics.replayedEvents.load())
+        out.single("herald_stream_gap_reads_total", "counter", "Live devices brought up to date from the store because their next event would have skipped some.",
+                   metrics.streamGapReads.load())
+        out.single("herald_stream_held_events_total", "counter",
+                   "Several nodes: stream events held for a device until another node's earlier events reached it.", metrics.heldStreamEvents.load())
+        out.single("herald_stream_held_timeouts_total", "counter", "Holds that waited too long and read the gap from the store.",
+                   metrics.heldFramesTimedOut.load())
         out.family("herald_sync_errors_total", "counter", "herald.v1 error responses by code.")
         for (index, code) in ErrorCode.allCases.enumerated() {
             out.sample("herald_sync_errors_total", [("code", code.rawValue)], metrics.syncErrors[index].load())

@@ -48,6 +48,9 @@ public final class ServerMetrics: Sendable {
     let messagesStored = Counter()
     let resumes = Counter()
     let replayedEvents = Counter()
+    let streamGapReads = Counter()
+    let heldStreamEvents = Counter()
+    let heldFramesTimedOut = Counter()
     let syncErrors: [Counter]
     /// Frames handed to sessions by the sync thread (one per device per delivery).
     let fanoutDeliveries = Counter()
@@ -85,6 +88,9 @@ public final class ServerMetrics: Sendable {
         messagesStored.store(counters.messagesStored)
         resumes.store(counters.resumes)
         replayedEvents.store(counters.replayedEvents)
+        streamGapReads.store(counters.streamGapReads)
+        heldStreamEvents.store(counters.heldStreamEvents)
+        heldFramesTimedOut.store(counters.heldFramesTimedOut)
         for (index, code) in ErrorCode.allCases.enumerated() {
             syncErrors[index].store(counters.errors[code] ?? 0)
         }
