@@ -48,21 +48,31 @@ extension PostgresStore: ClusterPresenceStore {
     /// and one misjudged at worst sends a push its taker sends too.
     static let takeoverListenerGoneGraceMilliseconds: Int64 = 1_500
 
+    /// How late the heartbeat of a node whose LISTEN session is still connected must be before it is taken over: such a
+    /// node is alive and slow (a long batch, a machine out of CPU), and pushes it still holds would be sent twice if
+    /// another node took them over. Only a node stuck for this long (a stopped process whose socket stays open) is.
+    static let takeoverListenerAliveGraceMilliseconds: Int64 = 60_000
+
     public func takeOverDeadNodes(node: String, silentMilliseconds: Int64) throws -> [DeadNode] {
         // Concurrent claims of one row serialise on its row lock, and the loser re-checks `taken_over_by` after the
         // winner commits: each dead node goes to one survivor. Dead as `presence` judges it: silent too long, or its
-        // LISTEN session gone with the heartbeat a little late (a killed node, seconds after its death).
+        // LISTEN session gone with the heartbeat a little late (a killed node, seconds after its death). A node whose
+        // LISTEN session is still there is alive, however late its heartbeat, until it has been silent for a minute.
         var taken: [DeadNode] = []
         try transactionWithoutWriteLock {
             taken = try connection.query(
                 """
                 UPDATE cluster_nodes n SET taken_over_by = $1
-                WHERE n.node_id <> $1 AND n.taken_over_by IS NULL
-                  AND (n.heartbeat_at < \(Self.databaseNow) - $2
-                       OR (n.listener_pid IS NOT NULL AND n.heartbeat_at < \(Self.databaseNow) - $3
-                           AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.pid = n.listener_pid)))
+                FROM (SELECT n.node_id, n.listener_pid IS NOT NULL
+                             AND EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.pid = n.listener_pid) AS listening
+                      FROM cluster_nodes n) l
+                WHERE l.node_id = n.node_id AND n.node_id <> $1 AND n.taken_over_by IS NULL
+                  AND CASE WHEN l.listening THEN n.heartbeat_at < \(Self.databaseNow) - $4
+                           WHEN n.listener_pid IS NOT NULL THEN n.heartbeat_at < \(Self.databaseNow) - $3
+                           ELSE n.heartbeat_at < \(Self.databaseNow) - $2 END
                 RETURNING n.node_id, n.heartbeat_at
-                """, .text(node), .int(max(silentMilliseconds, 0)), .int(Self.takeoverListenerGoneGraceMilliseconds)
+                """, .text(node), .int(max(silentMilliseconds, 0)), .int(Self.takeoverListenerGoneGraceMilliseconds),
+                .int(max(silentMilliseconds, Self.takeoverListenerAliveGraceMilliseconds))
             ) { row in DeadNode(node: row.text(0), lastHeartbeat: row.int(1)) }
         }
         return taken

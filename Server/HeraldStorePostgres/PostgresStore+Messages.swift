@@ -51,7 +51,7 @@ extension PostgresStore {
         if messageIDPool.isEmpty {
             // One nextval and one setval take the whole block: every other taker of message ids (another node's
             // block, `herald_send_message`) holds the write lock too, so nobody draws between the two.
-            let block: Int64 = 256
+            let block = Self.messageIDBlock
             guard let last = try connection.scalar(
                 "SELECT setval(pg_get_serial_sequence('messages', 'id'), nextval(pg_get_serial_sequence('messages', 'id')) + $1)",
                 .int(block - 1))

@@ -269,11 +269,19 @@ public final class PostgresStore: SyncStore, APIKeyStore, @unchecked Sendable {
             return
         }
         // A plain UPDATE: the function's check is needed only when the clock is presumed, and its PL/pgSQL call cost
-        // three times the statement (pg_stat_statements).
-        let generation: Int64?
+        // three times the statement (pg_stat_statements). The lock, the clock and what the writers since this store's
+        // last commit changed go in one round trip: with two busy nodes every opening follows the other's commit, and
+        // each further round trip here was one more the other node waited out for the lock.
+        let cached = cacheGeneration
+        let canCatchUp = cached != nil && lastCommitAt.map { Self.uptimeMilliseconds() - $0 < Self.catchUpWindowMilliseconds } == true
+        connection.beginWithNextStatement([
+            "BEGIN", "SELECT pg_advisory_xact_lock(\(PostgresSchema.writeLock))", "UPDATE write_clock SET generation = generation + 1",
+        ])
+        let rows: [OpeningRow]
         do throws(StoreError) {
-            generation = try connection.scriptInteger(
-                "BEGIN; SELECT pg_advisory_xact_lock(\(PostgresSchema.writeLock)); UPDATE write_clock SET generation = generation + 1 RETURNING generation")
+            rows = try connection.query(Self.openingQuery, .int(canCatchUp ? cached ?? .max : .max), .int(cached ?? -1)) { row in
+                OpeningRow(user: row.optionalText(0), value: row.int(1), signal: row.optionalText(2))
+            }
         } catch {
             // BEGIN may have run before the lock or the clock failed (lock_timeout while another node writes): the
             // session would stay in that failed transaction and refuse every later one, the node answering
@@ -281,21 +289,58 @@ public final class PostgresStore: SyncStore, APIKeyStore, @unchecked Sendable {
             connection.rollBackStrayTransaction()
             throw error
         }
+        // The clock's row comes first (the only row without a user or a signal).
+        let generation = rows.first { $0.user == nil && $0.signal == nil }?.value
         transactionGeneration = generation
-        if let generation, let cached = cacheGeneration, cached == generation - 1 {
+        if let generation, let cached, cached == generation - 1 {
             soleWriterStreak += 1
             return
         }
         soleWriterStreak = 0
+        // Ids taken before another writer's are below its ids: the block taken in the opening follows them (R2).
         messageIDPool.removeAll()
-        if let generation, let cached = cacheGeneration, let since = lastCommitAt,
-            Self.uptimeMilliseconds() - since < Self.catchUpWindowMilliseconds, (try? catchUp(from: cached, to: generation)) == true
-        {
+        if let last = rows.first(where: { $0.signal == Self.messageIDBlockRow })?.value {
+            messageIDPool = Array(stride(from: last, through: last - Self.messageIDBlock + 1, by: -1))
+        }
+        if generation != nil, canCatchUp {
+            catchUp(rows)
             return
         }
         committedHeads.removeAll(keepingCapacity: true)
         committedConversations.removeAll(keepingCapacity: true)
     }
+
+    /// A row of ``openingQuery``: the write clock (`value`), a user's newest head moved by another writer, or a
+    /// conversation someone left (`signal` `left <key>`).
+    private struct OpeningRow {
+        let user: String?
+        let value: Int64
+        let signal: String?
+    }
+
+    /// Run under the write lock right after the clock moved: the clock, and from the wake-up rows of every writer
+    /// since generation $1 (this store's last commit; none for `Int64.max`) the heads they moved and the conversations
+    /// someone left. No row newer than the clock can exist while the lock is held. When another writer came since
+    /// generation $2 (this store's last commit, -1 for none), the ids this store kept are below that writer's, so a new
+    /// block of message ids is taken here too (the row ``messageIDBlockRow``, its last id).
+    static let openingQuery = """
+        SELECT NULL::text, generation, NULL::text FROM write_clock
+        UNION ALL
+        SELECT x.u, max(x.s + x.n - 1), NULL FROM stream_wakeups w, unnest(w.users, w.first_seqs, w.counts) AS x(u, s, n)
+        WHERE w.generation > $1 GROUP BY x.u
+        UNION ALL
+        SELECT NULL, 0, x.signal FROM stream_wakeups w, unnest(w.signals) AS x(signal)
+        WHERE w.generation > $1 AND x.signal LIKE 'left %'
+        UNION ALL
+        SELECT NULL, setval(pg_get_serial_sequence('messages', 'id'), nextval(pg_get_serial_sequence('messages', 'id')) + \(messageIDBlock - 1)),
+               '\(messageIDBlockRow)'
+        FROM write_clock WHERE generation <> $2 + 1
+        """
+
+    /// How many message ids one `setval` takes.
+    static let messageIDBlock: Int64 = 256
+    /// The `signal` of ``openingQuery``'s row that carries a new block of message ids.
+    static let messageIDBlockRow = "message ids"
 
     private static func uptimeMilliseconds() -> Int64 {
         Int64(DispatchTime.now().uptimeNanoseconds / 1_000_000)
@@ -305,27 +350,17 @@ public final class PostgresStore: SyncStore, APIKeyStore, @unchecked Sendable {
     /// minutes); after that it starts empty.
     static let catchUpWindowMilliseconds: Int64 = 300_000
 
-    /// Brings the in-memory heads and conversations from write clock `cached` to `current` by the wake-up rows the
-    /// writers in between left: every head they moved is in one, and so is every conversation someone left. Writers
-    /// that left no row changed neither. False when a read fails (the caller then forgets everything).
-    private func catchUp(from cached: Int64, to current: Int64) throws -> Bool {
-        let rows = try connection.query(
-            """
-            SELECT x.u, max(x.s + x.n - 1), NULL::text FROM stream_wakeups w, unnest(w.users, w.first_seqs, w.counts) AS x(u, s, n)
-            WHERE w.generation > $1 AND w.generation < $2 GROUP BY x.u
-            UNION ALL
-            SELECT NULL, 0, x.signal FROM stream_wakeups w, unnest(w.signals) AS x(signal)
-            WHERE w.generation > $1 AND w.generation < $2 AND x.signal LIKE 'left %'
-            """, .int(cached), .int(current)
-        ) { row in (user: row.optionalText(0), head: row.int(1), signal: row.optionalText(2)) }
+    /// Brings the in-memory heads and conversations up to the write clock by the wake-up rows the writers since this
+    /// store's last commit left (``openingQuery``): every head they moved is in one, and so is every conversation
+    /// someone left. Writers that left no row changed neither.
+    private func catchUp(_ rows: [OpeningRow]) {
         for row in rows {
             if let user = row.user, let head = committedHeads[user] {
-                committedHeads[user] = max(head, row.head)
+                committedHeads[user] = max(head, row.value)
             } else if let signal = row.signal, let key = Int64(signal.dropFirst("left ".count)) {
                 committedConversations[key] = nil
             }
         }
-        return true
     }
 
     /// Writes the transaction's streams and wake-up and commits, in one round trip; throws when PostgreSQL did not

@@ -80,6 +80,24 @@ struct PostgresClusterPresenceTests {
         #expect(try n2.messagesCommitted(by: "n2", since: since).isEmpty)
     }
 
+    @Test("P4 across nodes: a node whose LISTEN session is still connected is slow, not dead: not taken over 10 s late (its pushes would go twice), taken over a minute late; with the session gone, 2 s late is enough")
+    func slowNodeIsNotTakenOver() throws {
+        let (_, n1, n2, _) = try twoNodes()
+        defer { [n1, n2].forEach { $0.close() } }
+        // n1's LISTEN session stands for any live backend of n1.
+        let pid = try #require(try n1.connection.scalar("SELECT pg_backend_pid()"))
+        try n1.connection.execute("UPDATE cluster_nodes SET listener_pid = $1 WHERE node_id = 'n1'", .int(pid))
+        try n2.connection.execute("UPDATE cluster_nodes SET heartbeat_at = heartbeat_at - 10000 WHERE node_id = 'n1'")
+        #expect(try n2.takeOverDeadNodes(node: "n2", silentMilliseconds: 5_000).isEmpty, "alive and slow")
+        try n2.connection.execute("UPDATE cluster_nodes SET heartbeat_at = heartbeat_at - 51000 WHERE node_id = 'n1'")
+        #expect(try n2.takeOverDeadNodes(node: "n2", silentMilliseconds: 5_000).map(\.node) == ["n1"], "stuck for a minute")
+
+        // A session that is gone: its node died, and 2 s of silence are enough.
+        try n2.connection.execute(
+            "UPDATE cluster_nodes SET taken_over_by = NULL, listener_pid = 2147483000, heartbeat_at = heartbeat_at + 59000 WHERE node_id = 'n1'")
+        #expect(try n2.takeOverDeadNodes(node: "n2", silentMilliseconds: 5_000).map(\.node) == ["n1"])
+    }
+
     @Test("P4 takeover reads only the bodies a dead node's wake-ups name, by primary key: with 5,000 other bodies stored, the plan reads 2")
     func takeoverReadsOnlyNamedBodies() throws {
         let (_, n1, n2, _) = try twoNodes()
