@@ -27,6 +27,7 @@ struct InteractiveNavigationTests {
     @Test("Alt-U: with 40 unread the thread opens at the newest and says how many unread are above; Alt-U shows the first unread under its divider, reading only what it brings on screen (U2)")
     func firstUnreadAndHint() throws {
         let server = try TestServer()
+        _ = try server.token("alice", name: "Alice")
         let bob = try server.client("bob")
         let c = try #require(try bob.ok("dm alice").string("conversation"))
         for n in 1...40 { try bob.ok("send \(c) note \(n < 10 ? "0" : "")\(n)") }
@@ -57,6 +58,7 @@ struct InteractiveNavigationTests {
     @Test("Home on an empty line loads older pages up to the conversation's first message; End goes back to the newest")
     func homeLoadsTheWholeHistory() throws {
         let server = try TestServer()
+        _ = try server.token("alice", name: "Alice")
         let bob = try server.client("bob")
         let c = try #require(try bob.ok("dm alice").string("conversation"))
         // More than the first page (50) the client loads on opening.
@@ -104,6 +106,7 @@ struct InteractiveNavigationTests {
     @Test("Date separators: two messages a second apart on either side of the terminal's local midnight get a day line between them")
     func dateSeparatorAtLocalMidnight() throws {
         let server = try TestServer()
+        _ = try server.token("alice", name: "Alice")
         let bob = try server.client("bob")
         let c = try #require(try bob.ok("dm alice").string("conversation"))
         try bob.ok("send \(c) before midnight")
@@ -177,7 +180,7 @@ struct InteractiveNavigationTests {
         try alice.waitScreen("the group's thread") { $0.contains("Bob: hello team") }
         try alice.type("thanks @b", enter: false)
         try alice.key("Tab")
-        try alice.waitScreen("completed to a mention") { $0.contains("> thanks @bob ") }
+        try alice.waitScreen("completed to a mention") { $0.contains("> thanks @bob") }
         let mark = bob.mark
         try alice.type("for this", enter: false)
         try alice.key("Enter")
