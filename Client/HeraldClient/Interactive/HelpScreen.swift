@@ -14,7 +14,7 @@ public enum HelpScreen {
         let width = max(20, width)
         var lines = TextWrap.lines("Keys (this help: ↑↓ PgUp/PgDn scroll, Esc closes):", first: width, rest: width)
         lines += pack(keys, width: width - 2).map { "  " + $0 }
-        lines += TextWrap.lines("Commands (in a conversation plain text is sent; // sends a leading /):", first: width, rest: width)
+        lines += TextWrap.lines("Commands start with / (other text is sent; // sends a leading /):", first: width, rest: width)
         let column = min(width / 2, ChatInput.commands.map { DisplayWidth.of($0.usage) }.max() ?? 0)
         for command in ChatInput.commands {
             let usage = TextWrap.lines(command.usage, first: width - 2, rest: width - 4)
