@@ -76,6 +76,28 @@ struct ClientNavigationTests {
         #expect(model.threadSkipRows == 0)
     }
 
+    @Test("scroll top stops after 20 pages (a huge history does not stall one key press) at the oldest loaded message; the next press goes on")
+    func topIsBoundedPerPress() {
+        var h = opened(unread: 0, first: 60)
+        h.command("scroll top")
+        var oldest = 60
+        var pages = 0
+        while case .history(_, let before, _)? = h.requests.last?.request, before == "m\(oldest)", pages < 30 {
+            pages += 1
+            let range = (oldest - 2)...(oldest - 1)
+            h.respond {
+                $0.messages = range.reversed().map { CoreHarness.message("m\($0)", text: "line \($0)", at: Int64($0)) }
+                $0.hasMore = true
+            }
+            oldest = range.lowerBound
+        }
+        #expect(pages == 20)
+        #expect(h.core.screenModel(now: h.now).thread.first?.id == "m\(oldest)", "the oldest loaded message at the top")
+        h.command("scroll top")
+        guard case .history(_, let before, _)? = h.requests.last?.request else { Issue.record("the next press loads on"); return }
+        #expect(before == "m\(oldest)")
+    }
+
     @Test("Date separators take a row the viewport counts (U2: what is counted is what is drawn)")
     func separatorsTakeRows() {
         var h = CoreHarness()

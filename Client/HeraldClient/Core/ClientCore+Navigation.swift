@@ -4,9 +4,14 @@ import HeraldRules
 /// Moving through a thread beyond a page (Home, the first unread) and what the screen says about unread messages
 /// above the window. Only what the window then holds is read (U2): a jump reads what it brings on screen.
 extension ClientCore {
+    /// Pages one `scroll top` / `scroll unread` loads at most (200 messages each): a conversation of a hundred
+    /// thousand messages must not stall the client on one key; the next press goes on from there.
+    static let seekPageLimit = 20
+
     /// `scroll top` / `scroll unread`: loads older pages until the target is loaded (the top of the history; the
-    /// first message that was unread when the thread opened), then puts it at the window's top.
-    mutating func seek(_ target: ClientCommand.ScrollMove, answers: Bool) {
+    /// first message that was unread when the thread opened) or ``seekPageLimit`` pages were, then puts the target
+    /// (or the oldest loaded message) at the window's top. `pages`: loaded for this command so far.
+    mutating func seek(_ target: ClientCommand.ScrollMove, pages: Int, answers: Bool) {
         guard var viewport, scene.isViewing(viewport.conversation) else {
             return answerError(code: "not_in_thread", message: "scroll needs an open thread")
         }
@@ -22,10 +27,10 @@ extension ClientCore {
         default:
             needsOlder = hasOlder
         }
-        if needsOlder, connected {
+        if needsOlder, connected, pages < Self.seekPageLimit {
             let oldest = threads[conversation]?.messages.first?.id
             request(.history(conversation: conversation, before: oldest, limit: 200),
-                    purpose: .history(conversation: conversation, mode: .seek(target, answers: answers)))
+                    purpose: .history(conversation: conversation, mode: .seek(target, pages: pages, answers: answers)))
             return
         }
         let change: ViewportChange
