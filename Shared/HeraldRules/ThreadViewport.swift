@@ -211,13 +211,21 @@ public struct ThreadViewport: Sendable {
         return finish(since: before)
     }
 
-    /// D2: puts `message` in the window (centred when it fits, from its first row when it does not); nil when the id
-    /// is not loaded.
-    public mutating func reveal(_ message: String) -> ViewportChange? {
+    /// D2: puts `message` in the window (centred when it fits, from its first row when it does not; with `atTop`,
+    /// from its first row always, as a jump to the first unread shows the most of what follows); nil when the id is
+    /// not loaded.
+    public mutating func reveal(_ message: String, atTop: Bool = false) -> ViewportChange? {
         guard let index = messageIDs.firstIndex(of: message) else { return nil }
         let before = Set(readIDs)
         let above = messageIDs.prefix(index).reduce(0) { $0 + height(of: $1) }
-        setTop(above - Swift.max(0, (size - height(of: message) + 1) / 2))
+        setTop(atTop ? above : above - Swift.max(0, (size - height(of: message) + 1) / 2))
+        return finish(since: before)
+    }
+
+    /// Home: the window at the oldest loaded message's first row.
+    public mutating func jumpToTop() -> ViewportChange {
+        let before = Set(readIDs)
+        setTop(0)
         return finish(since: before)
     }
 

@@ -48,7 +48,7 @@ struct InteractiveTerminalTests {
         let alice = try terminal(server, "alice")
         try alice.type("/help")
         try alice.waitScreen("the help screen") {
-            $0.contains("/dm <user>") && $0.contains("/react") && $0.contains("/edit <text> · /unsend") && $0.contains("PgUp/PgDn scroll")
+            $0.contains("/dm <user>") && $0.contains("/react") && $0.contains("/edit <text>") && $0.contains("PgUp/PgDn scroll")
                 && $0.contains("^C quit")
         }
         try alice.key("Escape")

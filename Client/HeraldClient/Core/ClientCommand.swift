@@ -16,6 +16,11 @@ public enum ClientCommand: Equatable, Sendable {
         case up(Int)
         case down(Int)
         case bottom
+        /// Home: the top of the conversation's history, older pages loaded as needed.
+        case top
+        /// The first message that was unread when the thread was opened (its "new" divider at the window's top),
+        /// older pages loaded as needed.
+        case firstUnread
     }
 
     case state

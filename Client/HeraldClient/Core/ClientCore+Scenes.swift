@@ -106,6 +106,7 @@ extension ClientCore {
             change = viewport.scrollUp(by: count)
         case .down(let count): change = viewport.scrollDown(by: count)
         case .bottom: change = viewport.jumpToBottom()
+        case .top, .firstUnread: return seek(move, pages: 0, answers: true)
         }
         self.viewport = viewport
         reportScene()
@@ -126,7 +127,7 @@ extension ClientCore {
     mutating func historyLoaded(_ response: ResponseFrame, conversation: String, mode: HistoryMode) {
         let answers: Bool
         switch mode {
-        case .open(_, let flag), .older(_, let flag): answers = flag
+        case .open(_, let flag), .older(_, let flag), .seek(_, _, let flag): answers = flag
         case .refresh: answers = false
         }
         guard response.ok, let page = response.messages else {
@@ -147,7 +148,7 @@ extension ClientCore {
         case .open, .refresh:
             cache.reachesNewest = true
             if wasEmpty { cache.hasOlder = response.hasMore ?? false }
-        case .older:
+        case .older, .seek:
             cache.hasOlder = response.hasMore ?? false
         }
         threads[conversation] = cache
@@ -165,7 +166,7 @@ extension ClientCore {
                 openedUnread?.settled = false
             }
             placeDivider()
-        case .older: placeDivider()
+        case .older, .seek: placeDivider()
         case .refresh: break
         }
         let rows = viewportRows(conversation)
@@ -183,6 +184,13 @@ extension ClientCore {
             visible += viewport.resize(size: rows, heights: heights, leads: leads).becameVisible
             visible += viewport.prependOlder(cache.ids).becameVisible
             visible += viewport.scrollUp(by: count).becameVisible
+        case .seek(let target, let pages, _):
+            // The window stays on its rows while pages arrive: only the target, once reached, is brought on screen.
+            visible += viewport.resize(size: rows, heights: heights, leads: leads).becameVisible
+            visible += viewport.prependOlder(cache.ids).becameVisible
+            self.viewport = viewport
+            markVisible(visible)
+            return seek(target, pages: pages + 1, answers: answers)
         case .refresh:
             // Only messages newer than the window's last known one are new here; resumed events usually brought them.
             let known = Set(viewport.messageIDs)

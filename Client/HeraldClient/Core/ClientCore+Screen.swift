@@ -31,6 +31,7 @@ extension ClientCore {
             pendingPushes: pushes.count, threadTitle: title, threadMembers: members, pending: pending)
         model.threadSkipRows = window.skip
         model.threadRows = window.rows
+        model.unreadAbove = unreadAboveWindow
         addTypingAndPresence(to: &model)
         // Others' text as drawable text, before a presenter measures or wraps it.
         return model.drawable

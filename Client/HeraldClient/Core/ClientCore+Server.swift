@@ -337,6 +337,7 @@ extension ClientCore {
             if answers { answerOK(viewportAnswer) }
             return
         }
+        if openedUnread?.conversation == conversation { openedUnread?.seen.formUnion(ids) }
         applyUnread(unread.handle(.visible(conversation: conversation, messages: ids)), answers: answers)
     }
 

@@ -10,11 +10,14 @@ public struct ScreenGeometry: Equatable, Sendable {
     /// Something is drawn over the thread area (the help screen): nothing of the thread is on screen, so nothing
     /// becomes visible (U2) until it is gone.
     public var threadCovered: Bool
+    /// The terminal's local time's offset from UTC: where the thread's date separators go.
+    public var utcOffsetSeconds: Int
 
-    public init(width: Int, rows: Int, threadCovered: Bool = false) {
+    public init(width: Int, rows: Int, threadCovered: Bool = false, utcOffsetSeconds: Int = 0) {
         self.width = width
         self.rows = rows
         self.threadCovered = threadCovered
+        self.utcOffsetSeconds = utcOffsetSeconds
     }
 }
 
@@ -31,6 +34,8 @@ struct OpenedUnread: Sendable {
     /// Whether the divider is at the real first unread message; false while fewer messages than were unread are
     /// loaded (it then sits on the oldest loaded one and moves when older pages arrive).
     var settled = false
+    /// Messages of the conversation seen whole since it was opened (U2): those are no longer "unread above".
+    var seen: Set<String> = []
 }
 
 extension ClientCore {
@@ -77,11 +82,13 @@ extension ClientCore {
         return heights
     }
 
-    /// Rows at the top of messages of `conversation` that only decorate them (the "new" divider): empty without a
-    /// screen.
+    /// Rows at the top of messages of `conversation` that only decorate them (a date separator, the "new" divider):
+    /// empty without a screen.
     func viewportLeads(_ conversation: String) -> [String: Int] {
-        guard screenGeometry != nil, openedUnread?.conversation == conversation, let divider = openedUnread?.divider else { return [:] }
-        return [divider: 1]
+        guard screenGeometry != nil else { return [:] }
+        var leads: [String: Int] = [:]
+        for line in threadLines(conversation) where ThreadLayout.leadRows(line) > 0 { leads[line.id] = ThreadLayout.leadRows(line) }
+        return leads
     }
 
     /// Re-sizes the viewport to the screen and the current messages; what that brings on screen is read (U2/U3).
@@ -103,12 +110,20 @@ extension ClientCore {
         guard let cache = threads[conversation] else { return [] }
         let divider = openedUnread?.conversation == conversation ? openedUnread?.divider : nil
         let seen = seenLine(conversation, cache: cache)
-        return cache.messages.map { message in
-            ScreenModel.ThreadLine(
+        // Date separators only where a screen draws the thread: above a message written on another local day than the
+        // one before it, and above the conversation's first message (not the first loaded one: an older page may
+        // still be on the same day).
+        let offset = screenGeometry?.utcOffsetSeconds
+        return cache.messages.enumerated().map { index, message in
+            let previous = index > 0 ? cache.messages[index - 1].createdAt : nil
+            let day = offset.flatMap { offset in
+                index == 0 && cache.hasOlder ? nil : CalendarDay.separator(previous: previous, current: message.createdAt, utcOffsetSeconds: offset)
+            }
+            return ScreenModel.ThreadLine(
                 id: message.id, sender: message.sender, senderName: message.senderName, text: message.text ?? "",
                 imageURL: message.imageURL, createdAt: message.createdAt, isMine: message.sender == user,
                 unreadDividerAbove: message.id == divider, seenBy: seen?.message == message.id ? seen?.text : nil,
-                edited: message.edited == true, unsent: message.unsent == true
+                edited: message.edited == true, unsent: message.unsent == true, dayAbove: day
             ).drawable
         }
     }

@@ -55,6 +55,9 @@ public struct ClientCore: Sendable {
         case older(scroll: Int, answers: Bool)
         /// After a reconnect: merge the newest page.
         case refresh
+        /// `scroll top` or `scroll unread` beyond the loaded messages: an older page, then on towards the target;
+        /// `pages` were loaded for it so far.
+        case seek(ClientCommand.ScrollMove, pages: Int, answers: Bool)
     }
 
     /// The command being answered; the next one waits until it is (answers come in command order).

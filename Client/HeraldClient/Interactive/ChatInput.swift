@@ -12,10 +12,14 @@ public struct ChatContext: Sendable {
     public var newestFromOthers: String?
     /// In a thread: this user's newest message still shown (what `/edit` and `/unsend` change).
     public var newestMine: String?
+    /// In a thread: the ids of its participants (what `@` completes to).
+    public var participants: [String]
 
     public init(
-        me: String, scene: Scene, conversations: [(id: String, title: String)], users: [String], newestFromOthers: String?, newestMine: String? = nil
+        me: String, scene: Scene, conversations: [(id: String, title: String)], users: [String], newestFromOthers: String?, newestMine: String? = nil,
+        participants: [String] = []
     ) {
+        self.participants = participants
         self.newestMine = newestMine
         self.me = me
         self.scene = scene
@@ -48,59 +52,62 @@ public enum ChatAction: Equatable, Sendable {
 /// command (a stray `sign-out` on the list must not sign every device out). Script commands work after a slash. A
 /// typed line becomes typed commands here, once: nothing is turned back into command text.
 public enum ChatInput {
-    /// One command of the help screen.
+    /// One command the chat input accepts: the one table the interpreter resolves names through, Tab completes
+    /// from and `/help` lists, so the help cannot leave out a command that works.
     public struct Command: Sendable {
         public var name: String
         public var usage: String
         public var summary: String
-        /// Listed on the help screen (the others have a key, or are mentioned with another command).
-        public var listed = true
+        /// Other names that run it (`/q` for `/quit`).
+        public var aliases: [String] = []
+        /// A script command (client-script.md), run by ``ScriptCommandParser`` as written after the slash.
+        public var script = false
     }
 
-    /// The chat commands (Tab completes their names), in the order `/help` lists them.
+    /// Every command, in the order `/help` lists them: chat commands, then the script commands a slash also runs.
     public static let commands: [Command] = [
         Command(name: "dm", usage: "/dm <user>", summary: "talk to someone"),
         Command(name: "group", usage: "/group \"<title>\" <user> <user>…", summary: "start a group"),
         Command(name: "open", usage: "/open <number | name>", summary: "open a conversation of the list"),
+        Command(name: "back", usage: "/back", summary: "back to the list (Esc)", aliases: ["list"]),
         Command(name: "users", usage: "/users [<prefix>]", summary: "people you can message"),
         Command(name: "members", usage: "/members", summary: "who is in this conversation"),
         Command(name: "image", usage: "/image <url>", summary: "send an image"),
         Command(name: "react", usage: "/react [<message>] <emoji>", summary: "react (to the newest message)"),
-        // One help line for both: the help screen has to fit an 80x24 terminal.
-        Command(name: "edit", usage: "/edit <text> · /unsend", summary: "change or take back your last message"),
-        Command(name: "unsend", usage: "/unsend", summary: "", listed: false),
-        Command(name: "follow", usage: "/follow <user>", summary: "follow someone", listed: false),
-        Command(name: "leave", usage: "/leave", summary: "leave this group (asks first)"),
-        Command(name: "sign-out", usage: "/sign-out [<device>]", summary: "sign devices out (asks first)", listed: false),
-        Command(name: "read-all", usage: "/read-all", summary: "mark every notification read", listed: false),
-        Command(name: "mute", usage: "/mute [<minutes>] · /unmute", summary: "no alerts from this conversation"),
-        Command(name: "unmute", usage: "/unmute", summary: "", listed: false),
-        Command(name: "quiet", usage: "/quiet on|off", summary: "quiet hours: pushes silent, toasts wait"),
+        Command(name: "edit", usage: "/edit <text>", summary: "change your last message"),
+        Command(name: "unsend", usage: "/unsend", summary: "take back your last message"),
+        Command(name: "bottom", usage: "/bottom", summary: "jump to the newest message (End)"),
         Command(name: "unread", usage: "/unread", summary: "mark this conversation unread"),
-        Command(name: "background", usage: "/background", summary: "as if the app went away (/foreground)", listed: false),
-        Command(name: "foreground", usage: "/foreground", summary: "", listed: false),
-        Command(name: "help", usage: "/help", summary: "", listed: false),
-        Command(name: "back", usage: "/back", summary: "", listed: false),
-        Command(name: "bell", usage: "/bell", summary: "", listed: false),
-        Command(name: "bottom", usage: "/bottom", summary: "", listed: false),
-        Command(name: "quit", usage: "/quit", summary: "", listed: false),
+        Command(name: "mute", usage: "/mute [<minutes>]", summary: "no alerts from this conversation"),
+        Command(name: "unmute", usage: "/unmute", summary: "alerts again"),
+        Command(name: "quiet", usage: "/quiet on|off", summary: "quiet hours: pushes silent, toasts wait"),
+        Command(name: "follow", usage: "/follow <user>", summary: "follow someone"),
+        Command(name: "leave", usage: "/leave", summary: "leave this group (asks first)"),
+        Command(name: "bell", usage: "/bell", summary: "the notifications (^B)", aliases: ["notifications"]),
+        Command(name: "read-all", usage: "/read-all", summary: "mark every notification read"),
+        Command(name: "open-url", usage: "/open-url <link>", summary: "follow a herald:// link", script: true),
+        Command(name: "sign-out", usage: "/sign-out [<device>]", summary: "sign devices out (asks first)"),
+        Command(name: "background", usage: "/background", summary: "act as if the app went away"),
+        Command(name: "foreground", usage: "/foreground", summary: "back from /background"),
+        Command(name: "help", usage: "/help", summary: "this help", aliases: ["?", "h"]),
+        Command(name: "quit", usage: "/quit", summary: "leave herald (asks if a draft would be lost)", aliases: ["exit", "q"]),
+        Command(name: "state", usage: "/state", summary: "the client's state in one line", script: true),
+        Command(name: "scroll", usage: "/scroll up|down <n> · top · unread · bottom", summary: "move the thread", script: true),
+        Command(name: "send", usage: "/send <conversation> <text>", summary: "send to any conversation", script: true),
+        Command(name: "send-image", usage: "/send-image <conversation> <url>", summary: "send an image anywhere", script: true),
+        Command(name: "mark-unread", usage: "/mark-unread <conversation>", summary: "mark any conversation unread", script: true),
+        Command(name: "toast", usage: "/toast tap|swipe|action|show …", summary: "act on the toast", script: true),
+        Command(name: "push", usage: "/push tap [<index>]", summary: "open a received push", script: true),
+        Command(name: "typing", usage: "/typing start|stop <conversation>", summary: "report typing", script: true),
+        Command(name: "lock", usage: "/lock · /unlock", summary: "as if the phone locked: pushes only", script: true),
+        Command(name: "unlock", usage: "/unlock", summary: "back from /lock", script: true),
+        Command(name: "sleep", usage: "/sleep <ms>", summary: "wait (for scripts)", script: true),
     ]
 
-    /// The help screen's lines (fits the scene area of an 80x24 terminal).
-    public static let helpLines: [String] = {
-        var lines = [
-            "In a conversation, type and press Enter to send. Commands start with /:",
-        ]
-        let listed = commands.filter(\.listed)
-        let width = listed.map { DisplayWidth.of($0.usage) }.max() ?? 0
-        lines += listed.map { "  " + DisplayWidth.pad($0.usage, to: width) + "  " + $0.summary }
-        lines += [
-            "  Script commands take the slash too: /state, /scroll up 5, /sign-out (asks y/N)",
-            "Keys: Enter open/send · ↑↓ select or history · PgUp/PgDn scroll · End newest",
-            "      Esc back · Tab complete · ^O/^X open/dismiss a toast · ^B bell · ^C quit",
-        ]
-        return lines
-    }()
+    /// The command `name` runs (by name or alias), nil for none.
+    public static func command(named name: String) -> Command? {
+        commands.first { $0.name == name || $0.aliases.contains(name) }
+    }
 
     /// What `line` does in `context`.
     public static func interpret(_ line: String, in context: ChatContext) -> ChatAction {
@@ -123,13 +130,18 @@ public enum ChatInput {
         let name = words.first ?? ""
         let arguments = Array(words.dropFirst())
         let rest = String(body.dropFirst(name.count)).trimmingSpaces
-        switch name {
-        case "", "help", "?", "h": return .help
-        case "back", "list": return .commands([.open(.list)])
-        case "bell", "notifications": return .commands([.open(.notifications)])
+        if name.isEmpty { return .help }
+        // Only what the table holds runs: a name it lacks is a typo, answered with the nearest names.
+        guard let command = command(named: name) else {
+            return .notice(CommandSuggestion.notice(unknown: name, among: commands.map(\.name)))
+        }
+        switch command.name {
+        case "help": return .help
+        case "back": return .commands([.open(.list)])
+        case "bell": return .commands([.open(.notifications)])
         case "read-all": return .commands([.bellReadAll])
         case "bottom": return .commands([.scroll(.bottom)])
-        case "quit", "exit", "q": return .commands([.quit])
+        case "quit": return .commands([.quit])
         case "dm":
             guard arguments.count == 1 else { return .notice("usage: /dm <user>") }
             if arguments[0] == context.me { return .notice("that is you: /dm someone else (/users lists people)") }
@@ -202,8 +214,6 @@ public enum ChatInput {
         default:
             switch ScriptCommandParser.parse(body) {
             case .success(let command)?: return .commands([command])
-            case .failure(let error)? where error.code == "unknown_command":
-                return .notice("unknown command /\(name): /help lists them")
             case .failure(let error)?: return .notice(error.message)
             case nil: return .nothing
             }
@@ -240,8 +250,8 @@ public enum ChatInput {
             default: candidates = []
             }
         } else {
-            // In a message: @-style names of people.
-            candidates = context.users.filter { $0 != context.me }
+            // In a message: `@` and an id is a mention of a participant; a bare word, any known person's id.
+            candidates = MentionCompletion.candidates(for: partial, me: context.me, participants: context.participants, users: context.users)
         }
         let matches = Array(Set(candidates.filter { $0.lowercased().hasPrefix(partial.lowercased()) })).sorted()
         guard !matches.isEmpty else { return (nil, []) }

@@ -13,6 +13,11 @@ final class TerminalFrontEnd: ClientFrontEnd {
     /// The list row the arrows move (its index in list order).
     private var selectedRow = 0
     private var showingHelp = false
+    /// The help's first row on screen and the rows a help page moves (the help scrolls when taller than the area).
+    private var helpTop = 0
+    private var helpPage = 1
+    /// The conversation Alt-A opens: the most recent other one with activity, at the last redraw.
+    private var nextActive: String?
     /// The newest thing to tell the person (an error, an answer, a hint).
     private var notice = ""
     /// Commands the front end runs itself after an answer (open the conversation `/dm` made).
@@ -75,6 +80,10 @@ final class TerminalFrontEnd: ClientFrontEnd {
 
     /// What one key does; returns the commands it runs.
     private func handle(_ key: Key) -> [ClientInput] {
+        if showingHelp, awaitingConfirmation == nil, let step = Self.helpStep(key, page: helpPage) {
+            helpTop = max(0, helpTop + step)
+            return []
+        }
         if let commands = awaitingConfirmation?.commands {
             // The question is answered by this key, which does nothing else: only `y` says yes (the default is no).
             awaitingConfirmation = nil
@@ -113,7 +122,10 @@ final class TerminalFrontEnd: ClientFrontEnd {
         case .delete: editor.deleteForward()
         case .left: editor.moveLeft()
         case .right: editor.moveRight()
-        case .home: editor.moveHome()
+        case .home:
+            // Home on an empty line goes to the top of the history, as End goes to the newest message.
+            if editor.isEmpty, scene.conversation != nil { return [.command(.scroll(.top))] }
+            editor.moveHome()
         case .end:
             if editor.isEmpty, scene.conversation != nil { return [.command(.scroll(.bottom))] }
             editor.moveEnd()
@@ -209,7 +221,29 @@ final class TerminalFrontEnd: ClientFrontEnd {
             return [.command(.open(.thread(context.conversations[digit - 1].id)))]
         }
         if character == "\u{7F}" { editor.deleteWordBackward() }
+        // weechat's Alt-U (the first unread of this conversation) and irssi's Alt-A (the next one with activity).
+        if character == "u", context.scene.conversation != nil { return [.command(.scroll(.firstUnread))] }
+        if character == "a" {
+            guard let next = nextActive else {
+                notice = "no other conversation has unread messages"
+                return []
+            }
+            return [.command(.open(.thread(next)))]
+        }
         return []
+    }
+
+    /// How far a key scrolls the help (rows), nil for a key that does not scroll it.
+    private static func helpStep(_ key: Key, page: Int) -> Int? {
+        switch key {
+        case .up: -1
+        case .down: 1
+        case .pageUp: -page
+        case .pageDown: page
+        case .home: Int.min / 2
+        case .end: Int.max / 2
+        default: nil
+        }
     }
 
     /// What a quit runs once agreed.
@@ -270,7 +304,9 @@ final class TerminalFrontEnd: ClientFrontEnd {
             }
             notice = ""
             return commands.map(ClientInput.command)
-        case .help: showingHelp = true
+        case .help:
+            showingHelp = true
+            helpTop = 0
         case .notice(let text): notice = text
         case .confirm(let question, let commands):
             awaitingConfirmation = (question, commands.map(ClientInput.command))
@@ -340,7 +376,7 @@ final class TerminalFrontEnd: ClientFrontEnd {
         guard active else { return nil }
         let (width, height) = RawTerminal.size()
         // The thread's title takes one row of the scene.
-        return ScreenGeometry(width: width, rows: max(1, height - Self.chromeRows - 1), threadCovered: showingHelp)
+        return ScreenGeometry(width: width, rows: max(1, height - Self.chromeRows - 1), threadCovered: showingHelp, utcOffsetSeconds: utcOffset)
     }
 
     func render(_ core: ClientCore, now: Instant) {
@@ -351,10 +387,14 @@ final class TerminalFrontEnd: ClientFrontEnd {
         selectedRow = min(selectedRow, max(0, model.conversations.count - 1))
         model.selectedRow = model.scene == .list && !model.conversations.isEmpty ? selectedRow : nil
         model.utcOffsetSeconds = utcOffset
+        model.today = CalendarDay.day(ofMilliseconds: Int64(time(nil)) * 1000, utcOffsetSeconds: utcOffset)
+        nextActive = ActivityOrder.next(
+            model.conversations.map { .init(id: $0.id, unread: $0.unread, markedUnread: $0.markedUnread, lastActivity: $0.lastActivity) },
+            current: model.scene.conversation)
         context = ChatContext(
             me: model.user, scene: model.scene, conversations: model.conversations.map { ($0.id, $0.title) },
             users: core.knownPeople, newestFromOthers: core.newestFromOthersInThread,
-            newestMine: core.newestMineInThread)
+            newestMine: core.newestMineInThread, participants: core.threadParticipants)
         toastVisible = model.toast != nil
         pageSize = core.viewportPage
         unsent = core.unsentCount
@@ -371,7 +411,15 @@ final class TerminalFrontEnd: ClientFrontEnd {
         lines += banner.prefix(2)
         lines.append(String(repeating: "─", count: width))
         let bodyHeight = max(1, height - Self.chromeRows)
-        var body = showingHelp ? ChatInput.helpLines.map { fit($0, width) } : presenter.body(model, width: width, height: bodyHeight)
+        var body: [String]
+        if showingHelp {
+            let page = HelpScreen.page(HelpScreen.lines(width: width), top: helpTop, height: bodyHeight)
+            body = page.rows
+            helpTop = page.top
+            helpPage = max(1, bodyHeight - 2)
+        } else {
+            body = presenter.body(model, width: width, height: bodyHeight)
+        }
         if body.count > bodyHeight {
             // The viewport sizes the thread to fit, so this only cuts what lies below its rows (pending sends, the
             // "new messages" line): never a row it counted as seen (U2).

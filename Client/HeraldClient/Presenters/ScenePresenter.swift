@@ -34,6 +34,10 @@ public struct ScreenModel: Sendable {
     public var typingLine: String?
     /// E2: the other person's presence in a 1:1 thread's title ("online", "away", "last seen 14:05").
     public var threadPresence: PresenceState?
+    /// Messages unread when the thread was opened that are above the window and not seen since ("N unread above").
+    public var unreadAbove = 0
+    /// Today's local day (``CalendarDay``), set by the terminal: date separators name the year only for other years.
+    public var today: Int64?
 
     /// One row of the conversation list.
     public struct ConversationRow: Sendable, Equatable {
@@ -70,6 +74,8 @@ public struct ScreenModel: Sendable {
         public var edited = false
         /// The sender unsent it (M2): only a placeholder is left.
         public var unsent = false
+        /// A date separator goes above it: the local day (``CalendarDay``) it starts.
+        public var dayAbove: Int64? = nil
     }
 
     /// A send waiting for the server's acknowledgement.
@@ -155,11 +161,13 @@ public struct ThreadPresenter: ScenePresenter {
     public func body(_ model: ScreenModel, width: Int, height: Int) -> [String] {
         let members = model.threadMembers.count > 2 ? " · " + model.threadMembers.joined(separator: ", ") : ""
         let presence = model.threadPresence.map { " · " + PresenceText.title($0, utcOffsetSeconds: model.utcOffsetSeconds) } ?? ""
-        var lines = [fit("\(model.threadTitle.isEmpty ? conversation : model.threadTitle)\(presence)\(members)", width)]
+        let above = model.unreadAbove > 0 ? " · ↑ \(model.unreadAbove) unread above (Alt-U)" : ""
+        var lines = [fit("\(model.threadTitle.isEmpty ? conversation : model.threadTitle)\(presence)\(above)\(members)", width)]
         if model.thread.isEmpty && model.pending.isEmpty { lines.append("  No messages yet: type one and press Enter.") }
         let pad = String(repeating: " ", count: ThreadLayout.indent)
         var rows: [String] = []
         for line in model.thread {
+            if let day = line.dayAbove { rows.append(fit(CalendarDay.line(day: day, today: model.today), width)) }
             if line.unreadDividerAbove { rows.append(fit("────── new " + String(repeating: "─", count: max(0, width - 11)), width)) }
             let text = ThreadLayout.textLines(line, width: width)
             let time = Self.clock(line.createdAt, offset: model.utcOffsetSeconds)

@@ -33,9 +33,16 @@ public enum ThreadLayout {
         return TextWrap.lines(body(line) + suffix, first: width - prefix, rest: width - indent)
     }
 
-    /// Rows the message takes: its text lines, plus the divider above and the receipt line below when it has them.
+    /// Rows the message takes: its text lines, plus the date separator and divider above and the receipt line below
+    /// when it has them.
     public static func rows(_ line: ScreenModel.ThreadLine, width: Int) -> Int {
-        textLines(line, width: width).count + (line.unreadDividerAbove ? 1 : 0) + (line.seenBy == nil ? 0 : 1)
+        textLines(line, width: width).count + leadRows(line) + (line.seenBy == nil ? 0 : 1)
+    }
+
+    /// Rows above the message's text that only decorate it (date separator, "new" divider): the message is read
+    /// without them having been on screen (U2).
+    public static func leadRows(_ line: ScreenModel.ThreadLine) -> Int {
+        (line.dayAbove == nil ? 0 : 1) + (line.unreadDividerAbove ? 1 : 0)
     }
 
     /// Rows of a send still waiting for the server.

@@ -135,13 +135,15 @@ public enum ScriptCommandParser {
         case "scroll":
             switch (words.first, words.count) {
             case ("bottom", 1): return .scroll(.bottom)
+            case ("top", 1): return .scroll(.top)
+            case ("unread", 1): return .scroll(.firstUnread)
             case ("up", 2):
                 guard let n = Int(words[1]), n >= 0 else { throw bad("scroll up <n>") }
                 return .scroll(.up(n))
             case ("down", 2):
                 guard let n = Int(words[1]), n >= 0 else { throw bad("scroll down <n>") }
                 return .scroll(.down(n))
-            default: throw bad("scroll up <n> | scroll down <n> | scroll bottom")
+            default: throw bad("scroll up <n> | scroll down <n> | scroll bottom | scroll top | scroll unread")
             }
         case "toast":
             switch words.first {
