@@ -75,6 +75,15 @@ extension SyncCore {
         heldFramesDeadline = min(heldFramesDeadline, now + Self.heldFramesLimitMilliseconds)
     }
 
+    /// Sends everything `device` holds now, reading its gap from the store first: the server is about to close it.
+    func flushHeld(_ device: Device, now: Int64, into deliveries: inout [SyncDelivery<Device>]) {
+        guard !holdingDevices.isEmpty, let state = devices[device], let held = state.held, let cursor = state.cursor else { return }
+        guard let gapEnd = held.firstEventSeq.map({ $0 - 1 }), gapEnd > cursor else {
+            return releaseHeld(device, state, now: now, into: &deliveries)
+        }
+        catchUp(UserDevice(device: device, state: state), after: cursor, through: gapEnd, now: now, into: &deliveries)
+    }
+
     /// Reads from the store the gaps of devices whose frames waited ``heldFramesLimitMilliseconds``, and sends them
     /// with what they held.
     func releaseOverdueHolds(now: Int64) -> [SyncDelivery<Device>] {
@@ -82,7 +91,7 @@ extension SyncCore {
         var deliveries: [SyncDelivery<Device>] = []
         var next = Int64.max
         for device in holdingDevices {
-            guard let state = devices[device], let held = state.held, let cursor = state.cursor else {
+            guard let state = devices[device], let held = state.held, state.cursor != nil else {
                 holdingDevices.remove(device)
                 continue
             }
@@ -91,16 +100,11 @@ extension SyncCore {
                 continue
             }
             counters.heldFramesTimedOut += 1
-            guard let gapEnd = held.firstEventSeq.map({ $0 - 1 }), gapEnd > cursor else {
-                releaseHeld(device, state, now: now, into: &deliveries)
-                continue
-            }
-            // The catch-up sends what it read, then what was held behind it.
-            catchUp(UserDevice(device: device, state: state), after: cursor, through: gapEnd, now: now, into: &deliveries)
-            if let left = state.held {
+            flushHeld(device, now: now, into: &deliveries)
+            if state.held != nil {
                 // The read failed: try again after another limit.
                 state.held?.since = now
-                next = min(next, left.since + Self.heldFramesLimitMilliseconds)
+                next = min(next, now + Self.heldFramesLimitMilliseconds)
             }
         }
         heldFramesDeadline = next

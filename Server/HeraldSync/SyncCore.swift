@@ -477,6 +477,8 @@ public final class SyncCore<Device: Hashable> {
             case .pushQueued:
                 pushQueued?()
             case .close(let device, let code, let reason):
+                // What it held goes out first (its answer to its own sign-out may be among it).
+                flushHeld(device, now: now, into: &deliveries)
                 disconnect(device, now: now)
                 closes.append(SyncClose(device: device, code: code, reason: reason))
             }

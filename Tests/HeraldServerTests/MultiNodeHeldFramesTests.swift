@@ -126,4 +126,15 @@ final class MultiNodeHeldFramesTests {
         record(nodeA.process([.streamRuns(try bobsRun(after: cursor))], now: now + limit))
         #expect(receivedOnA[1]?.count == 4)
     }
+
+    @Test("A device signed out while it holds frames gets them first, in order, gap read from the store, then the answer to its sign-out")
+    func signOutFlushesWhatWasHeld() throws {
+        let cursor = try raceOfTwoNodes()
+        #expect(receivedOnA[1] == nil)
+        record(nodeA.process([.text(1, Array(#"{"type":"signOut","id":3}"#.utf8))], now: now))
+        let frames = try #require(receivedOnA[1])
+        #expect(frames.prefix(3).map(\.seq) == [cursor + 1, cursor + 2, cursor + 3], "\(frames)")
+        #expect(frames.count == 5 && frames[3].json.contains(#""id":2"#) && frames[4].json.contains(#""id":3"#), "both answers, in order: \(frames)")
+        #expect(nodeA.takeCloses().map(\.device) == [1])
+    }
 }
