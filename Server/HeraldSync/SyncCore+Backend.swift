@@ -76,7 +76,7 @@ extension SyncCore {
         case .removeMember(let conversation, let user):
             guard try store.conversation(id: conversation) != nil else { throw BackendFailure(.notFound, "no conversation '\(conversation)'") }
             _ = try requireUser(user)
-            try leave(user, conversation: conversation, now: now, step: &step)
+            try leave(user, conversation: conversation, byBackend: true, now: now, step: &step)
             return .removed(conversation: conversation, user: user)
 
         case .signOut(let user, let device):

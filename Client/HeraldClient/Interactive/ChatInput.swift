@@ -71,6 +71,9 @@ public enum ChatInput {
         Command(name: "unsend", usage: "/unsend", summary: "", listed: false),
         Command(name: "follow", usage: "/follow <user>", summary: "follow someone", listed: false),
         Command(name: "leave", usage: "/leave", summary: "leave this group (asks first)"),
+        Command(name: "rename", usage: "/rename <title> · /add · /remove <user>", summary: "change this group"),
+        Command(name: "add", usage: "/add <user>", summary: "", listed: false),
+        Command(name: "remove", usage: "/remove <user>", summary: "", listed: false),
         Command(name: "sign-out", usage: "/sign-out [<device>]", summary: "sign devices out (asks first)", listed: false),
         Command(name: "read-all", usage: "/read-all", summary: "mark every notification read", listed: false),
         Command(name: "mute", usage: "/mute [<minutes>] · /unmute", summary: "no alerts from this conversation"),
@@ -173,6 +176,8 @@ public enum ChatInput {
             guard let target = arguments.first ?? open else { return .notice("usage: /leave (in a group)") }
             let title = context.conversations.first { $0.id == target }?.title ?? target
             return .confirm(question: "Leave \(TerminalText.line(title))? You will not see its new messages. (y/N)", commands: [.leave(conversation: target)])
+        case "rename", "add", "remove":
+            return groupChange(name, rest: rest, arguments: arguments, in: context)
         case "sign-out":
             guard arguments.count <= 1 else { return .notice("usage: /sign-out [<device>]") }
             let whom = arguments.first.map { "the device \(TerminalText.line($0))" } ?? "every device of yours (this one too)"

@@ -70,6 +70,8 @@ public struct ScreenModel: Sendable {
         public var edited = false
         /// The sender unsent it (M2): only a placeholder is left.
         public var unsent = false
+        /// A line of the server about the group (G5), e.g. "Alice added Carol": drawn as a notice, not as a message.
+        public var isSystem = false
     }
 
     /// A send waiting for the server's acknowledgement.
