@@ -1,5 +1,4 @@
 import HeraldStore
-import HeraldStoreProtocol
 
 extension PostgresStore {
     // MARK: - Groups changed after they were made (G1-G4)
