@@ -112,6 +112,14 @@ extension SyncCore {
             _ = try requireUser(user)
             return .pushTargets(try store.pushTargets(users: [user]))
 
+        case .renameGroup(let conversation, let user, let title):
+            _ = try requireUser(user)
+            return .conversation(try renameGroup(conversation, title: title, user: user, now: now, step: &step), created: false)
+
+        case .addMember(let conversation, let user, let member):
+            _ = try requireUser(user)
+            return .conversation(try addMember(member, to: conversation, user: user, now: now, step: &step), created: false)
+
         case .editMessage(let message, let user, let text):
             _ = try requireUser(user)
             return .message(try editMessage(message, text: text, user: user, now: now, step: &step), duplicate: false)
@@ -169,6 +177,7 @@ extension BackendOperation {
         case .user, .tokenSubject, .unread, .apiKey, .pushTargets: false
         case .createUser, .createDirect, .createGroup, .postMessage, .notify, .signOut, .removeMember, .registerPushTarget, .removePushTarget: true
         case .editMessage, .unsendMessage, .mute, .unmute: true
+        case .renameGroup, .addMember: true
         }
     }
 }
