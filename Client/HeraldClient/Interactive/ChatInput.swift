@@ -70,8 +70,9 @@ public enum ChatInput {
         Command(name: "edit", usage: "/edit <text> · /unsend", summary: "change or take back your last message"),
         Command(name: "unsend", usage: "/unsend", summary: "", listed: false),
         Command(name: "follow", usage: "/follow <user>", summary: "follow someone", listed: false),
-        Command(name: "leave", usage: "/leave", summary: "leave this group (asks first)"),
-        Command(name: "rename", usage: "/rename <title> · /add · /remove <user>", summary: "change this group"),
+        // One help line for leaving and changing a group: the help screen has to fit an 80x24 terminal.
+        Command(name: "leave", usage: "/leave · /rename · /add · /remove", summary: "leave or change this group"),
+        Command(name: "rename", usage: "/rename <title>", summary: "", listed: false),
         Command(name: "add", usage: "/add <user>", summary: "", listed: false),
         Command(name: "remove", usage: "/remove <user>", summary: "", listed: false),
         Command(name: "sign-out", usage: "/sign-out [<device>]", summary: "sign devices out (asks first)", listed: false),
