@@ -110,4 +110,21 @@ struct SyncCoreGroupChangesTests {
         #expect(f.request(1, #"{"type":"message.unsend","message":"\#(line.id)"}"#).error?.code == .conflict)
         #expect(f.request(1, #"{"type":"message.edit","message":"\#(line.id)","text":"x"}"#).error != nil)
     }
+
+    @Test("R3: a device that was away resumes into every change in order, the lines included, each once")
+    func resumeAfterChanges() throws {
+        let (f, group) = try team()
+        let before = try #require(f.request(2, #"{"type":"conversations"}"#).latest)
+        f.process([.disconnect(2)])
+        f.request(1, #"{"type":"group.rename","conversation":"\#(group)","title":"Team B"}"#)
+        f.request(1, #"{"type":"group.add","conversation":"\#(group)","user":"dave"}"#)
+        f.request(1, #"{"type":"group.remove","conversation":"\#(group)","user":"carol"}"#)
+        f.clear()
+        f.online(5, "bob", after: before)
+        let events = f.events(5)
+        #expect(events.map(\.event) == [.groupChanged, .message, .groupChanged, .message, .left, .message])
+        #expect(lines(events) == ["Alice renamed the group to Team B", "Alice added Dave", "Alice removed Carol"])
+        let seqs = events.compactMap(\.seq)
+        #expect(seqs.count == 6 && seqs == seqs.sorted() && Set(seqs).count == 6)
+    }
 }
