@@ -39,6 +39,13 @@ struct ChatInputGroupChangeTests {
         #expect(commands == [.leave(conversation: "c2")])
     }
 
+    @Test("G2, G3: Tab completes the user after /add (anyone but you) and /remove")
+    func completion() {
+        #expect(ChatInput.complete("/add b", in: thread).line == "/add bob ")
+        #expect(ChatInput.complete("/remove b", in: thread).line == "/remove bob ")
+        #expect(ChatInput.complete("/add a", in: thread).matches.isEmpty, "you are in the group already")
+    }
+
     @Test("G5: a system line has no name before it and reads as a notice; its text is drawn safe like other people's")
     func systemLineLayout() {
         var line = ScreenModel.ThreadLine(id: "m9", sender: "alice", senderName: "Alice", text: "Alice added Carol\u{1B}[2J")

@@ -241,7 +241,8 @@ public enum ChatInput {
         } else if let command = words.first, command.hasPrefix("/") {
             switch command {
             case "/open": candidates = context.conversations.map(\.title)
-            case "/dm", "/group", "/follow", "/users": candidates = context.users.filter { $0 != context.me }
+            case "/dm", "/group", "/follow", "/users", "/add": candidates = context.users.filter { $0 != context.me }
+            case "/remove": candidates = context.users
             case "/members", "/leave": candidates = context.conversations.map(\.id)
             default: candidates = []
             }
