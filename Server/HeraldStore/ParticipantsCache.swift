@@ -1,8 +1,8 @@
 /// Each conversation's participants (sorted user ids) by row id, kept in memory by the read-write store.
 ///
-/// Participants are set when a conversation is created and only shrink (a member leaves), and only this store's
-/// connection writes them (the API goes through the sync thread): a leave forgets the entry (``forget(_:)``), so an
-/// entry never goes stale. An entry added
+/// Participants are set when a conversation is created and change when a member leaves or is added (G2, G3), and only
+/// this store's connection writes them (the API goes through the sync thread): each change forgets the entry
+/// (``forget(_:)``), so an entry never goes stale. An entry added
 /// inside a transaction may belong to a conversation created in it, whose row id a rollback hands out again: a
 /// rollback forgets the entries added since its savepoint began (``mark`` / ``rollBack(to:)``).
 struct ParticipantsCache {

@@ -28,8 +28,8 @@ extension SQLiteStore {
         return try transaction {
             try requireUsers(participants)
             try connection.execute(
-                "INSERT INTO conversations (kind, title, created_at, last_activity) VALUES (?, ?, ?, ?)",
-                .int(ConversationRecord.Kind.group.rawValue), .text(title), .int(now), .int(now))
+                "INSERT INTO conversations (kind, title, created_at, last_activity, created_by) VALUES (?, ?, ?, ?, ?)",
+                .int(ConversationRecord.Kind.group.rawValue), .text(title), .int(now), .int(now), .text(creator))
             let rowid = connection.lastInsertRowID
             try addParticipants(rowid, participants)
             return ConversationRecord(
@@ -109,8 +109,8 @@ extension SQLiteStore {
         participantsCache.forget(rowid)
     }
 
-    /// From memory after the first read while the participants are cached: kind, title and creation never change, and
-    /// the participants are the cache's (a leave forgets both). `lastActivity` stays as first read: a send needs none,
+    /// From memory after the first read while the participants are cached: kind and creation never change, and the
+    /// title and participants are the cache's (a leave, an add or a rename forgets both). `lastActivity` stays as first read: a send needs none,
     /// and reading the row again was ~5,000 instructions of an acknowledged send.
     public func conversationForDelivery(id: String) throws -> ConversationRecord? {
         guard let rowid = RecordID.parse(RecordID.conversation, id) else { return nil }

@@ -33,13 +33,17 @@ extension SQLiteStore {
             try connection.execute(
                 "UPDATE participants SET sent_count = sent_count - 1 WHERE conversation_id = ? AND user_id = ?",
                 .int(conversation), .text(record.sender))
+            // G2: a member who joined after it counted it as read when they joined.
+            let joinedLater = Set(try connection.query(
+                "SELECT user_id FROM participants WHERE conversation_id = ? AND joined_after >= ?", .int(conversation), .int(rowid)
+            ) { row in row.text(0) })
             try connection.execute(
                 """
                 UPDATE participants SET read_count = read_count - 1
-                WHERE conversation_id = ? AND user_id IN (SELECT user_id FROM receipts WHERE message_id = ?)
-                """, .int(conversation), .int(rowid))
+                WHERE conversation_id = ? AND (user_id IN (SELECT user_id FROM receipts WHERE message_id = ?) OR joined_after >= ?)
+                """, .int(conversation), .int(rowid), .int(rowid))
             guard let unsent = try message(rowid: rowid) else { return nil }
-            let unreadFor = participants.filter { $0 != record.sender && !readers.contains($0) }
+            let unreadFor = participants.filter { $0 != record.sender && !readers.contains($0) && !joinedLater.contains($0) }
             return (unsent, unreadFor)
         }
     }

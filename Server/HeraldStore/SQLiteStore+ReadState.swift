@@ -12,9 +12,13 @@ extension SQLiteStore {
                 guard record.unsentAt == nil, !record.sender.utf8.elementsEqual(user.utf8), let conversation = RecordID.parse(RecordID.conversation, record.conversation),
                     try isParticipant(user: user, rowid: conversation)
                 else { continue }
-                // U3: the receipt row makes "became read now" exact: only the first read inserts it.
-                guard try connection.execute(
-                    "INSERT OR IGNORE INTO receipts (message_id, user_id, read_at) VALUES (?, ?, ?)", .int(rowid), .text(user), .int(now)) == 1
+                // U3: the receipt row makes "became read now" exact: only the first read inserts it. G2: a message from
+                // before the reader joined counted as read when they joined, and a system line never counts.
+                guard record.kind != .system, try connection.execute(
+                    """
+                    INSERT OR IGNORE INTO receipts (message_id, user_id, read_at) SELECT ?, ?, ? WHERE NOT EXISTS
+                    (SELECT 1 FROM participants WHERE conversation_id = ? AND user_id = ? AND joined_after >= ?)
+                    """, .int(rowid), .text(user), .int(now), .int(conversation), .text(user), .int(rowid)) == 1
                 else { continue }
                 try connection.execute(
                     "UPDATE participants SET read_count = read_count + 1 WHERE conversation_id = ? AND user_id = ?",

@@ -274,5 +274,7 @@ enum Schema {
         ALTER TABLE push_deliveries ADD COLUMN reference TEXT;
         ALTER TABLE push_deliveries ADD COLUMN lapsed_claims INTEGER NOT NULL DEFAULT 0;
         """,
+        // 15: groups change after they are made (Schema+GroupChanges.swift).
+        groupChangesMigration,
     ]
 }

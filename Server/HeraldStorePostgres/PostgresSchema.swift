@@ -321,5 +321,7 @@ enum PostgresSchema {
         """
         ALTER TABLE cluster_nodes ADD COLUMN taken_over_by text COLLATE "C";
         """,
+        // 17: groups change after they are made (PostgresSchema+GroupChanges.swift).
+        groupChangesMigration,
     ]
 }

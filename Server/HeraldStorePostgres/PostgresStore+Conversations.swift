@@ -44,15 +44,16 @@ extension PostgresStore {
                 let key = try connection.scalar(
                     """
                     WITH created AS (
-                        INSERT INTO conversations (kind, title, created_at, last_activity)
-                        SELECT $1, $2, $3, $3 WHERE (SELECT count(*) FROM users WHERE id = ANY($4::text[])) = $5
+                        INSERT INTO conversations (kind, title, created_at, last_activity, created_by)
+                        SELECT $1, $2, $3, $3, $6 WHERE (SELECT count(*) FROM users WHERE id = ANY($4::text[])) = $5
                         RETURNING id
                     ), joined AS (
                         INSERT INTO participants (conversation_id, user_id) SELECT created.id, member FROM created, unnest($4::text[]) AS member
                     )
                     SELECT id FROM created
                     """,
-                    .int(ConversationRecord.Kind.group.rawValue), .text(title), .int(now), .textArray(participants), .int(Int64(participants.count)))
+                    .int(ConversationRecord.Kind.group.rawValue), .text(title), .int(now), .textArray(participants), .int(Int64(participants.count)),
+                    .text(creator))
             else {
                 // Nothing inserted: a member is unknown (the check names which).
                 try requireUsers(participants)

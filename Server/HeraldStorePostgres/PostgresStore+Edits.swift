@@ -32,7 +32,11 @@ extension PostgresStore {
             // unread(u, c) = message_count - sent_count - read_count: the message stops counting for everyone (the
             // conversation's count, its sender's sent_count, each reader's read_count), so unread drops by one exactly
             // for the participants who had not read it.
-            let readers = Set(try connection.query("SELECT user_id FROM receipts WHERE message_id = $1", .int(key)) { row in row.text(0) })
+            var readers = Set(try connection.query("SELECT user_id FROM receipts WHERE message_id = $1", .int(key)) { row in row.text(0) })
+            // G2: a member who joined after it counted it as read when they joined.
+            readers.formUnion(try connection.query(
+                "SELECT user_id FROM participants WHERE conversation_id = $1 AND joined_after >= $2", .int(conversationKey), .int(key)
+            ) { row in row.text(0) })
             try connection.execute("UPDATE conversations SET message_count = message_count - 1 WHERE id = $1", .int(conversationKey))
             try connection.execute(
                 """

@@ -47,7 +47,7 @@ extension PostgresStore {
 
     /// The next message id, from a block taken under the write lock of this transaction, or of an earlier one of this
     /// store when no other writer committed since (the write clock says so): ids still follow commit order (R2).
-    private func nextMessageID() throws(StoreError) -> Int64 {
+    func nextMessageID() throws(StoreError) -> Int64 {
         if messageIDPool.isEmpty {
             // One nextval and one setval take the whole block: every other taker of message ids (another node's
             // block, `herald_send_message`) holds the write lock too, so nobody draws between the two.

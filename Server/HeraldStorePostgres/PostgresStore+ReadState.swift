@@ -10,15 +10,15 @@ extension PostgresStore {
             // U7 and U6 need no row locks here: every writer of every node holds the write lock until it commits, so the
             // counts the caller reads next and the seqs its read event and receipts get are in one order across nodes.
             guard !keys.isEmpty else { return [] }
-            // One statement: a receipt is inserted only for a participant other than the sender (R5/S7), and only by the
-            // first read (U3), so the rows it returns are exactly the newly read ones; their conversations' read counters
+            // One statement: a receipt is inserted only for a participant other than the sender (R5/S7), never for a
+            // system line or a message from before the reader joined (G2), and only by the first read (U3), so the rows it returns are exactly the newly read ones; their conversations' read counters
             // move by as many. Two nodes acking the same message: the second insert waits for the first commit and does
             // nothing.
             return try connection.query(
                 """
                 WITH target AS (
                     SELECT m.id FROM messages m JOIN participants p ON p.conversation_id = m.conversation_id AND p.user_id = $1
-                    WHERE m.id = ANY ($2) AND m.sender_id <> $1 AND m.unsent_at IS NULL
+                    WHERE m.id = ANY ($2) AND m.sender_id <> $1 AND m.unsent_at IS NULL AND m.kind <> $4 AND m.id > p.joined_after
                 ), fresh AS (
                     INSERT INTO receipts (message_id, user_id, read_at) SELECT id, $1, $3 FROM target ON CONFLICT DO NOTHING
                     RETURNING message_id
@@ -28,7 +28,7 @@ extension PostgresStore {
                     WHERE p.conversation_id = n.conversation_id AND p.user_id = $1
                 )
                 SELECT \(Self.messageColumns) FROM messages WHERE id IN (SELECT message_id FROM fresh) ORDER BY id
-                """, .text(user), .intArray(keys), .int(now)
+                """, .text(user), .intArray(keys), .int(now), .int(MessageRecord.Kind.system.rawValue)
             ) { row in Self.messageRecord(row, from: 0) }
         }
     }

@@ -68,6 +68,8 @@ public struct MessageRecord: Sendable, Equatable {
         case text = 0
         /// An image message (imageURL set, text optional).
         case image = 1
+        /// A line of the server about the group (G1-G4): never unread, never edited or unsent.
+        case system = 2
     }
 
     /// "m1", "m2", …

@@ -25,6 +25,10 @@ public enum BackendOperation: Sendable, Equatable {
     case signOut(user: String, device: String?)
     /// Takes `user` out of the group `conversation`, like the user's own `leave`.
     case removeMember(conversation: String, user: String)
+    /// Renames the group on behalf of `user`, a participant, exactly like their own `group.rename` (G1).
+    case renameGroup(conversation: String, user: String, title: String)
+    /// Adds `member` to the group on behalf of `user`, a participant, exactly like their own `group.add` (G2).
+    case addMember(conversation: String, user: String, member: String)
     /// Reads the stored API key with public id `id` (revoked and expired ones included), so the API checks a
     /// presented key against the store without reading it on a loop thread.
     case apiKey(id: String)

@@ -58,6 +58,7 @@ extension ClientRequest {
         case .send: .send
         case .editMessage, .unsendMessage: .send
         case .dm, .group, .signOut, .leave, .pushRegister, .pushUnregister: .create
+        case .renameGroup, .addMember, .removeMember: .create
         case .follow, .react: .social
         case .ack, .bellRead, .bellReadAll: .read
         case .mute, .unmute, .quiet, .markUnread: .read

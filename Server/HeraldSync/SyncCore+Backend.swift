@@ -76,7 +76,7 @@ extension SyncCore {
         case .removeMember(let conversation, let user):
             guard try store.conversation(id: conversation) != nil else { throw BackendFailure(.notFound, "no conversation '\(conversation)'") }
             _ = try requireUser(user)
-            try leave(user, conversation: conversation, now: now, step: &step)
+            try leave(user, conversation: conversation, byBackend: true, now: now, step: &step)
             return .removed(conversation: conversation, user: user)
 
         case .signOut(let user, let device):
@@ -111,6 +111,14 @@ extension SyncCore {
         case .pushTargets(let user):
             _ = try requireUser(user)
             return .pushTargets(try store.pushTargets(users: [user]))
+
+        case .renameGroup(let conversation, let user, let title):
+            _ = try requireUser(user)
+            return .conversation(try renameGroup(conversation, title: title, user: user, now: now, step: &step), created: false)
+
+        case .addMember(let conversation, let user, let member):
+            _ = try requireUser(user)
+            return .conversation(try addMember(member, to: conversation, user: user, now: now, step: &step), created: false)
 
         case .editMessage(let message, let user, let text):
             _ = try requireUser(user)
@@ -169,6 +177,7 @@ extension BackendOperation {
         case .user, .tokenSubject, .unread, .apiKey, .pushTargets: false
         case .createUser, .createDirect, .createGroup, .postMessage, .notify, .signOut, .removeMember, .registerPushTarget, .removePushTarget: true
         case .editMessage, .unsendMessage, .mute, .unmute: true
+        case .renameGroup, .addMember: true
         }
     }
 }

@@ -41,6 +41,8 @@ extension SyncCore {
     /// unread(c) and the badge at once (their event carries the new counts, U7), and its pushes are withdrawn (P5).
     func unsendMessage(_ id: String, user: String, now: Int64, into response: inout ResponseFrame, step: inout SyncStep<Device>) throws {
         let message = try revisableMessage(id, user: user)
+        // G5: a system line is the server's record of a change, not its actor's message.
+        guard message.kind != .system else { throw ErrorInfo(.conflict, "a line about the group cannot be unsent") }
         switch MessageRevisionRules.unsend(
             requester: user, sender: message.sender, isUnsent: message.unsentAt != nil, sentAt: message.createdAt, now: now,
             limits: configuration.messageRevisions)

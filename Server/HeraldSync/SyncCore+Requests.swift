@@ -51,7 +51,7 @@ extension SyncCore {
                 let size = record.approximateWireBytes
                 if !messages.isEmpty && bytes + size > configuration.historyAnswerBytes { break }
                 var info = try record.info(senderName: name(of: record.sender))
-                if let group, record.unsentAt == nil {
+                if let group, record.unsentAt == nil, record.kind != .system {
                     let mentions = Self.mentions(of: record, in: group)
                     if !mentions.isEmpty { info.mentions = mentions }
                 }
@@ -128,6 +128,15 @@ extension SyncCore {
 
         case .leave(let conversation):
             try leave(user, conversation: conversation, now: now, step: &step)
+
+        case .renameGroup(let conversation, let title):
+            response.conversation = try renameGroup(conversation, title: title, user: user, now: now, step: &step)
+
+        case .addMember(let conversation, let member):
+            response.conversation = try addMember(member, to: conversation, user: user, now: now, step: &step)
+
+        case .removeMember(let conversation, let member):
+            try removeMember(member, from: conversation, user: user, now: now, step: &step)
 
         case .signOut(let device):
             try signOut(user, device: device, now: now, step: &step)
@@ -390,16 +399,14 @@ extension SyncCore {
     /// `user` leaves the group `conversation` (their own request, or the backend removing them). Everyone who was in
     /// it hears of it, the leaver included (their other devices drop it); a direct conversation cannot be left, which is
     /// a conflict with the conversation's kind (`conflict`, HTTP 409), not a malformed request.
-    func leave(_ user: String, conversation: String, now: Int64, step: inout SyncStep<Device>) throws {
+    /// The others then see the line "Carol left" (G4), or "Carol was removed" when the backend took them out.
+    func leave(_ user: String, conversation: String, byBackend: Bool = false, now: Int64, step: inout SyncStep<Device>) throws {
         try requireParticipant(user, conversation)
         guard let record = try store.conversation(id: conversation), record.kind == .group else {
             throw ErrorInfo(.conflict, "this is a direct conversation: only a group can be left")
         }
-        var event = EventFrame(event: .left)
-        event.conversationId = conversation
-        event.user = user
-        try appendEvent(event.encodeBody(), to: record.participants, now: now, step: &step)
-        try store.removeParticipant(user: user, conversation: conversation)
+        let who = try name(of: user)
+        try removeFromGroup(user, record, line: byBackend ? GroupLines.removedByBackend(who) : GroupLines.left(who), actor: user, now: now, step: &step)
     }
 
     /// Refuses `user`'s tokens issued until now (every device's, or `device`'s) and closes the matching live

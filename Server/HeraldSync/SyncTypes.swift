@@ -246,6 +246,7 @@ extension ClientRequest {
         case .dm, .group, .send, .ack, .bellRead, .bellReadAll, .follow, .react, .signOut, .leave, .pushRegister, .pushUnregister: true
         case .mute, .unmute, .quiet, .markUnread: true
         case .editMessage, .unsendMessage: true
+        case .renameGroup, .addMember, .removeMember: true
         case .typingStart, .typingStop: false
         }
     }

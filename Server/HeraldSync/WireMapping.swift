@@ -11,7 +11,7 @@ extension MessageRecord {
 
     func info(senderName: String) -> MessageInfo {
         var info = MessageInfo(
-            id: id, conversation: conversation, sender: sender, senderName: senderName, kind: kind == .image ? .image : .text,
+            id: id, conversation: conversation, sender: sender, senderName: senderName, kind: kind.wire,
             text: unsentAt == nil ? text : nil, imageURL: unsentAt == nil ? imageURL : nil, clientMessageId: clientMessageId,
             createdAt: createdAt, edited: editCount > 0 && unsentAt == nil ? true : nil, editedAt: unsentAt == nil ? editedAt : nil,
             unsent: unsentAt != nil ? true : nil)
@@ -28,6 +28,22 @@ extension NotificationRecord {
 }
 
 extension MessageKind {
-    var record: MessageRecord.Kind { self == .image ? .image : .text }
+    var record: MessageRecord.Kind {
+        switch self {
+        case .text: .text
+        case .image: .image
+        case .system: .system
+        }
+    }
+}
+
+extension MessageRecord.Kind {
+    var wire: MessageKind {
+        switch self {
+        case .text: .text
+        case .image: .image
+        case .system: .system
+        }
+    }
 }
 

@@ -55,6 +55,13 @@ public enum ClientRequest: Sendable, Equatable {
     /// Leave a group: the user stops receiving it and its messages stop counting for them; every participant (the
     /// leaver's devices too) gets a `left` event. A direct conversation cannot be left.
     case leave(conversation: String)
+    /// G1: give a group a new title; every participant gets `group.changed` and the line "X renamed the group to …".
+    case renameGroup(conversation: String, title: String)
+    /// G2: add `user` to a group; they get the conversation, the others `group.changed`, everyone the line "X added Y".
+    case addMember(conversation: String, user: String)
+    /// G3: take `user` out of a group (the group's creator only; oneself is `leave`): everyone gets `left`, the
+    /// others the line "X removed Y".
+    case removeMember(conversation: String, user: String)
     /// A page of a conversation's participants, by id, after the id `after` (wire: `cursor`): list answers name only
     /// the first ones of a big group.
     case members(conversation: String, after: String?, limit: Int)
@@ -107,6 +114,9 @@ public enum ClientRequest: Sendable, Equatable {
         case .react: "react"
         case .signOut: "signOut"
         case .leave: "leave"
+        case .renameGroup: "group.rename"
+        case .addMember: "group.add"
+        case .removeMember: "group.remove"
         case .members: "members"
         case .users: "users"
         case .pushRegister: "push.register"

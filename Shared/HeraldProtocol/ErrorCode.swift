@@ -15,9 +15,9 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     /// The named user does not exist.
     case unknownUser = "unknown_user"
     /// The request conflicts with the current state: it reuses a key that already names something else (a
-    /// clientMessageId used in another conversation), leaves a direct conversation or edits an image or unsent
-    /// message; nothing was stored. Retrying
-    /// the same request fails the same way.
+    /// clientMessageId used in another conversation), leaves, renames or adds to a direct conversation (G6), unsends a
+    /// system line (G5) or edits an image or unsent message; nothing was stored. Retrying the same request fails the
+    /// same way.
     case conflict = "conflict"
     /// Too many requests; retry later. The connection stays open.
     case rateLimited = "rate_limited"
@@ -27,7 +27,8 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case badState = "bad_state"
     /// A server bug; nothing was stored.
     case `internal` = "internal"
-    /// The request is understood, but this user may not do it (M1, M2: only the sender edits or unsends a message).
+    /// The request is understood, but this user may not do it (M1, M2: only the sender edits or unsends a message; G3:
+    /// only a group's creator removes another member).
     case forbidden = "forbidden"
     /// The time allowed for it has passed (M1: 15 minutes to edit, M2: 2 minutes to unsend, by default).
     case tooLate = "too_late"

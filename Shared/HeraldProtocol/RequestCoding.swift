@@ -113,6 +113,12 @@ extension RequestFrame {
             wire.emoji = emoji
         case .signOut(let device): wire.device = device
         case .leave(let conversation): wire.conversation = conversation
+        case .renameGroup(let conversation, let title):
+            wire.conversation = conversation
+            wire.title = title
+        case .addMember(let conversation, let user), .removeMember(let conversation, let user):
+            wire.conversation = conversation
+            wire.user = user
         case .members(let conversation, let after, let limit):
             wire.conversation = conversation
             wire.cursor = after
@@ -171,8 +177,7 @@ extension RequestFrame {
         case "dm":
             return .dm(user: try check.userId(wire.user, "user"))
         case "group":
-            let title = try check.text(wire.title, "title", max: limits.maxTitleBytes, allowEmpty: false)
-            guard Identifiers.isLabel(title) else { throw ErrorInfo(.badRequest, "field 'title' must be \(Identifiers.labelRule)") }
+            let title = try check.groupTitle(wire.title)
             guard let members = wire.members else { throw ErrorInfo(.badRequest, "missing field 'members'") }
             guard !members.isEmpty else { throw ErrorInfo(.badRequest, "a group needs at least one other member") }
             guard members.count <= limits.maxGroupMembers else {
@@ -195,6 +200,8 @@ extension RequestFrame {
             case .text:
                 let text = try check.text(wire.text, "text", max: limits.maxTextBytes, allowEmpty: false)
                 return .send(conversation: conversation, clientMessageId: clientMessageId, kind: .text, text: text, imageURL: nil)
+            case .system:
+                throw ErrorInfo(.badRequest, "field 'kind' must be text or image: system lines are the server's")
             case .image:
                 let url = try check.text(wire.imageURL, "imageURL", max: limits.maxURLBytes, allowEmpty: false)
                 guard ContentRules.isWebURL(url) else { throw ErrorInfo(.badRequest, "field 'imageURL' must be \(ContentRules.urlRule)") }
@@ -245,6 +252,12 @@ extension RequestFrame {
             return .users(after: try wire.cursor.map { try check.userId($0, "cursor") }, prefix: prefix?.isEmpty == true ? nil : prefix, limit: limit)
         case "leave":
             return .leave(conversation: try check.id(wire.conversation, "conversation"))
+        case "group.rename":
+            return .renameGroup(conversation: try check.id(wire.conversation, "conversation"), title: try check.groupTitle(wire.title))
+        case "group.add":
+            return .addMember(conversation: try check.id(wire.conversation, "conversation"), user: try check.userId(wire.user, "user"))
+        case "group.remove":
+            return .removeMember(conversation: try check.id(wire.conversation, "conversation"), user: try check.userId(wire.user, "user"))
         case "signOut":
             if let device = wire.device, !Identifiers.isDeviceName(device) {
                 throw ErrorInfo(.badRequest, "field 'device' must be \(Identifiers.deviceNameRule)")
@@ -311,6 +324,13 @@ private struct FieldCheck {
     }
 
     /// A user id (``Identifiers/isUserId(_:)``): the same rule as tokens and the backend API.
+    /// A group's title (`group`, `group.rename`): a label every member sees without acting, so no controls.
+    func groupTitle(_ value: String?) throws -> String {
+        let title = try text(value, "title", max: limits.maxTitleBytes, allowEmpty: false)
+        guard Identifiers.isLabel(title) else { throw ErrorInfo(.badRequest, "field 'title' must be \(Identifiers.labelRule)") }
+        return title
+    }
+
     func userId(_ value: String?, _ name: String) throws -> String {
         let value = try id(value, name)
         guard Identifiers.isUserId(value) else { throw ErrorInfo(.badRequest, "field '\(name)' must be \(Identifiers.userIdRule)") }

@@ -99,6 +99,9 @@ public enum EventName: String, Codable, Sendable {
     /// `user` left the group `conversationId`: when it is this user, the conversation is gone from their list and
     /// counts; otherwise drop `user` from its participants.
     case left
+    /// A group's title or participants changed (G1, G2): `conversation` is the group as it is now. Its `unread` is not
+    /// this user's count (one body goes to every participant): keep the count you have.
+    case groupChanged = "group.changed"
     /// The user's alert settings changed on one of their devices (N1, N3, N4): `conversationId` with `muted` (and
     /// `mutedUntil`) or `markedUnread` (with `unread`/`badge`), or `quiet` for the user.
     case settings

@@ -8,6 +8,10 @@ public enum ConversationKind: String, Codable, Sendable {
 public enum MessageKind: String, Codable, Sendable {
     case text
     case image
+    /// A line the server writes into a group's thread when the group changes (G1-G4): `text` is the whole line
+    /// ("Alice added Carol"), `sender` is who made the change. Not a message of theirs: it never counts as unread,
+    /// never alerts, and cannot be edited or unsent. A client never sends one.
+    case system
 }
 
 /// A user as other users see them.

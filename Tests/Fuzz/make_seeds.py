@@ -111,6 +111,8 @@ for i, line in enumerate([
     '{"type":"mute","id":23,"conversation":"c1","minutes":60}', '{"type":"mute","id":24,"conversation":"c1","until":1763803600000}',
     '{"type":"mute","id":25,"conversation":"c1","until":5,"minutes":5}', '{"type":"unmute","id":26,"conversation":"c1"}',
     '{"type":"quiet","id":27,"on":true}', '{"type":"markUnread","id":28,"conversation":"c1"}',
+    '{"type":"group.rename","id":29,"conversation":"c2","title":"Team B"}', '{"type":"group.add","id":30,"conversation":"c2","user":"dave"}',
+    '{"type":"group.remove","id":31,"conversation":"c2","user":"carol"}',
 ]):
     write(req, "%02d" % i, line.encode())
 

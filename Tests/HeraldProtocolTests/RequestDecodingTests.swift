@@ -21,6 +21,7 @@ struct RequestDecodingTests {
         .mute(conversation: "c1", until: nil, minutes: nil), .mute(conversation: "c1", until: 1_763_800_000_000, minutes: nil),
         .mute(conversation: "c1", until: nil, minutes: 60), .unmute(conversation: "c1"), .quiet(on: true), .markUnread(conversation: "c1"),
         .editMessage(message: "m1", text: "fixed"), .unsendMessage(message: "m1"), .typingStart(conversation: "c1"), .typingStop(conversation: "c1"),
+        .renameGroup(conversation: "c2", title: "Team B"), .addMember(conversation: "c2", user: "dave"), .removeMember(conversation: "c2", user: "carol"),
     ])
     func roundTrip(_ request: ClientRequest) throws {
         let frame = RequestFrame(id: 7, request: request)
@@ -119,4 +120,29 @@ struct ServerFrameTests {
         #expect(try ServerFrame.decode(failure.encode()).get() == .response(failure))
     }
 
+}
+
+@Suite("herald.v1 group change requests (G1-G3, G5)")
+struct GroupChangeDecodingTests {
+    private func code(_ json: String) -> ErrorCode? {
+        guard case .failure(let failure) = RequestFrame.decode(Array(json.utf8)) else { return nil }
+        return failure.error.code
+    }
+
+    @Test("G1: a new title follows the group title rule: no controls, line breaks or bidi overrides, not empty")
+    func renameTitle() {
+        #expect(code(#"{"type":"group.rename","id":1,"conversation":"c2","title":"Team B"}"#) == nil)
+        #expect(code(#"{"type":"group.rename","id":1,"conversation":"c2","title":"evil\u001b[2J"}"#) == .badRequest)
+        #expect(code(#"{"type":"group.rename","id":1,"conversation":"c2","title":"a\u202Eb"}"#) == .badRequest)
+        #expect(code(#"{"type":"group.rename","id":1,"conversation":"c2","title":""}"#) == .badRequest)
+        #expect(code(#"{"type":"group.rename","id":1,"conversation":"c2"}"#) == .badRequest)
+    }
+
+    @Test("G2, G3: the member is a user id; G5: a client never sends a system line")
+    func memberAndSystemKind() {
+        #expect(code(#"{"type":"group.add","id":1,"conversation":"c2","user":"dave"}"#) == nil)
+        #expect(code(#"{"type":"group.add","id":1,"conversation":"c2","user":"no spaces"}"#) == .badRequest)
+        #expect(code(#"{"type":"group.remove","id":1,"conversation":"c2"}"#) == .badRequest)
+        #expect(code(#"{"type":"send","id":1,"conversation":"c1","clientMessageId":"k","kind":"system","text":"Alice added Mallory"}"#) == .badRequest)
+    }
 }

@@ -44,6 +44,7 @@ struct APIOpenAPITests {
         #expect(paths == ["/api/v1/health", "/api/v1/openapi.json", "/api/v1/users", "/api/v1/users/{id}", "/api/v1/users/{id}/tokens",
                           "/api/v1/users/{id}/notifications", "/api/v1/users/{id}/unread", "/api/v1/users/{id}/signout", "/api/v1/conversations",
                           "/api/v1/conversations/{id}/messages", "/api/v1/conversations/{id}/leave",
+                          "/api/v1/conversations/{id}", "/api/v1/conversations/{id}/members",
                           "/api/v1/users/{id}/push-targets", "/api/v1/users/{id}/push-targets/{device}", "/api/v1/messages/{id}",
                           "/api/v1/messages/{id}/unsend", "/api/v1/users/{id}/mutes", "/api/v1/users/{id}/mutes/{conversation}"])
     }

@@ -40,6 +40,12 @@ public enum ClientCommand: Equatable, Sendable {
     case openURL(String)
     case follow(user: String)
     case leave(conversation: String)
+    /// G1: give a group a new title.
+    case renameGroup(conversation: String, title: String)
+    /// G2: add a user to a group.
+    case addMember(conversation: String, user: String)
+    /// G3: take a user out of a group (its creator only; yourself: leave).
+    case removeMember(conversation: String, user: String)
     /// The people this user can start a conversation with (all other users, or those whose id or name starts with `prefix`).
     case users(prefix: String?)
     /// A conversation's participants, every page.
@@ -84,6 +90,9 @@ public enum ClientCommand: Equatable, Sendable {
         case .openURL: "open-url"
         case .follow: "follow"
         case .leave: "leave"
+        case .renameGroup: "rename"
+        case .addMember: "add-member"
+        case .removeMember: "remove-member"
         case .users: "users"
         case .members: "members"
         case .signOut: "sign-out"

@@ -64,6 +64,13 @@ extension ClientCore {
             request(.follow(user: user), purpose: .command(retryable: false))
         case .leave(let conversation):
             request(.leave(conversation: conversation), purpose: .command(retryable: false))
+        case .renameGroup(let conversation, let title):
+            // Retrying is safe: the same title again changes nothing, and adding a member who is in already neither.
+            request(.renameGroup(conversation: conversation, title: title), purpose: .command(retryable: true))
+        case .addMember(let conversation, let user):
+            request(.addMember(conversation: conversation, user: user), purpose: .command(retryable: true))
+        case .removeMember(let conversation, let user):
+            request(.removeMember(conversation: conversation, user: user), purpose: .command(retryable: false))
         case .users(let prefix):
             listUsers(prefix: prefix)
         case .members(let conversation):

@@ -46,13 +46,14 @@ extension ClientCore {
     public var newestFromOthersInThread: String? {
         guard let viewport else { return nil }
         let visible = Set(viewport.visibleIDs)
-        return threads[viewport.conversation]?.messages.last { $0.sender != user && visible.contains($0.id) }?.id
+        return threads[viewport.conversation]?.messages.last { $0.sender != user && $0.kind != .system && visible.contains($0.id) }?.id
     }
 
-    /// This user's newest message in the open thread that was not unsent (what `/edit` and `/unsend` change).
+    /// This user's newest message in the open thread that was not unsent (what `/edit` and `/unsend` change); a system
+    /// line about a change they made is not theirs to change (G5).
     public var newestMineInThread: String? {
         guard let viewport else { return nil }
-        return threads[viewport.conversation]?.messages.last { $0.sender == user && $0.unsent != true }?.id
+        return threads[viewport.conversation]?.messages.last { $0.sender == user && $0.unsent != true && $0.kind != .system }?.id
     }
 
     /// Sends to any conversation the server has not acknowledged (in flight or queued while offline): quitting

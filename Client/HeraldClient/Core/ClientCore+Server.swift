@@ -192,6 +192,12 @@ extension ClientCore {
             withdrawPushes { $0.conversation == conversation && ids.contains($0.message) }
             // U7: the stream sequence the new counts reflect, so a reader of these lines can order them too.
             emit(.read(conversation: conversation, messages: ids, counts: unreadCounts(in: conversation), sequence: frame.seq))
+        case .groupChanged:
+            // G1, G2: the new title or participants; the counts stay this device's (the event's `unread` is nobody's).
+            if let info = frame.conversation {
+                directory.changeGroup(info)
+                emit(.conversation(id: info.id, title: DirectoryTitle.of(info, me: user)))
+            }
         case .left:
             guard let conversation = frame.conversationId, let who = frame.user else { return }
             left(conversation, user: who, sequence: frame.seq)
@@ -299,14 +305,16 @@ extension ClientCore {
     mutating func arrive(_ message: MessageInfo, sequence: Int64?) {
         guard printedMessages.insert(message.id).inserted else { return }
         emit(.message(message, sequence: sequence))
-        messageEndsTyping(message)
+        // G5: a system line is nobody's message: it ends no typing, counts as unread for nobody and never alerts.
+        let isSystem = message.kind == .system
+        if !isSystem { messageEndsTyping(message) }
 
         if !directory.noteMessage(message) {
             // A conversation we were not told about yet (its event may follow): fetch the list.
             request(.conversations, purpose: .reloadConversations(thenOpen: nil))
         }
         threads[message.conversation]?.append(message)
-        let isFromMe = message.sender == user
+        let isFromMe = message.sender == user || isSystem
         applyUnread(unread.handle(.arrived(ArrivedMessage(conversation: message.conversation, message: message.id, isFromMe: isFromMe, sequence: sequence))))
         let outcome = SceneRules.arrival(
             of: ArrivingMessage(conversation: message.conversation, sender: message.sender, isFromMe: isFromMe),

@@ -123,7 +123,7 @@ extension ClientCore {
                 id: message.id, sender: message.sender, senderName: message.senderName, text: message.text ?? "",
                 imageURL: message.imageURL, createdAt: message.createdAt, isMine: message.sender == user,
                 unreadDividerAbove: message.id == divider, seenBy: seen?.message == message.id ? seen?.text : nil,
-                edited: message.edited == true, unsent: message.unsent == true, dayAbove: day
+                edited: message.edited == true, unsent: message.unsent == true, dayAbove: day, isSystem: message.kind == .system
             ).drawable
         }
     }
@@ -131,7 +131,7 @@ extension ClientCore {
     /// U6 on screen: under my newest message, who has read it ("Seen" in a 1:1 conversation).
     private func seenLine(_ conversation: String, cache: ThreadCache) -> (message: String, text: String)? {
         guard let readers = receipts[conversation], !readers.isEmpty,
-              let mine = cache.messages.lastIndex(where: { $0.sender == user }) else { return nil }
+              let mine = cache.messages.lastIndex(where: { $0.sender == user && $0.kind != .system }) else { return nil }
         let positions = Dictionary(cache.messages.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { a, _ in a })
         let who = readers.filter { (positions[$0.value] ?? -1) >= mine }.map(\.key).sorted()
         guard !who.isEmpty else { return nil }

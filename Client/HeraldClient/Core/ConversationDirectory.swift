@@ -52,6 +52,16 @@ struct ConversationDirectory {
         byId[id]?.participants.removeAll { $0.id == user }
     }
 
+    /// G1, G2: a known group takes its new title and participants and keeps everything that is this user's (counts,
+    /// mute, last message); an unknown one is added.
+    mutating func changeGroup(_ info: ConversationInfo) {
+        guard var known = byId[info.id] else { return upsert(info) }
+        known.title = info.title
+        known.participants = info.participants
+        known.participantCount = info.participantCount
+        byId[info.id] = known
+    }
+
     /// S4: a message arrived in its conversation: the row's preview updates and it moves to the top.
     /// Returns false when the conversation is unknown.
     @discardableResult

@@ -83,6 +83,9 @@ public enum ChatInput {
         Command(name: "quiet", usage: "/quiet on|off", summary: "quiet hours: pushes silent, toasts wait"),
         Command(name: "follow", usage: "/follow <user>", summary: "follow someone"),
         Command(name: "leave", usage: "/leave", summary: "leave this group (asks first)"),
+        Command(name: "rename", usage: "/rename <title>", summary: "rename this group (G1)"),
+        Command(name: "add", usage: "/add <user>", summary: "add someone to this group (G2)"),
+        Command(name: "remove", usage: "/remove <user>", summary: "remove someone from this group (asks first, G3)"),
         Command(name: "bell", usage: "/bell", summary: "the notifications (^B)", aliases: ["notifications"]),
         Command(name: "read-all", usage: "/read-all", summary: "mark every notification read"),
         Command(name: "open-url", usage: "/open-url <link>", summary: "follow a herald:// link", script: true),
@@ -185,6 +188,8 @@ public enum ChatInput {
             guard let target = arguments.first ?? open else { return .notice("usage: /leave (in a group)") }
             let title = context.conversations.first { $0.id == target }?.title ?? target
             return .confirm(question: "Leave \(TerminalText.line(title))? You will not see its new messages. (y/N)", commands: [.leave(conversation: target)])
+        case "rename", "add", "remove":
+            return groupChange(name, rest: rest, arguments: arguments, in: context)
         case "sign-out":
             guard arguments.count <= 1 else { return .notice("usage: /sign-out [<device>]") }
             let whom = arguments.first.map { "the device \(TerminalText.line($0))" } ?? "every device of yours (this one too)"
@@ -245,7 +250,8 @@ public enum ChatInput {
         } else if let command = words.first, command.hasPrefix("/") {
             switch command {
             case "/open": candidates = context.conversations.map(\.title)
-            case "/dm", "/group", "/follow", "/users": candidates = context.users.filter { $0 != context.me }
+            case "/dm", "/group", "/follow", "/users", "/add": candidates = context.users.filter { $0 != context.me }
+            case "/remove": candidates = context.users
             case "/members", "/leave": candidates = context.conversations.map(\.id)
             default: candidates = []
             }

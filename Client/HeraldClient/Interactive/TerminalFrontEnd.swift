@@ -346,7 +346,7 @@ final class TerminalFrontEnd: ClientFrontEnd {
         switch event {
         case .push(let arrival): notice = "push: \(arrival.info.title): \(arrival.info.preview)"
         case .sendFailed(_, _, let message): notice = "✗ not sent: \(message)"
-        case .left(let conversation, let user) where user == context.me: notice = "you left \(conversation)"
+        case .left(let conversation, let user) where user == context.me: notice = "you are no longer in \(conversation)"
         default: break
         }
     }

@@ -76,6 +76,8 @@ public struct ScreenModel: Sendable {
         public var unsent = false
         /// A date separator goes above it: the local day (``CalendarDay``) it starts.
         public var dayAbove: Int64? = nil
+        /// A line of the server about the group (G5), e.g. "Alice added Carol": drawn as a notice, not as a message.
+        public var isSystem = false
     }
 
     /// A send waiting for the server's acknowledgement.

@@ -12,11 +12,13 @@ public enum ThreadLayout {
 
     /// What stands between the time and the text: `Name: `, or nothing for an unsent message's placeholder, which
     /// names the sender itself.
-    public static func lead(_ line: ScreenModel.ThreadLine) -> String { line.unsent ? "" : label(line) + ": " }
+    public static func lead(_ line: ScreenModel.ThreadLine) -> String { line.unsent || line.isSystem ? "" : label(line) + ": " }
 
     /// The message's text as shown (an image shows its URL; M1: an edited one says so; M2: an unsent one is a placeholder).
     public static func body(_ line: ScreenModel.ThreadLine) -> String {
         if line.unsent { return "\(label(line)) unsent a message" }
+        // G5: a notice between dashes, with no "Name:" before it, so it never reads as anyone's message.
+        if line.isSystem { return "-- \(line.text) --" }
         if line.edited { return text(line) + " (edited)" }
         return text(line)
     }

@@ -121,6 +121,16 @@ public enum ScriptCommandParser {
             let text = rest(after: 1)
             guard words.count >= 2, !text.isEmpty else { throw bad("send <conversation> <text…>") }
             return .send(conversation: words[0], text: text)
+        case "rename":
+            let title = rest(after: 1)
+            guard words.count >= 2, !title.isEmpty else { throw bad("rename <conversation> <title…>") }
+            return .renameGroup(conversation: words[0], title: title)
+        case "add-member":
+            guard words.count == 2 else { throw bad("add-member <conversation> <user>") }
+            return .addMember(conversation: words[0], user: words[1])
+        case "remove-member":
+            guard words.count == 2 else { throw bad("remove-member <conversation> <user>") }
+            return .removeMember(conversation: words[0], user: words[1])
         case "send-image":
             guard words.count == 2 else { throw bad("send-image <conversation> <url>") }
             return .sendImage(conversation: words[0], url: words[1])

@@ -13,6 +13,10 @@ enum APIRoute: Equatable {
     case postMessage(conversation: String)
     case signOut(user: String)
     case removeMember(conversation: String)
+    /// PATCH /conversations/{id}: rename a group on behalf of a participant (G1).
+    case renameGroup(conversation: String)
+    /// POST /conversations/{id}/members: add a member on behalf of a participant (G2).
+    case addMember(conversation: String)
     case pushTargets(user: String)
     case registerPushTarget(user: String)
     case removePushTarget(user: String, device: String)
@@ -36,6 +40,7 @@ enum APIRoute: Equatable {
             .removePushTarget:
             .full
         case .editMessage, .unsendMessage, .mute, .unmute: .full
+        case .renameGroup, .addMember: .full
         }
     }
 
@@ -93,6 +98,10 @@ enum APIRoute: Equatable {
             return post(.postMessage(conversation: segments[1]))
         case 3 where segments[0] == "conversations" && segments[2] == "leave":
             return post(.removeMember(conversation: segments[1]))
+        case 3 where segments[0] == "conversations" && segments[2] == "members":
+            return post(.addMember(conversation: segments[1]))
+        case 2 where segments[0] == "conversations":
+            return method == "PATCH" ? .success(.renameGroup(conversation: segments[1])) : .failure(.methodNotAllowed(allow: "PATCH"))
         case 2 where segments[0] == "messages":
             return method == "PATCH" ? .success(.editMessage(id: segments[1])) : .failure(.methodNotAllowed(allow: "PATCH"))
         case 3 where segments[0] == "messages" && segments[2] == "unsend":

@@ -6,4 +6,10 @@ extension APIService {
         guard case .message(let info, _) = value else { return nil }
         return .json(200, APIResponses.RevisedMessage(message: info))
     }
+
+    /// Renders a group's rename or new member (G1, G2): 200 with the group as the acting participant sees it now.
+    @Sendable static func changedGroup(_ value: BackendValue) -> HTTPResponse? {
+        guard case .conversation(let info, _) = value else { return nil }
+        return .json(200, APIResponses.conversation(info))
+    }
 }

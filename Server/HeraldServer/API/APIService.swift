@@ -187,6 +187,10 @@ public final class APIService: HTTPRequestHandler {
                 guard case .message(let info, let duplicate) = value else { return nil }
                 return .json(duplicate ? 200 : 201, APIResponses.PostedMessage(message: info, duplicate: duplicate))
             }
+        case .renameGroup(let conversation):
+            return PreparedCall(operation: try APIRequestBodies.renameGroup(body, conversation: conversation), render: Self.changedGroup)
+        case .addMember(let conversation):
+            return PreparedCall(operation: try APIRequestBodies.addMember(body, conversation: conversation), render: Self.changedGroup)
         case .editMessage(let id):
             return PreparedCall(operation: try APIRequestBodies.editMessage(body, message: id), render: Self.revisedMessage)
         case .unsendMessage(let id):

@@ -1,0 +1,1 @@
+../HeraldEndToEndTests/GroupChangesEndToEndTests.swift
