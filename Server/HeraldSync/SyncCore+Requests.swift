@@ -168,6 +168,7 @@ extension SyncCore {
                     message.sender, kind: .reaction, actor: user, text: "\(try name(of: user)) reacted \(emoji) to your message",
                     url: DeepLink.message(conversation: message.conversation, message: message.id).url, now: now, step: &step)
             }
+            try announceReaction(emoji, to: message, by: user, now: now, step: &step)
 
         case .mute(let conversation, let until, let minutes):
             try mute(conversation, until: until ?? minutes.map { now + Int64($0) * 60_000 }, user: user, now: now, into: &response, step: &step)

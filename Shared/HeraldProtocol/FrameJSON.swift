@@ -148,6 +148,7 @@ extension EventFrame: JSONWritable {
             out.field("typing", typing)
             out.field("status", status?.rawValue)
             out.field("lastSeen", lastSeen)
+            out.field("emoji", emoji)
         }
     }
 }

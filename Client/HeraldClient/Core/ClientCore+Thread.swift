@@ -108,7 +108,8 @@ extension ClientCore {
                 id: message.id, sender: message.sender, senderName: message.senderName, text: message.text ?? "",
                 imageURL: message.imageURL, createdAt: message.createdAt, isMine: message.sender == user,
                 unreadDividerAbove: message.id == divider, seenBy: seen?.message == message.id ? seen?.text : nil,
-                edited: message.edited == true, unsent: message.unsent == true
+                edited: message.edited == true, unsent: message.unsent == true,
+                reactions: ReactionSummary.text(reactions[message.id] ?? [])
             ).drawable
         }
     }

@@ -12,6 +12,15 @@ public struct ChatContext: Sendable {
     public var newestFromOthers: String?
     /// In a thread: this user's newest message still shown (what `/edit` and `/unsend` change).
     public var newestMine: String?
+    /// In a thread: the message picked in select mode; `/edit`, `/unsend` and `/react` act on it instead of the newest.
+    public var selected: Selected?
+
+    /// A picked message: only one's own can be changed (M1, M2).
+    public struct Selected: Equatable, Sendable {
+        public var id: String
+        public var mine: Bool
+        public var senderName: String
+    }
 
     public init(
         me: String, scene: Scene, conversations: [(id: String, title: String)], users: [String], newestFromOthers: String?, newestMine: String? = nil
@@ -65,9 +74,9 @@ public enum ChatInput {
         Command(name: "users", usage: "/users [<prefix>]", summary: "people you can message"),
         Command(name: "members", usage: "/members", summary: "who is in this conversation"),
         Command(name: "image", usage: "/image <url>", summary: "send an image"),
-        Command(name: "react", usage: "/react [<message>] <emoji>", summary: "react (to the newest message)"),
+        Command(name: "react", usage: "/react [<message>] <emoji>", summary: "react (newest, or the one ^S picks)"),
         // One help line for both: the help screen has to fit an 80x24 terminal.
-        Command(name: "edit", usage: "/edit <text> · /unsend", summary: "change or take back your last message"),
+        Command(name: "edit", usage: "/edit <text> · /unsend", summary: "change/take back yours (newest, or ^S pick)"),
         Command(name: "unsend", usage: "/unsend", summary: "", listed: false),
         Command(name: "follow", usage: "/follow <user>", summary: "follow someone", listed: false),
         Command(name: "leave", usage: "/leave", summary: "leave this group (asks first)"),
@@ -153,6 +162,7 @@ public enum ChatInput {
         case "react":
             switch arguments.count {
             case 1:
+                if let selected = context.selected { return .commands([.react(message: selected.id, emoji: arguments[0])]) }
                 guard let target = context.newestFromOthers else { return .notice("nothing to react to here: /react <message> <emoji>") }
                 return .commands([.react(message: target, emoji: arguments[0])])
             case 2: return .commands([.react(message: arguments[0], emoji: arguments[1])])
@@ -160,10 +170,18 @@ public enum ChatInput {
             }
         case "edit":
             guard !rest.isEmpty else { return .notice("usage: /edit <new text> (changes your last message)") }
+            if let selected = context.selected {
+                guard selected.mine else { return .notice(notYours(selected, "edited")) }
+                return .commands([.edit(message: selected.id, text: rest)])
+            }
             guard let mine = context.newestMine else { return .notice("no message of yours here to edit") }
             return .commands([.edit(message: mine, text: rest)])
         case "unsend":
             guard arguments.isEmpty else { return .notice("usage: /unsend (takes back your last message)") }
+            if let selected = context.selected {
+                guard selected.mine else { return .notice(notYours(selected, "unsent")) }
+                return .commands([.unsend(message: selected.id)])
+            }
             guard let mine = context.newestMine else { return .notice("no message of yours here to unsend") }
             return .commands([.unsend(message: mine)])
         case "members":
@@ -208,6 +226,11 @@ public enum ChatInput {
             case nil: return .nothing
             }
         }
+    }
+
+    /// M1/M2: why a picked message of someone else's cannot be changed.
+    static func notYours(_ selected: ChatContext.Selected, _ verb: String) -> String {
+        "that is \(TerminalText.line(selected.senderName))'s message: only your own can be \(verb)"
     }
 
     /// A conversation by its list number (1 is the top), id, or title (exact, then a unique prefix; any case).

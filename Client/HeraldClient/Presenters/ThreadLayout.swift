@@ -35,7 +35,7 @@ public enum ThreadLayout {
 
     /// Rows the message takes: its text lines, plus the divider above and the receipt line below when it has them.
     public static func rows(_ line: ScreenModel.ThreadLine, width: Int) -> Int {
-        textLines(line, width: width).count + (line.unreadDividerAbove ? 1 : 0) + (line.seenBy == nil ? 0 : 1)
+        textLines(line, width: width).count + (line.unreadDividerAbove ? 1 : 0) + (line.seenBy == nil ? 0 : 1) + (line.reactions == nil ? 0 : 1)
     }
 
     /// Rows of a send still waiting for the server.

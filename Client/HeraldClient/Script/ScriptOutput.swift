@@ -128,6 +128,10 @@ package enum ScriptOutput {
         case .presence(let user, let status, let lastSeen):
             return ("presence", [JSONField("user", .string(user)), JSONField("status", .string(status.rawValue)),
                                  JSONField("lastSeen", lastSeen.map { .int($0) } ?? .null)])
+        case .reaction(let conversation, let message, let user, let emoji, let sequence):
+            return ("reaction", [JSONField("conversation", .string(conversation)), JSONField("message", .string(message)),
+                                 JSONField("user", .string(user)), JSONField("emoji", .string(emoji)),
+                                 JSONField("seq", sequence.map { .int($0) } ?? .null)])
         case .typing(let conversation, let users):
             return ("typing", [JSONField("conversation", .string(conversation)), JSONField("users", .strings(users))])
         case .toastShown(let toast):
