@@ -7,9 +7,11 @@ import Testing
 /// (`capture-pane -e`) and the bytes the client wrote (`pipe-pane`).
 @Suite("herald interactive: colour with meaning, NO_COLOR, the bell, mute and quiet in the header (tmux)", .serialized)
 struct InteractiveColourTests {
+    /// `environment` replaces the colour setting the test runner passes down (it may set NO_COLOR itself): colour is
+    /// on unless the test says otherwise.
     private func terminal(_ server: TestServer, _ user: String, environment: String = "", arguments: String = "") throws -> TmuxSession {
         let token = try server.token(user, name: user.prefix(1).uppercased() + user.dropFirst())
-        let command = "\(environment) \(HeraldBinaries.client) --server \(server.url) --token \(token) \(arguments); echo EXITED $?; sleep 30"
+        let command = "env -u NO_COLOR -u HERALD_NO_COLOR \(environment) \(HeraldBinaries.client) --server \(server.url) --token \(token) \(arguments); echo EXITED $?; sleep 30"
         let tmux = try TmuxSession(command: command)
         try tmux.waitScreen("\(user) online") { $0.contains("● online") }
         return tmux
@@ -26,8 +28,8 @@ struct InteractiveColourTests {
         let alice = try terminal(server, "alice")
         let bob = try server.client("bob")
         let c = try #require(try bob.ok("dm alice").string("conversation"))
-        try bob.ok("send \(c) \"@alice lunch?\"")
-        try bob.ok("send \(c) \"plain \u{1B}[35mnot mine\"")
+        try bob.ok("send \(c) @alice lunch?")
+        try bob.ok("send \(c) plain \u{1B}[35mnot mine")
         try alice.type("/open 1")
         try alice.waitScreen("the thread") { $0.contains("Bob: @alice lunch?") && $0.contains("not mine") }
         try alice.type("sure")
@@ -53,7 +55,7 @@ struct InteractiveColourTests {
             let alice = try terminal(server, "alice", environment: environment, arguments: arguments)
             let bob = try server.client("bob")
             let c = try #require(try bob.ok("dm alice").string("conversation"))
-            try bob.ok("send \(c) \"@alice \(arguments.isEmpty ? "env" : "flag")\"")
+            try bob.ok("send \(c) @alice \(arguments.isEmpty ? "env" : "flag")")
             try alice.type("/open 1")
             try alice.waitScreen("the thread") { $0.contains("Bob: @alice \(arguments.isEmpty ? "env" : "flag")") }
             let attributed = try alice.screenWithAttributes()

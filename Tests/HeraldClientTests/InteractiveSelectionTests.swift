@@ -48,7 +48,7 @@ struct InteractiveSelectionTests {
         #expect(picked.contains("7m"), "the picked message in reverse video: \(picked.debugDescription)")
         #expect(!(try attributedRow(alice, containing: "You: mine two")).contains("7m"), "only the pick is reversed")
         try alice.type("e", enter: false)
-        try alice.waitScreen("its text in the composer") { rows($0).last?.hasPrefix("> /edit mine one") == true }
+        try alice.waitScreen("its text in the composer") { rows($0).last { $0.hasPrefix("> ") }?.hasPrefix("> /edit mine one") == true }
         try alice.type(" edited")
         try bob.waitEvent("message.edited") { $0.string("message") == mineOne && $0.string("text") == "mine one edited" }
         try alice.waitScreen("edited in place") { $0.contains("You: mine one edited (edited)") && $0.contains("You: mine two") }
@@ -59,7 +59,7 @@ struct InteractiveSelectionTests {
         try alice.type("e", enter: false)
         try alice.waitScreen("not hers to edit") { $0.contains("that is Bob's message: only your own can be edited") }
         try alice.type("r", enter: false)
-        try alice.waitScreen("a reaction to type") { rows($0).last?.hasPrefix("> /react") == true }
+        try alice.waitScreen("a reaction to type") { rows($0).last { $0.hasPrefix("> ") }?.hasPrefix("> /react") == true }
         try alice.type("👍")
         try bob.waitEvent("reaction") { $0.string("message") == second && $0.string("user") == "alice" && $0.string("emoji") == "👍" }
         let reacted = try alice.waitScreen("👍 under Bob's second") { screen in
