@@ -29,6 +29,10 @@ struct InteractiveColourTests {
         let bob = try server.client("bob")
         let c = try #require(try bob.ok("dm alice").string("conversation"))
         try bob.ok("send \(c) @alice lunch?")
+        // On the list, Bob's message is a toast of kind info: its kind in cyan.
+        try alice.waitScreen("the toast") { $0.contains("[info] Bob") }
+        let toast = row(try alice.screenWithAttributes(), containing: "[info] Bob")
+        #expect(toast.contains("\u{1B}[36m[info]"), "an info toast's kind in cyan: \(toast.debugDescription)")
         try bob.ok("send \(c) plain \u{1B}[35mnot mine")
         try alice.type("/open 1")
         try alice.waitScreen("the thread") { $0.contains("Bob: @alice lunch?") && $0.contains("not mine") }
@@ -46,6 +50,10 @@ struct InteractiveColourTests {
         #expect(mine.contains("1mYou"), "my name bold: \(mine.debugDescription)")
         let status = row(attributed, containing: "● online")
         #expect(status.contains("\u{1B}[32m●"), "the online dot green: \(status.debugDescription)")
+        server.kill()
+        try alice.waitScreen("offline") { $0.contains("○ offline") }
+        let offline = row(try alice.screenWithAttributes(), containing: "○ offline")
+        #expect(offline.contains("\u{1B}[31m○"), "the offline dot red: \(offline.debugDescription)")
     }
 
     @Test("NO_COLOR (no-color.org) and --no-color: not one colour on screen; bold and reverse stay, so a mention still stands out")

@@ -109,7 +109,8 @@ extension ClientCore {
                 imageURL: message.imageURL, createdAt: message.createdAt, isMine: message.sender == user,
                 unreadDividerAbove: message.id == divider, seenBy: seen?.message == message.id ? seen?.text : nil,
                 edited: message.edited == true, unsent: message.unsent == true,
-                reactions: ReactionSummary.text(reactions[message.id] ?? [])
+                // An unsent message is a placeholder (M2): nothing of it is left to react to.
+                reactions: message.unsent == true ? nil : ReactionSummary.text(reactions[message.id] ?? [])
             ).drawable
         }
     }
