@@ -321,5 +321,16 @@ enum PostgresSchema {
         """
         ALTER TABLE cluster_nodes ADD COLUMN taken_over_by text COLLATE "C";
         """,
+        // 17: reactions under messages, as in the SQLite schema's migration 15.
+        """
+        CREATE TABLE reactions (
+            conversation_id bigint NOT NULL,
+            message_id bigint NOT NULL,
+            user_id text COLLATE "C" NOT NULL,
+            emoji text NOT NULL,
+            created_at bigint NOT NULL,
+            PRIMARY KEY (conversation_id, message_id, user_id, emoji)
+        );
+        """,
     ]
 }

@@ -16,4 +16,25 @@ extension SyncCore {
         event.at = now
         try appendEvent(event.encodeBody(), to: conversation.participants, of: conversation.id, now: now, step: &step)
     }
+
+    /// Reactions a `history` page carries, per message at most this many: a bound on the answer's size whatever a
+    /// crowd of reactors did.
+    static var reactionsPerMessage: Int { 100 }
+
+    /// A history page with each message's reactions (none on an unsent placeholder, M2).
+    func withReactions(_ messages: [MessageInfo], in conversation: String) throws -> [MessageInfo] {
+        guard let first = messages.first?.id, let last = messages.last?.id else { return messages }
+        let stored = try store.reactions(
+            conversation: conversation, first: first, last: last, limit: messages.count * Self.reactionsPerMessage)
+        guard !stored.isEmpty else { return messages }
+        var byMessage: [String: [ReactionInfo]] = [:]
+        for reaction in stored where (byMessage[reaction.message]?.count ?? 0) < Self.reactionsPerMessage {
+            byMessage[reaction.message, default: []].append(ReactionInfo(user: reaction.user, emoji: reaction.emoji))
+        }
+        return messages.map { message in
+            var message = message
+            if message.unsent != true { message.reactions = byMessage[message.id] }
+            return message
+        }
+    }
 }

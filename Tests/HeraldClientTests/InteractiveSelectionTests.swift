@@ -74,6 +74,15 @@ struct InteractiveSelectionTests {
             guard let index = lines.firstIndex(where: { $0.contains("Bob: second from bob") }), index + 1 < lines.count else { return false }
             return lines[index + 1].trimmingCharacters(in: .whitespaces) == "👍 1  ❤ 1"
         }
+        // A client started afterwards has them from the thread's history, in the order they were given.
+        try alice.key("C-c")
+        let later = try terminal(server, "alice")
+        try later.type("/open 1")
+        try later.waitScreen("the reactions from history") { screen in
+            let lines = rows(screen)
+            guard let index = lines.firstIndex(where: { $0.contains("Bob: second from bob") }), index + 1 < lines.count else { return false }
+            return lines[index + 1].trimmingCharacters(in: .whitespaces) == "👍 1  ❤ 1"
+        }
     }
 
     @Test("u on a picked message of mine asks first and unsends exactly it; Esc leaves select mode and /unsend acts on the newest again")

@@ -40,4 +40,26 @@ struct SyncReactionEventTests {
         let replayed = f.events(5).filter { $0.event == .reaction }
         #expect(replayed.map(\.emoji) == ["❤️"] && replayed.first?.user == "alice" && replayed.first?.messageId == m.id)
     }
+
+    @Test("A repeat of the same emoji by the same person announces nothing; history pages carry each message's reactions, none on an unsent placeholder (M2)")
+    func reactionsInHistory() throws {
+        let f = try SyncCoreFixture()
+        f.online(1, "alice"); f.online(2, "bob")
+        let c = f.dm(1, with: "bob")
+        let first = try #require(f.say(2, in: c, "first"))
+        let plain = try #require(f.say(2, in: c, "nothing on this"))
+        let gone = try #require(f.say(1, in: c, "to be unsent"))
+        f.request(1, #"{"type":"react","message":"\#(first.id)","emoji":"👍"}"#)
+        f.request(2, #"{"type":"react","message":"\#(first.id)","emoji":"❤️"}"#)
+        f.request(2, #"{"type":"react","message":"\#(gone.id)","emoji":"😮"}"#)
+        f.clear()
+        f.request(1, #"{"type":"react","message":"\#(first.id)","emoji":"👍"}"#)
+        #expect(f.events(2).filter { $0.event == .reaction }.isEmpty, "the same reaction again: nothing new")
+        f.request(1, #"{"type":"message.unsend","message":"\#(gone.id)"}"#)
+        let page = try #require(f.request(2, #"{"type":"history","conversation":"\#(c)","limit":10}"#).messages)
+        let byId = Dictionary(uniqueKeysWithValues: page.map { ($0.id, $0) })
+        #expect(byId[first.id]?.reactions == [ReactionInfo(user: "alice", emoji: "👍"), ReactionInfo(user: "bob", emoji: "❤️")])
+        #expect(byId[plain.id]?.reactions == nil)
+        #expect(byId[gone.id]?.unsent == true && byId[gone.id]?.reactions == nil)
+    }
 }

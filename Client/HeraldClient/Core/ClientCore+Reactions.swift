@@ -14,4 +14,14 @@ extension ClientCore {
         if viewport?.conversation == conversation { relayoutThread() }
         emit(.reaction(conversation: conversation, message: message, user: who, emoji: emoji, sequence: frame.seq))
     }
+
+    /// The reactions a history page carries, added to those this device knows (a live one may have come first).
+    mutating func noteReactions(in page: [MessageInfo]) {
+        for message in page {
+            guard let given = message.reactions, !given.isEmpty else { continue }
+            var known = reactions[message.id] ?? []
+            for reaction in given { known = ReactionSummary.adding(MessageReaction(user: reaction.user, emoji: reaction.emoji), to: known) }
+            reactions[message.id] = known
+        }
+    }
 }

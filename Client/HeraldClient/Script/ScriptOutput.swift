@@ -77,6 +77,11 @@ package enum ScriptOutput {
                 if let url = message.imageURL { fields.append(JSONField("imageURL", .string(url))) }
                 fields += mentionFields(of: message, me: me)
                 fields += revisionFields(of: message)
+                if let reactions = message.reactions, !reactions.isEmpty {
+                    fields.append(JSONField("reactions", .array(reactions.map {
+                        .object([JSONField("user", .string($0.user)), JSONField("emoji", .string($0.emoji))])
+                    })))
+                }
                 return .object(fields)
             }
             return ("history", [JSONField("conversation", .string(conversation)), JSONField("messages", .array(messages))])
