@@ -55,8 +55,9 @@ struct Herald: ParsableCommand {
     @Flag(name: .customLong("no-color"), help: "Interactive terminal without colour (bold and reverse video stay); a non-empty NO_COLOR does the same.")
     var noColor = false
 
-    @Flag(help: "Interactive terminal: ring the terminal bell on a message that mentions you or a direct message, unless its thread is open, it is muted (a mention rings anyway) or quiet hours are on.")
-    var bell = false
+    // Not `--bell`: the Bell is the notification feed (Ctrl-B, `/bell`); this is the terminal's own BEL.
+    @Flag(name: .customLong("terminal-bell"), help: "Interactive terminal: ring the terminal bell on a message that mentions you or a direct message, unless its thread is open, it is muted (a mention rings anyway) or quiet hours are on.")
+    var terminalBell = false
 
     func validate() throws {
         guard viewport >= 1 else { throw ValidationError("--viewport must be at least 1") }
@@ -119,7 +120,7 @@ struct Herald: ParsableCommand {
         options.webPushPort = push == nil ? nil : pushPort
         // no-color.org: NO_COLOR set to anything but the empty string turns colour off, whatever its value.
         options.colour = !noColor && (environment["NO_COLOR"] ?? "").isEmpty
-        options.terminalBell = bell
+        options.terminalBell = terminalBell
         let code = ClientRunner(options: options, user: user).run()
         if code != 0 { throw ExitCode(code) }
     }

@@ -75,12 +75,12 @@ struct InteractiveColourTests {
         }
     }
 
-    @Test("--bell: a DM out of sight rings the terminal bell once; the same thread open does not; without --bell nothing rings")
+    @Test("--terminal-bell: a DM out of sight rings the terminal bell once; the same thread open does not; without --terminal-bell nothing rings")
     func bellOnDirectMessage() throws {
         let server = try TestServer()
         let record = FileManager.default.temporaryDirectory.appendingPathComponent("herald-bell-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: record) }
-        let alice = try terminal(server, "alice", arguments: "--bell")
+        let alice = try terminal(server, "alice", arguments: "--terminal-bell")
         try alice.recordOutput(to: record)
         let bob = try server.client("bob")
         let c = try #require(try bob.ok("dm alice").string("conversation"))

@@ -1,7 +1,7 @@
-/// When the terminal bell (BEL, U+0007) rings: with `--bell`, for a message from someone else that mentions me or
-/// arrives in a direct conversation, unless I am looking at that thread or quiet hours are on (N3: the bell is a
-/// sound, and quiet hours silence alerts). A muted conversation rings only for a mention, which alerts through a mute
-/// (N1, N2).
+/// When the terminal bell (BEL, U+0007) rings: with `--terminal-bell`, for a message from someone else that
+/// mentions me or arrives in a direct conversation, unless I am looking at that thread or quiet hours are on (N3: the
+/// bell is a sound, and quiet hours silence alerts). A muted conversation rings only for a mention, which alerts
+/// through a mute (N1, N2).
 public enum AttentionBell {
     public struct Arrival: Sendable, Equatable {
         public var conversation: String

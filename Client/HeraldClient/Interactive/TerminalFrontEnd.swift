@@ -47,7 +47,7 @@ final class TerminalFrontEnd: ClientFrontEnd {
     private var unsent = 0
     /// Colour on (off with `--no-color` or `NO_COLOR`): styles that are no colour (bold, reverse) stay either way.
     let colour: Bool
-    /// `--bell`: ring the terminal bell on a mention or a direct message out of sight (``AttentionBell``).
+    /// `--terminal-bell`: ring the terminal bell on a mention or a direct message out of sight (``AttentionBell``).
     let bell: Bool
     /// Messages that arrived since the last redraw, for the bell to look at (it needs the core's state).
     var arrivals: [MessageInfo] = []

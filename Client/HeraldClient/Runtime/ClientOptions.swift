@@ -37,7 +37,7 @@ public struct ClientOptions: Sendable {
     public var pushRegistration: PushRegistration?
     /// The interactive terminal draws in colour (`--no-color` and a non-empty `NO_COLOR` turn it off, no-color.org).
     public var colour = true
-    /// The interactive terminal rings the terminal bell on a mention or a direct message out of sight (`--bell`).
+    /// The interactive terminal rings the terminal bell on a mention or a direct message out of sight (`--terminal-bell`).
     public var terminalBell = false
     /// The byte stream an embedding app supplies for each connection (its own sockets and TLS); nil: our own TCP
     /// socket, with TLS for `wss://`.
