@@ -114,4 +114,28 @@ struct InteractiveSelectionTests {
         try alice.type("/unsend")
         try bob.waitEvent("message.unsent") { $0.string("message") == newer }
     }
+
+    @Test("↑ at the top of the screen scrolls the thread, so the selection reaches a message that was not in sight; e on it says whose it is")
+    func selectionScrollsToOlderMessages() throws {
+        let server = try TestServer()
+        let alice = try terminal(server, "alice")
+        let bob = try server.client("bob")
+        let c = try #require(try bob.ok("dm alice").string("conversation"))
+        for n in 1...24 { try bob.ok("send \(c) line \(n) from bob") }
+        try alice.type("/open 1")
+        try alice.waitScreen("the newest") { $0.contains("Bob: line 24 from bob") && !$0.contains("Bob: line 1 from bob") }
+        try alice.key("C-s")
+        try alice.waitScreen("select mode") { $0.contains("select: ↑↓ pick") }
+        // One key at a time, each after the frame it led to: a move within the screen, or a row scrolled at its top.
+        var picked = ""
+        for _ in 0..<60 {
+            try alice.key("Up")
+            try alice.waitSettledScreen("a frame after ↑") { _ in true }
+            picked = try attributedRow(alice, containing: "Bob: line 1 from bob")
+            if picked.contains("7m") { break }
+        }
+        #expect(picked.contains("7m"), "the first message, out of sight at first, is picked: \(picked.debugDescription)")
+        try alice.type("e", enter: false)
+        try alice.waitScreen("not hers") { $0.contains("that is Bob's message: only your own can be edited") }
+    }
 }
