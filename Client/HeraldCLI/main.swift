@@ -52,6 +52,13 @@ struct Herald: ParsableCommand {
     @Option(name: .customLong("push-port"), help: "Loopback port of the Web Push endpoint (0: any free port).")
     var pushPort: Int = 0
 
+    @Flag(name: .customLong("no-color"), help: "Interactive terminal without colour (bold and reverse video stay); a non-empty NO_COLOR does the same.")
+    var noColor = false
+
+    // Not `--bell`: the Bell is the notification feed (Ctrl-B, `/bell`); this is the terminal's own BEL.
+    @Flag(name: .customLong("terminal-bell"), help: "Interactive terminal: ring the terminal bell on a message that mentions you or a direct message, unless its thread is open, it is muted (a mention rings anyway) or quiet hours are on.")
+    var terminalBell = false
+
     func validate() throws {
         guard viewport >= 1 else { throw ValidationError("--viewport must be at least 1") }
         // Any number is taken and clamped to 1-10 s as its help says (T2); only something that is no number is refused.
@@ -111,6 +118,9 @@ struct Herald: ParsableCommand {
         if push != nil, deviceName == nil { deviceName = "\(user.prefix(40))-webpush-\(UInt32.random(in: 0...UInt32.max) % 1_000_000)" }
         options.deviceName = deviceName
         options.webPushPort = push == nil ? nil : pushPort
+        // no-color.org: NO_COLOR set to anything but the empty string turns colour off, whatever its value.
+        options.colour = !noColor && (environment["NO_COLOR"] ?? "").isEmpty
+        options.terminalBell = terminalBell
         let code = ClientRunner(options: options, user: user).run()
         if code != 0 { throw ExitCode(code) }
     }

@@ -47,7 +47,7 @@ enum EventConversion {
             return device.map(HeraldEvent.pushRegistered)
         case .pushRegistrationFailed(let code, let message):
             return .pushRegistrationRefused(code: code, message: message)
-        case .connected, .disconnected, .history, .conversation, .receipt, .push, .pushCleared, .toastAction, .haptic:
+        case .connected, .disconnected, .history, .conversation, .receipt, .push, .pushCleared, .toastAction, .haptic, .reaction:
             return nil
         }
     }

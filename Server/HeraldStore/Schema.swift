@@ -276,5 +276,16 @@ enum Schema {
         """,
         // 15: groups change after they are made (Schema+GroupChanges.swift).
         groupChangesMigration,
+        // 16: reactions under messages, each (message, user, emoji) once, read a page of a thread at a time.
+        """
+        CREATE TABLE reactions (
+            conversation_id INTEGER NOT NULL,
+            message_id INTEGER NOT NULL,
+            user_id TEXT NOT NULL,
+            emoji TEXT NOT NULL,
+            created_at INTEGER NOT NULL,
+            PRIMARY KEY (conversation_id, message_id, user_id, emoji)
+        ) WITHOUT ROWID;
+        """,
     ]
 }

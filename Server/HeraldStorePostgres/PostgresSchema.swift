@@ -323,5 +323,16 @@ enum PostgresSchema {
         """,
         // 17: groups change after they are made (PostgresSchema+GroupChanges.swift).
         groupChangesMigration,
+        // 18: reactions under messages, as in the SQLite schema's migration 16.
+        """
+        CREATE TABLE reactions (
+            conversation_id bigint NOT NULL,
+            message_id bigint NOT NULL,
+            user_id text COLLATE "C" NOT NULL,
+            emoji text NOT NULL,
+            created_at bigint NOT NULL,
+            PRIMARY KEY (conversation_id, message_id, user_id, emoji)
+        );
+        """,
     ]
 }

@@ -111,6 +111,12 @@ public protocol SyncStore: AnyObject, AlertSettingsStore, LastSeenStore, GroupCh
     ) throws -> (message: MessageRecord, duplicate: Bool)
     /// The message, or nil.
     func message(id: String) throws -> MessageRecord?
+    /// Records `user`'s reaction `emoji` to `message` of `conversation`; false when that person had given that emoji
+    /// to it already (a repeat changes nothing).
+    func addReaction(message: String, conversation: String, user: String, emoji: String, now: Int64) throws -> Bool
+    /// The reactions to the messages `first`...`last` (ids) of `conversation`, by message, then in the order given;
+    /// at most `limit`.
+    func reactions(conversation: String, first: String, last: String, limit: Int) throws -> [ReactionRecord]
     /// Up to `limit` messages of the conversation, newest first, strictly older than `before` when given.
     /// Throws `.notFound` when `before` is not a message id.
     func history(conversation: String, before: String?, limit: Int) throws -> [MessageRecord]

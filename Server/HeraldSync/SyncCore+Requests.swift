@@ -58,7 +58,7 @@ extension SyncCore {
                 messages.append(info)
                 bytes += size
             }
-            response.messages = messages
+            response.messages = try withReactions(messages, in: conversation)
             response.hasMore = page.count > messages.count
 
         case .send(let conversation, let clientMessageId, let kind, let text, let imageURL):
@@ -176,6 +176,10 @@ extension SyncCore {
                 response.notification = try notify(
                     message.sender, kind: .reaction, actor: user, text: "\(try name(of: user)) reacted \(emoji) to your message",
                     url: DeepLink.message(conversation: message.conversation, message: message.id).url, now: now, step: &step)
+            }
+            // A repeat of the same emoji by the same person is the reaction already there: nothing to announce.
+            if try store.addReaction(message: message.id, conversation: message.conversation, user: user, emoji: emoji, now: now) {
+                try announceReaction(emoji, to: message, by: user, now: now, step: &step)
             }
 
         case .mute(let conversation, let until, let minutes):

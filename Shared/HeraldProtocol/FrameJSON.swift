@@ -38,6 +38,16 @@ extension MessageInfo: JSONWritable {
             out.field("editedAt", editedAt)
             out.field("editCount", editCount)
             out.field("unsent", unsent)
+            out.field("reactions", reactions)
+        }
+    }
+}
+
+extension ReactionInfo: JSONWritable {
+    public func write(to writer: inout JSONWriter) {
+        writer.object { out in
+            out.field("user", user)
+            out.field("emoji", emoji)
         }
     }
 }
@@ -148,6 +158,7 @@ extension EventFrame: JSONWritable {
             out.field("typing", typing)
             out.field("status", status?.rawValue)
             out.field("lastSeen", lastSeen)
+            out.field("emoji", emoji)
         }
     }
 }

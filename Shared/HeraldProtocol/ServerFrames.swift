@@ -115,6 +115,9 @@ public enum EventName: String, Codable, Sendable {
     case typing
     /// `user`'s presence is now `status` (with `lastSeen` when offline) (E2). Ephemeral: no seq, never replayed.
     case presence
+    /// `user` reacted `emoji` to `messageId` in `conversationId` (at `at`): to every participant, so each shows the
+    /// reactions under the message. A stream event with a seq, replayed on resume like an edit.
+    case reaction
 }
 
 /// What happened to the bell.
@@ -161,6 +164,8 @@ public struct EventFrame: Codable, Sendable, Equatable {
     public var typing: Bool?
     public var status: PresenceStatus?
     public var lastSeen: Int64?
+    // reaction
+    public var emoji: String?
 
     public init(event: EventName) {
         self.event = event

@@ -14,6 +14,17 @@ public enum MessageKind: String, Codable, Sendable {
     case system
 }
 
+/// One person's reaction to a message.
+public struct ReactionInfo: Codable, Sendable, Equatable {
+    public var user: String
+    public var emoji: String
+
+    public init(user: String, emoji: String) {
+        self.user = user
+        self.emoji = emoji
+    }
+}
+
 /// A user as other users see them.
 public struct ParticipantInfo: Codable, Sendable, Equatable {
     /// The user's id (the name given to `herald-server token`).
@@ -57,6 +68,8 @@ public struct MessageInfo: Codable, Sendable, Equatable {
     public var editCount: Int?
     /// True when the sender unsent the message (M2): a placeholder without text or image.
     public var unsent: Bool?
+    /// In `history` pages: who reacted with what, each person's emoji once, in the order given; absent when none.
+    public var reactions: [ReactionInfo]?
 
     public init(
         id: String, conversation: String, sender: String, senderName: String, kind: MessageKind, text: String?,

@@ -58,7 +58,7 @@ struct ClientDrawableTextTests {
         h.core.setScreen(ScreenGeometry(width: 80, rows: 30))
         let model = h.core.screenModel(now: h.now)
         let list = ScenePresenters.presenter(for: .list)
-        var rows = list.body(model, width: 80, height: 20) + list.toastOverlay(model, width: 80)
+        var rows = (list.body(model, width: 80, height: 20) + list.toastOverlay(model, width: 80)).map(TerminalStyle.plain)
         #expect(model.conversations.contains { $0.title == "Team␛]0;owned␇" }, "the title shown, not obeyed: \(model.conversations.map(\.title))")
         for id in ["c1", "c2"] {
             h.command("open thread \(id)")
@@ -66,7 +66,7 @@ struct ClientDrawableTextTests {
                 $0.messages = Self.messages.filter { $0.conversation == id }.reversed()
                 $0.hasMore = false
             }
-            rows += ScenePresenters.presenter(for: .thread(id)).body(h.core.screenModel(now: h.now), width: 80, height: 30)
+            rows += ScenePresenters.presenter(for: .thread(id)).body(h.core.screenModel(now: h.now), width: 80, height: 30).map(TerminalStyle.plain)
         }
         #expect(rows.contains { $0.contains("Bob␛[2J␍: ␛]0;owned␇") }, "sender and text shown as pictures:\n\(rows.joined(separator: "\n"))")
         #expect(rows.contains { $0.contains("Bob␛[2J␍: evil␍␈␈ok") }, "CR and BS shown, so nothing is overwritten")
@@ -105,7 +105,7 @@ struct ClientDrawableTextTests {
             $0.messages = [CoreHarness.message("m1", text: "first\r\nsecond\rthird", at: 1)]
             $0.hasMore = false
         }
-        let rows = ScenePresenters.presenter(for: .thread("c1")).body(h.core.screenModel(now: h.now), width: 80, height: 10)
+        let rows = ScenePresenters.presenter(for: .thread("c1")).body(h.core.screenModel(now: h.now), width: 80, height: 10).map(TerminalStyle.plain)
         #expect(rows.contains { $0.hasSuffix("Bob: first") }, "\(rows)")
         #expect(rows.contains { $0 == String(repeating: " ", count: ThreadLayout.indent) + "second␍third" }, "indented under the text: \(rows)")
     }

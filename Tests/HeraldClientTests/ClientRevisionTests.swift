@@ -175,7 +175,7 @@ struct ClientRevisionTests {
             $0.messages = [mine, theirs, edited]
             $0.hasMore = false
         }
-        let lines = ThreadPresenter(conversation: "c1").body(h.core.screenModel(now: h.now), width: 60, height: 10)
+        let lines = ThreadPresenter(conversation: "c1").body(h.core.screenModel(now: h.now), width: 60, height: 10).map(TerminalStyle.plain)
         #expect(lines.contains { $0.hasSuffix("Bob: see you at 6 (edited)") }, "\(lines)")
         #expect(lines.contains { $0.hasSuffix(" Bob unsent a message") && !$0.contains("Bob: ") }, "\(lines)")
         #expect(lines.contains { $0.hasSuffix(" You unsent a message") }, "\(lines)")

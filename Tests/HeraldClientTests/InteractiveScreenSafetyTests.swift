@@ -22,8 +22,9 @@ struct InteractiveScreenSafetyTests {
         let token = try server.token(user, name: user.prefix(1).uppercased() + user.dropFirst())
         let go = FileManager.default.temporaryDirectory.appendingPathComponent("herald-go-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: go) }
-        // The client waits for the go file, so what the window looked like before it ran can be read first.
-        let command = "until [ -e \(go) ]; do sleep 0.02; done; \(HeraldBinaries.client) --server \(server.url) --token \(token); echo EXITED $?; sleep 30"
+        // The client waits for the go file, so what the window looked like before it ran can be read first. Colour
+        // stays on (a test runner may set NO_COLOR): a peer must not reach the screen with the client's styles about.
+        let command = "until [ -e \(go) ]; do sleep 0.02; done; env -u NO_COLOR \(HeraldBinaries.client) --server \(server.url) --token \(token); echo EXITED $?; sleep 30"
         let tmux = try TmuxSession(command: command)
         try tmux.setOption("automatic-rename", "off")
         try tmux.setOption("allow-rename", "on")
@@ -50,8 +51,8 @@ struct InteractiveScreenSafetyTests {
         Outside(paneTitle: try tmux.display("#{pane_title}"), windowName: try tmux.display("#{window_name}"), buffers: try tmux.buffers())
     }
 
-    /// The frame around the scene is where the client put it: header, rules, status and input rows, no colours but
-    /// the selected row's reverse video.
+    /// The frame around the scene is where the client put it: header, rules, status and input rows, and none of the
+    /// peer's colours (the client's own styles never use red on red).
     private func expectFrameIntact(_ tmux: TmuxSession, _ screen: String) throws {
         let rows = screen.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         #expect(rows.first?.hasPrefix("Herald · alice") == true, "header: \(rows.first ?? "")")

@@ -49,6 +49,12 @@ public final class TmuxSession {
     /// The visible screen with its colours and attributes as escape sequences (`capture-pane -e`).
     public func screenWithAttributes() throws -> String { try tmuxCommand(["capture-pane", "-e", "-p", "-t", "main"]).standardOutput }
 
+    /// Appends every byte the program writes to the pane from now on to the file at `path` (`pipe-pane`): what a
+    /// capture cannot show, such as a bell (BEL) or the escape sequences as written.
+    public func recordOutput(to path: String) throws {
+        try tmuxCommand(["pipe-pane", "-t", "main", "-o", "cat >> '\(path)'"])
+    }
+
     /// A tmux format of the pane, e.g. `#{pane_title}` (set by OSC 0/2) or `#{window_name}` (set by ESC k).
     public func display(_ format: String) throws -> String {
         try tmuxCommand(["display-message", "-p", "-t", "main", format]).standardOutput.trimmingCharacters(in: .newlines)

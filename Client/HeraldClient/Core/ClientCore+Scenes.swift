@@ -144,6 +144,7 @@ extension ClientCore {
         var cache = threads[conversation] ?? ThreadCache()
         let wasEmpty = cache.messages.isEmpty
         cache.merge(page: page)
+        noteReactions(in: page)
         switch mode {
         case .open, .refresh:
             cache.reachesNewest = true

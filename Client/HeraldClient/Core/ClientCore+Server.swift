@@ -223,6 +223,7 @@ extension ClientCore {
             messageRevised(frame)
         case .typing: typingChanged(frame)
         case .presence: presenceChanged(frame)
+        case .reaction: reacted(frame)
         }
     }
 

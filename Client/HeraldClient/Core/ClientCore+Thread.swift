@@ -123,7 +123,9 @@ extension ClientCore {
                 id: message.id, sender: message.sender, senderName: message.senderName, text: message.text ?? "",
                 imageURL: message.imageURL, createdAt: message.createdAt, isMine: message.sender == user,
                 unreadDividerAbove: message.id == divider, seenBy: seen?.message == message.id ? seen?.text : nil,
-                edited: message.edited == true, unsent: message.unsent == true, dayAbove: day, isSystem: message.kind == .system
+                edited: message.edited == true, unsent: message.unsent == true, dayAbove: day, isSystem: message.kind == .system,
+                // An unsent message is a placeholder (M2): nothing of it is left to react to.
+                reactions: message.unsent == true ? nil : ReactionSummary.text(reactions[message.id] ?? [])
             ).drawable
         }
     }

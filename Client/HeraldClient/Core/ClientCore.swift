@@ -96,6 +96,8 @@ public struct ClientCore: Sendable {
     var sceneBeforeBackground: Scene = .list
     var directory = ConversationDirectory()
     var threads: [String: ThreadCache] = [:]
+    /// Reactions to messages, by message id (``ReactionSummary``).
+    var reactions: [String: [MessageReaction]] = [:]
     var viewport: ThreadViewport?
     var unread = UnreadLedger()
     var bell = BellLedger()

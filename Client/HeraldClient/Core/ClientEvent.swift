@@ -41,6 +41,8 @@ public enum ClientEvent: Sendable, Equatable {
     case bell(action: String, notification: String?, unread: Int, badgeText: String, pulse: Bool)
     /// E2: a user's presence changed.
     case presence(user: String, status: PresenceStatus, lastSeen: Int64?)
+    /// `user` reacted `emoji` to `message` (shown under it).
+    case reaction(conversation: String, message: String, user: String, emoji: String, sequence: Int64?)
     /// E1: who types in a conversation now.
     case typing(conversation: String, users: [String])
     /// A toast became the visible one.

@@ -14,6 +14,15 @@ public struct ChatContext: Sendable {
     public var newestMine: String?
     /// In a thread: the ids of its participants (what `@` completes to).
     public var participants: [String]
+    /// In a thread: the message picked in select mode; `/edit`, `/unsend` and `/react` act on it instead of the newest.
+    public var selected: Selected?
+
+    /// A picked message: only one's own can be changed (M1, M2).
+    public struct Selected: Equatable, Sendable {
+        public var id: String
+        public var mine: Bool
+        public var senderName: String
+    }
 
     public init(
         me: String, scene: Scene, conversations: [(id: String, title: String)], users: [String], newestFromOthers: String?, newestMine: String? = nil,
@@ -73,9 +82,9 @@ public enum ChatInput {
         Command(name: "users", usage: "/users [<prefix>]", summary: "people you can message"),
         Command(name: "members", usage: "/members", summary: "who is in this conversation"),
         Command(name: "image", usage: "/image <url>", summary: "send an image"),
-        Command(name: "react", usage: "/react [<message>] <emoji>", summary: "react (to the newest message)"),
-        Command(name: "edit", usage: "/edit <text>", summary: "change your last message"),
-        Command(name: "unsend", usage: "/unsend", summary: "take back your last message"),
+        Command(name: "react", usage: "/react [<message>] <emoji>", summary: "react (newest, or the one ^S picks)"),
+        Command(name: "edit", usage: "/edit <text>", summary: "change yours (newest, or the one ^S picks)"),
+        Command(name: "unsend", usage: "/unsend", summary: "take back yours (newest, or ^S pick)"),
         Command(name: "bottom", usage: "/bottom", summary: "jump to the newest message (End)"),
         Command(name: "unread", usage: "/unread", summary: "mark this conversation unread"),
         Command(name: "mute", usage: "/mute [<minutes>]", summary: "no alerts from this conversation"),
@@ -168,6 +177,7 @@ public enum ChatInput {
         case "react":
             switch arguments.count {
             case 1:
+                if let selected = context.selected { return .commands([.react(message: selected.id, emoji: arguments[0])]) }
                 guard let target = context.newestFromOthers else { return .notice("nothing to react to here: /react <message> <emoji>") }
                 return .commands([.react(message: target, emoji: arguments[0])])
             case 2: return .commands([.react(message: arguments[0], emoji: arguments[1])])
@@ -175,10 +185,18 @@ public enum ChatInput {
             }
         case "edit":
             guard !rest.isEmpty else { return .notice("usage: /edit <new text> (changes your last message)") }
+            if let selected = context.selected {
+                guard selected.mine else { return .notice(notYours(selected, "edited")) }
+                return .commands([.edit(message: selected.id, text: rest)])
+            }
             guard let mine = context.newestMine else { return .notice("no message of yours here to edit") }
             return .commands([.edit(message: mine, text: rest)])
         case "unsend":
             guard arguments.isEmpty else { return .notice("usage: /unsend (takes back your last message)") }
+            if let selected = context.selected {
+                guard selected.mine else { return .notice(notYours(selected, "unsent")) }
+                return .commands([.unsend(message: selected.id)])
+            }
             guard let mine = context.newestMine else { return .notice("no message of yours here to unsend") }
             return .commands([.unsend(message: mine)])
         case "members":
@@ -223,6 +241,11 @@ public enum ChatInput {
             case nil: return .nothing
             }
         }
+    }
+
+    /// M1/M2: why a picked message of someone else's cannot be changed.
+    static func notYours(_ selected: ChatContext.Selected, _ verb: String) -> String {
+        "that is \(TerminalText.line(selected.senderName))'s message: only your own can be \(verb)"
     }
 
     /// A conversation by its list number (1 is the top), id, or title (exact, then a unique prefix; any case).

@@ -9,7 +9,7 @@ import HeraldRules
 final class TerminalFrontEnd: ClientFrontEnd {
     private(set) var inputEnded = false
     private var decoder = KeyDecoder()
-    private var editor = LineEditor()
+    var editor = LineEditor()
     /// The list row the arrows move (its index in list order).
     private var selectedRow = 0
     private var showingHelp = false
@@ -19,7 +19,7 @@ final class TerminalFrontEnd: ClientFrontEnd {
     /// The conversation Alt-A opens: the most recent other one with activity, at the last redraw.
     private var nextActive: String?
     /// The newest thing to tell the person (an error, an answer, a hint).
-    private var notice = ""
+    var notice = ""
     /// Commands the front end runs itself after an answer (open the conversation `/dm` made).
     private var followUps: [ClientCommand] = []
     /// `/dm` and `/group` typed here open their conversation once answered.
@@ -32,13 +32,13 @@ final class TerminalFrontEnd: ClientFrontEnd {
     private var utcOffset = 0
     private let active: Bool
     /// What typed lines and completion refer to, taken at the last redraw.
-    private var context = ChatContext(me: "", scene: .list, conversations: [], users: [], newestFromOthers: nil)
+    var context = ChatContext(me: "", scene: .list, conversations: [], users: [], newestFromOthers: nil)
     private var toastVisible = false
     private var pageSize = 1
     /// The composer's text when it was last looked at for typing reports (E1).
     private var composerSeen = ""
     /// Commands waiting for a yes (`/sign-out`, `/leave`, quitting with unsent text): `y` runs them, any other key drops them.
-    private var awaitingConfirmation: (question: String, commands: [ClientInput])?
+    var awaitingConfirmation: (question: String, commands: [ClientInput])?
     /// A yes to the waiting question also empties the composer (its text went into the commands).
     private var confirmationTakesComposer = false
     /// Esc was pressed once with text in the composer: a second Esc right after clears it (one Esc never loses text).
@@ -50,11 +50,21 @@ final class TerminalFrontEnd: ClientFrontEnd {
     private var draftKey = ""
     /// Sends the server has not acknowledged, at the last redraw.
     private var unsent = 0
+    /// Colour on (off with `--no-color` or `NO_COLOR`): styles that are no colour (bold, reverse) stay either way.
+    let colour: Bool
+    /// `--terminal-bell`: ring the terminal bell on a mention or a direct message out of sight (``AttentionBell``).
+    let bell: Bool
+    /// Messages that arrived since the last redraw, for the bell to look at (it needs the core's state).
+    var arrivals: [MessageInfo] = []
+    /// Select mode: a message of the open thread picked with the arrows, that `/edit`, `/unsend` and `/react` act on.
+    var selection = MessageSelection()
 
     /// Fixed rows around the scene: header, two toast rows, two rules, notice, status and input.
     static let chromeRows = 8
 
-    init() {
+    init(colour: Bool = true, bell: Bool = false) {
+        self.colour = colour
+        self.bell = bell
         active = RawTerminal.enter()
         var now = time(nil)
         var local = tm()
@@ -101,6 +111,7 @@ final class TerminalFrontEnd: ClientFrontEnd {
             guard case .control("c") = key else { return [] }
             if commands == Self.quitCommands { return quitNow() }
         }
+        if let commands = selectionKey(key) { return commands }
         let scene = context.scene
         let escapeWasArmed = escapeArmed
         escapeArmed = false
@@ -282,6 +293,7 @@ final class TerminalFrontEnd: ClientFrontEnd {
         case "o": if toastVisible { return [.command(.toastTap)] }
         case "x": if toastVisible { return [.command(.toastSwipe)] }
         case "b": return [.command(.open(.notifications))]
+        case "s": return enterSelection()
         case "l": lastFrame = ""  // redraw everything
         case "z": RawTerminal.suspend()  // job control: back to the shell; the continue redraws (RawTerminal)
         default: break
@@ -345,6 +357,7 @@ final class TerminalFrontEnd: ClientFrontEnd {
     func event(_ event: ClientEvent) {
         switch event {
         case .push(let arrival): notice = "push: \(arrival.info.title): \(arrival.info.preview)"
+        case .message(let message, _): arrivals.append(message)
         case .sendFailed(_, _, let message): notice = "✗ not sent: \(message)"
         case .left(let conversation, let user) where user == context.me: notice = "you are no longer in \(conversation)"
         default: break
@@ -399,12 +412,15 @@ final class TerminalFrontEnd: ClientFrontEnd {
         pageSize = core.viewportPage
         unsent = core.unsentCount
         switchDraft(to: model.scene.conversation ?? "")
+        settleSelection(model)
+        model.selectedMessage = selection.target?.id
+        context.selected = selection.target.map { ChatContext.Selected(id: $0.id, mine: $0.mine, senderName: $0.senderName) }
 
         let presenter = ScenePresenters.presenter(for: model.scene)
         var lines: [String] = []
-        let bell = model.bellBadgeText.isEmpty ? "" : " (\(model.bellBadgeText))"
+        let bellCount = model.bellBadgeText.isEmpty ? "" : " (\(model.bellBadgeText))"
         let badge = model.badgeText.isEmpty ? "" : " (\(model.badgeText))"
-        lines.append(fit("Herald · \(model.user) · Messages\(badge) · Bell\(bell)", width))
+        lines.append(fit("Herald · \(model.user) · Messages\(badge) · Bell\(bellCount)\(Self.alertState(model, quiet: core.alerts.quiet))", width))
         var banner = presenter.toastOverlay(model, width: width)
         if !banner.isEmpty { banner[0] = fit(banner[0] + "  ^O open · ^X dismiss", width) }
         while banner.count < 2 { banner.append("") }
@@ -430,14 +446,15 @@ final class TerminalFrontEnd: ClientFrontEnd {
         // E1: the typing line sits in the rule under the thread, so the thread keeps the rows its viewport counted.
         lines.append(model.typingLine.map { fit("── \($0) " + String(repeating: "─", count: width), width) } ?? String(repeating: "─", count: width))
         // A question waiting for y/N stays in sight whatever else comes in meanwhile.
-        lines.append(awaitingConfirmation?.question ?? notice)
+        // Answers and errors may quote the server: they carry no style of anyone's.
+        lines.append(TerminalStyle.unmarked(awaitingConfirmation?.question ?? notice))
         lines.append(fit(statusLine(model, core: core, now: now), width))
         let (shown, cursor) = editor.view(width: width - 2)
-        lines.append("> " + shown)
+        lines.append("> " + TerminalStyle.unmarked(shown))
 
         // The one point where text reaches the screen: every row is drawable text (TerminalText), whatever a
         // presenter let through, cut to the width it really takes; only our own escape sequences are added after.
-        lines = lines.map { Self.drawable($0, width: width) }
+        lines = lines.map { Self.drawable($0, width: width, colour: colour) }
         var frame = ""
         if RawTerminal.takeResumed() {
             // Continued after a stop: the shell drew over the screen meanwhile, so all of it is drawn again.
@@ -453,6 +470,7 @@ final class TerminalFrontEnd: ClientFrontEnd {
         // whatever its width (with autowrap off, erasing after a full row would take its last column).
         frame += lines.prefix(height).map { "\u{1B}[2K" + $0 }.joined(separator: "\r\n")
         frame += "\u{1B}[\(min(height, lines.count));\(3 + cursor)H"
+        if ringsBell(core, scene: model.scene) { frame += "\u{07}" }
         guard frame != lastFrame else { return }
         lastFrame = frame
         RawTerminal.write(frame)
@@ -474,34 +492,35 @@ final class TerminalFrontEnd: ClientFrontEnd {
     private static let highlight = (on: "\u{1B}[7m", off: "\u{1B}[0m")
 
     /// `row` as the terminal may be given it: drawable text (TerminalText) of at most `width` columns, in the
-    /// presenter's reverse video when it is the selected row.
-    static func drawable(_ row: String, width: Int) -> String {
+    /// presenter's reverse video when it is the selected row, its style marks turned into our own SGR sequences
+    /// (``TerminalStyle``) last.
+    static func drawable(_ row: String, width: Int, colour: Bool = true) -> String {
         if row.hasPrefix(highlight.on), row.hasSuffix(highlight.off), row.count >= highlight.on.count + highlight.off.count {
             let inner = row.dropFirst(highlight.on.count).dropLast(highlight.off.count)
-            return highlight.on + fit(TerminalText.line(String(inner)), width) + highlight.off
+            return highlight.on + TerminalStyle.paint(fit(TerminalText.line(String(inner)), width), colour: colour, base: highlight.on) + highlight.off
         }
-        return fit(TerminalText.line(row), width)
+        return TerminalStyle.paint(fit(TerminalText.line(row), width), colour: colour)
     }
 
     /// The connection's state and what the keys do here.
     private func statusLine(_ model: ScreenModel, core: ClientCore, now: Instant) -> String {
         let state: String
         if model.connected {
-            state = "● online"
+            state = TerminalStyle.styled("●", .good) + " online"
         } else {
             switch connection {
-            case .locked: state = "○ locked: pushes only"
+            case .locked: state = TerminalStyle.styled("○", .faint) + " locked: pushes only"
             case .reconnecting(let at, _):
                 let seconds = max(0, (at - now).value + 999) / 1000
-                state = seconds > 0 ? "○ offline: retrying in \(seconds) s" : "○ offline: reconnecting…"
-            case .connecting: state = "○ connecting…"
+                state = TerminalStyle.styled("○", .bad) + (seconds > 0 ? " offline: retrying in \(seconds) s" : " offline: reconnecting…")
+            case .connecting: state = TerminalStyle.styled("○", .warning) + " connecting…"
             }
         }
         let waiting = model.pending.isEmpty || model.connected ? "" : " · \(model.pending.count) waiting to send"
         let keys: String
         switch model.scene {
         case .list: keys = "↑↓ Enter open · /dm <user> · /help"
-        case .thread: keys = "Enter send · PgUp/PgDn · Esc back · /help"
+        case .thread: keys = "Enter send · PgUp/PgDn · ^S select · Esc back · /help"
         default: keys = "Esc back · /help"
         }
         return "\(state)\(waiting) · \(keys)"

@@ -5,6 +5,8 @@ public enum DisplayWidth {
     public static func of(_ character: Character) -> Int {
         let scalars = character.unicodeScalars
         guard let first = scalars.first else { return 0 }
+        // A style mark is drawn as an SGR sequence, which takes no column.
+        if TerminalStyle.isMark(first) { return 0 }
         if first.value < 0x20 || (0x7F..<0xA0).contains(first.value) { return 0 }
         switch first.properties.generalCategory {
         case .nonspacingMark, .enclosingMark: return 0

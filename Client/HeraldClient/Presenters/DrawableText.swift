@@ -8,10 +8,11 @@ extension ScreenModel.ThreadLine {
     /// The line with its sender's name, text, image URL and receipt as drawable text.
     public var drawable: Self {
         var line = self
-        line.senderName = TerminalText.line(senderName)
-        line.text = TerminalText.lines(text)
-        line.imageURL = imageURL.map(TerminalText.line)
-        line.seenBy = seenBy.map(TerminalText.line)
+        line.senderName = PeerText.line(senderName)
+        line.text = PeerText.lines(text)
+        line.imageURL = imageURL.map(PeerText.line)
+        line.seenBy = seenBy.map(PeerText.line)
+        line.reactions = reactions.map(PeerText.line)
         return line
     }
 }
@@ -20,7 +21,7 @@ extension ScreenModel.PendingLine {
     /// The send with its text as drawable text.
     public var drawable: Self {
         var line = self
-        line.text = TerminalText.lines(text)
+        line.text = PeerText.lines(text)
         return line
     }
 }
@@ -30,28 +31,35 @@ extension ScreenModel {
     /// previews, the thread's title, members, messages and pending sends, the toast, the bell items, the typing line.
     public var drawable: Self {
         var model = self
-        model.user = TerminalText.line(user)
+        model.user = PeerText.line(user)
         model.conversations = conversations.map { row in
             var row = row
-            row.title = TerminalText.line(row.title)
-            row.preview = TerminalText.line(row.preview)
+            row.title = PeerText.line(row.title)
+            row.preview = PeerText.line(row.preview)
             return row
         }
         model.bellItems = bellItems.map { item in
             var item = item
-            item.text = TerminalText.line(item.text)
+            item.text = PeerText.line(item.text)
             return item
         }
         model.thread = thread.map(\.drawable)
         model.pending = pending.map(\.drawable)
-        model.threadTitle = TerminalText.line(threadTitle)
-        model.threadMembers = threadMembers.map(TerminalText.line)
-        model.typingLine = typingLine.map(TerminalText.line)
+        model.threadTitle = PeerText.line(threadTitle)
+        model.threadMembers = threadMembers.map(PeerText.line)
+        model.typingLine = typingLine.map(PeerText.line)
         if var toast {
-            toast.title = TerminalText.line(toast.title)
-            toast.text = TerminalText.line(toast.text)
+            toast.title = PeerText.line(toast.title)
+            toast.text = PeerText.line(toast.text)
             model.toast = toast
         }
         return model
     }
+}
+
+/// Text someone else wrote as this terminal draws it: drawable (TerminalText) and without style marks
+/// (``TerminalStyle``), so neither a control nor a colour of theirs reaches the screen.
+enum PeerText {
+    static func line(_ text: String) -> String { TerminalStyle.unmarked(TerminalText.line(text)) }
+    static func lines(_ text: String) -> String { TerminalStyle.unmarked(TerminalText.lines(text)) }
 }

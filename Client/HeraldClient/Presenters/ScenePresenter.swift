@@ -38,6 +38,8 @@ public struct ScreenModel: Sendable {
     public var unreadAbove = 0
     /// Today's local day (``CalendarDay``), set by the terminal: date separators name the year only for other years.
     public var today: Int64?
+    /// The message picked in select mode (its rows are drawn in reverse video), set by the terminal.
+    public var selectedMessage: String?
 
     /// One row of the conversation list.
     public struct ConversationRow: Sendable, Equatable {
@@ -78,6 +80,8 @@ public struct ScreenModel: Sendable {
         public var dayAbove: Int64? = nil
         /// A line of the server about the group (G5), e.g. "Alice added Carol": drawn as a notice, not as a message.
         public var isSystem = false
+        /// The reactions to it, one line under it ("👍 2  ❤️ 1", ``ReactionSummary``); nil when none.
+        public var reactions: String? = nil
     }
 
     /// A send waiting for the server's acknowledgement.
@@ -108,7 +112,8 @@ extension ScenePresenter {
         guard let toast = model.toast else { return [] }
         let count = toast.count > 1 ? " (\(toast.count))" : ""
         let timer = model.toastSecondsLeft.map { " [\($0)s]" } ?? ""
-        let head = "[\(toast.kind.name)] \(toast.title)\(count)\(timer)"
+        // The kind's colour on its name, so an error reads as one at a glance.
+        let head = TerminalStyle.styled("[\(toast.kind.name)]", ToastLook.mark(of: toast.kind)) + " \(toast.title)\(count)\(timer)"
         return [fit(head, width), fit("  \(toast.text)", width)]
     }
 }
@@ -173,10 +178,12 @@ public struct ThreadPresenter: ScenePresenter {
             if line.unreadDividerAbove { rows.append(fit("────── new " + String(repeating: "─", count: max(0, width - 11)), width)) }
             let text = ThreadLayout.textLines(line, width: width)
             let time = Self.clock(line.createdAt, offset: model.utcOffsetSeconds)
+            let look = MessageLook(line, me: model.user, selected: line.id == model.selectedMessage)
             for (index, part) in text.enumerated() {
-                rows.append(index == 0 ? "\(time) \(ThreadLayout.lead(line))\(part)" : pad + part)
+                rows.append(index == 0 ? look.firstRow(time: time, text: part) : look.row(pad + look.text(part)))
             }
-            if let seen = line.seenBy { rows.append(pad + seen) }
+            if let reactions = line.reactions { rows.append(look.row(pad + reactions)) }
+            if let seen = line.seenBy { rows.append(pad + TerminalStyle.styled(seen, .faint)) }
         }
         // Exactly the rows the viewport has in its window: what it counts as seen is what is drawn (U2).
         let shown = rows.dropFirst(max(0, model.threadSkipRows))
@@ -184,7 +191,7 @@ public struct ThreadPresenter: ScenePresenter {
         if model.atBottom {
             for pending in model.pending {
                 let text = TextWrap.lines(pending.text + ThreadLayout.pendingMark, first: width - ThreadLayout.indent - 5, rest: width - ThreadLayout.indent)
-                for (index, part) in text.enumerated() { lines.append(index == 0 ? "  ·   You: \(part)" : pad + part) }
+                for (index, part) in text.enumerated() { lines.append(TerminalStyle.styled(index == 0 ? "  ·   You: \(part)" : pad + part, .faint)) }
             }
         }
         if model.newBelow > 0 {

@@ -38,7 +38,7 @@ public enum ThreadLayout {
     /// Rows the message takes: its text lines, plus the date separator and divider above and the receipt line below
     /// when it has them.
     public static func rows(_ line: ScreenModel.ThreadLine, width: Int) -> Int {
-        textLines(line, width: width).count + leadRows(line) + (line.seenBy == nil ? 0 : 1)
+        textLines(line, width: width).count + leadRows(line) + (line.seenBy == nil ? 0 : 1) + (line.reactions == nil ? 0 : 1)
     }
 
     /// Rows above the message's text that only decorate it (date separator, "new" divider): the message is read

@@ -35,6 +35,10 @@ public struct ClientOptions: Sendable {
     /// A push token (APNs, FCM, Web Push) the client registers after its first sync, so the server can alert the device
     /// while it has no connection; `--push webpush` makes its own instead.
     public var pushRegistration: PushRegistration?
+    /// The interactive terminal draws in colour (`--no-color` and a non-empty `NO_COLOR` turn it off, no-color.org).
+    public var colour = true
+    /// The interactive terminal rings the terminal bell on a mention or a direct message out of sight (`--terminal-bell`).
+    public var terminalBell = false
     /// The byte stream an embedding app supplies for each connection (its own sockets and TLS); nil: our own TCP
     /// socket, with TLS for `wss://`.
     package var byteStream: ClientByteStreamFactory?

@@ -96,7 +96,7 @@ public final class ClientRunner {
 
     /// Makes a runner; `user` comes from the token.
     public convenience init(options: ClientOptions, user: String) {
-        self.init(options: options, user: user, frontEnd: options.interactive ? TerminalFrontEnd() : ScriptFrontEnd(user: user))
+        self.init(options: options, user: user, frontEnd: options.interactive ? TerminalFrontEnd(colour: options.colour, bell: options.terminalBell) : ScriptFrontEnd(user: user))
     }
 
     /// Makes a runner that takes its input from, and gives its output to, `frontEnd`.

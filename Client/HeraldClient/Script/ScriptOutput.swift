@@ -77,6 +77,11 @@ package enum ScriptOutput {
                 if let url = message.imageURL { fields.append(JSONField("imageURL", .string(url))) }
                 fields += mentionFields(of: message, me: me)
                 fields += revisionFields(of: message)
+                if let reactions = message.reactions, !reactions.isEmpty {
+                    fields.append(JSONField("reactions", .array(reactions.map {
+                        .object([JSONField("user", .string($0.user)), JSONField("emoji", .string($0.emoji))])
+                    })))
+                }
                 return .object(fields)
             }
             return ("history", [JSONField("conversation", .string(conversation)), JSONField("messages", .array(messages))])
@@ -128,6 +133,10 @@ package enum ScriptOutput {
         case .presence(let user, let status, let lastSeen):
             return ("presence", [JSONField("user", .string(user)), JSONField("status", .string(status.rawValue)),
                                  JSONField("lastSeen", lastSeen.map { .int($0) } ?? .null)])
+        case .reaction(let conversation, let message, let user, let emoji, let sequence):
+            return ("reaction", [JSONField("conversation", .string(conversation)), JSONField("message", .string(message)),
+                                 JSONField("user", .string(user)), JSONField("emoji", .string(emoji)),
+                                 JSONField("seq", sequence.map { .int($0) } ?? .null)])
         case .typing(let conversation, let users):
             return ("typing", [JSONField("conversation", .string(conversation)), JSONField("users", .strings(users))])
         case .toastShown(let toast):
