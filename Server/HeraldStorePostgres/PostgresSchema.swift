@@ -321,5 +321,8 @@ enum PostgresSchema {
         """
         ALTER TABLE cluster_nodes ADD COLUMN taken_over_by text COLLATE "C";
         """,
+        // 17: herald_send_message writes its message event as a send over /sync does, byte for byte, `mentions` (N2)
+        // included (PostgresSchema+SendMessage.swift).
+        messageEventMigration,
     ]
 }
