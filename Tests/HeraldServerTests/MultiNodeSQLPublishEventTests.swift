@@ -11,7 +11,7 @@ import Testing
 /// One message event whichever way a message is sent: `herald_send_message` (an application publishing from its own
 /// PostgreSQL transaction) writes in SQL the bytes a send over /sync writes with `MessageEvent` (R1, N2), and `history`
 /// reads both messages as their live events carried them.
-@Suite("Multi-node: herald_send_message's event is a /sync send's, byte for byte", .serialized,
+@Suite("PostgreSQL publish: herald_send_message's event is a /sync send's, byte for byte (a real node)", .serialized,
        .enabled(if: PostgresCluster.binariesAvailable, PostgresCluster.skipReason))
 struct MultiNodeSQLPublishEventTests {
 
