@@ -1,3 +1,5 @@
+import HeraldStoreProtocol
+
 extension PostgresSchema {
     /// Migration 6: `herald_send_message`, the documented way for an application's backend to publish a message inside
     /// its own PostgreSQL transaction. It stores the message exactly as a send over /sync does (R4 idempotent by the
@@ -23,6 +25,13 @@ extension PostgresSchema {
     /// only the heads of users whose runs were all pruned); the function reads heads the same way.
     static let derivedHeadsMigration = sendMessageFunction(create: "CREATE OR REPLACE FUNCTION", appendToStreams: derivedHeads)
 
+    /// Migration 17: the function writes its message event byte for byte as a send over /sync does (`MessageEvent` in
+    /// HeraldSync, written by `JSONWriter`), `mentions` (N2) included. The event is written here, in the caller's
+    /// transaction under the nodes' write lock, so that stream order is store order (R2) and a device that resumes right
+    /// after the commit finds it (R3): no node can build it later. `herald_mentions` is `MentionParser`'s rule.
+    static let messageEventMigration = mentionsFunction
+        + sendMessageFunction(create: "CREATE OR REPLACE FUNCTION", appendToStreams: derivedHeads, buildEvent: frameJSONEvent)
+
     private static let publishedClaimsTable = """
 
         -- Which node schedules the pushes of a message published in SQL: the first to insert its row.
@@ -34,9 +43,9 @@ extension PostgresSchema {
 
         """
 
-    /// The function as migration 6 created it, with `appendToStreams` (the SQL that takes a body id, stores the body and
-    /// sets `receivers` and `seqs`) in its middle.
-    private static func sendMessageFunction(create: String, appendToStreams: String) -> String {
+    /// The function as migration 6 created it, with `buildEvent` (the SQL that sets `payload` from the stored message)
+    /// and `appendToStreams` (the SQL that takes a body id, stores the body and sets `receivers` and `seqs`) in its middle.
+    private static func sendMessageFunction(create: String, appendToStreams: String, buildEvent: String = jsonbEvent) -> String {
         """
         \(create) herald_send_message(
             conversation text, sender text, client_message_id text, message_text text DEFAULT NULL, image_url text DEFAULT NULL
@@ -97,12 +106,7 @@ extension PostgresSchema {
             UPDATE participants p SET sent_count = p.sent_count + 1 WHERE p.conversation_id = conversation_key AND p.user_id = sender;
 
             SELECT u.name INTO sender_name FROM users u WHERE u.id = sender;
-            payload := convert_to(jsonb_strip_nulls(jsonb_build_object(
-                'type', 'event', 'event', 'message', 'message', jsonb_build_object(
-                    'id', 'm' || stored_id, 'conversation', conversation, 'sender', sender, 'senderName', coalesce(sender_name, sender),
-                    'kind', CASE WHEN image_url IS NULL THEN 'text' ELSE 'image' END, 'text', message_text, 'imageURL', image_url,
-                    'clientMessageId', client_message_id, 'createdAt', now_ms)))::text, 'UTF8');
-
+        \(buildEvent)
         \(appendToStreams)
             INSERT INTO stream_runs (user_id, first_seq, first_body, count, created_at)
                 SELECT r.user_id, r.seq, body_id, 1, now_ms FROM unnest(receivers, seqs) AS r(user_id, seq);
@@ -116,6 +120,60 @@ extension PostgresSchema {
         $$;
         """
     }
+
+    /// Migrations 6 and 10's event: jsonb (its own key order and spacing), without `mentions`.
+    private static let jsonbEvent = """
+            payload := convert_to(jsonb_strip_nulls(jsonb_build_object(
+                'type', 'event', 'event', 'message', 'message', jsonb_build_object(
+                    'id', 'm' || stored_id, 'conversation', conversation, 'sender', sender, 'senderName', coalesce(sender_name, sender),
+                    'kind', CASE WHEN image_url IS NULL THEN 'text' ELSE 'image' END, 'text', message_text, 'imageURL', image_url,
+                    'clientMessageId', client_message_id, 'createdAt', now_ms)))::text, 'UTF8');
+
+        """
+
+    /// The event as `EventFrame.encodeBody()` writes it for a send over /sync: `JSONWriter`'s compact form, `FrameJSON`'s
+    /// keys in its order, absent values omitted, and strings through `to_json`, which escapes exactly what `JSONWriter`
+    /// does (`"`, `\` and the characters below U+0020: `\b \f \n \r \t` or `\u00xx` in lower case) and copies every other
+    /// character as it is. `mentions` (N2) only in groups, never the sender, absent when there are none.
+    private static let frameJSONEvent = """
+            DECLARE
+                mentioned text[] := CASE WHEN (SELECT c.kind FROM conversations c WHERE c.id = conversation_key) = \(ConversationRecord.Kind.group.rawValue)
+                                         THEN herald_mentions(message_text, array_remove(members, sender)) END;
+            BEGIN
+                payload := convert_to('{"type":"event","event":"message","message":{"id":"m' || stored_id
+                    || '","conversation":' || to_json(conversation)::text || ',"sender":' || to_json(sender)::text
+                    || ',"senderName":' || to_json(coalesce(sender_name, sender))::text
+                    || ',"kind":"' || CASE WHEN image_url IS NULL THEN 'text' ELSE 'image' END || '"'
+                    || coalesce(',"text":' || to_json(message_text)::text, '')
+                    || coalesce(',"imageURL":' || to_json(image_url)::text, '')
+                    || ',"clientMessageId":' || to_json(client_message_id)::text || ',"createdAt":' || now_ms
+                    || coalesce(',"mentions":' || to_json(nullif(mentioned, '{}'))::text, '') || '}}', 'UTF8');
+            END;
+
+        """
+
+    /// N2 as `MentionParser.mentions(in:participants:)` decides it: `@` at the start of the text or after a character
+    /// that cannot be part of an id, then the longest run of id characters (`A-Z a-z 0-9 . _ @ -`, ranges of code
+    /// points: the collation plays no part), taken whole when it is a candidate's id, else without its trailing dots;
+    /// each candidate once, in the order of their first mention. Like the Swift scan, the next match starts after the
+    /// run (the expression's matches do not overlap, and a run always ends before a character that is not an id's).
+    private static let mentionsFunction = """
+
+        CREATE FUNCTION herald_mentions(message_text text, candidates text[]) RETURNS text[]
+        LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+            SELECT coalesce(array_agg(found.name ORDER BY found.first), '{}')
+            FROM (
+                SELECT named.name, min(r.ord) AS first
+                FROM regexp_matches(message_text, '(^|[^A-Za-z0-9._@-])@([A-Za-z0-9._@-]*)', 'g') WITH ORDINALITY AS r(run, ord)
+                CROSS JOIN LATERAL (
+                    SELECT CASE WHEN r.run[2] = ANY (candidates) THEN r.run[2] ELSE rtrim(r.run[2], '.') END AS name
+                ) named
+                WHERE named.name <> '' AND named.name = ANY (candidates)
+                GROUP BY named.name
+            ) found
+        $$;
+
+        """
 
     /// Migration 6's stream append: heads kept in `event_heads`, locked in user order and bumped.
     private static let lockedHeads = """

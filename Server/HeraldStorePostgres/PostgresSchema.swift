@@ -334,5 +334,8 @@ enum PostgresSchema {
             PRIMARY KEY (conversation_id, message_id, user_id, emoji)
         );
         """,
+        // 19: herald_send_message writes its message event as a send over /sync does, byte for byte, `mentions` (N2)
+        // included (PostgresSchema+SendMessage.swift).
+        messageEventMigration,
     ]
 }

@@ -141,11 +141,9 @@ extension SyncCore {
 
     // MARK: - Push (N1-N3 inside P1-P4)
 
-    /// N2: the participants a message mentions, other than its sender; only in groups (in a 1:1 every message is for
-    /// the other person already).
+    /// N2: the participants a message mentions, other than its sender; only in groups (``MessageEvent/mentions(of:in:)``).
     static func mentions(of record: MessageRecord, in conversation: ConversationRecord) -> [String] {
-        guard conversation.kind == .group else { return [] }
-        return MentionParser.mentions(in: record.text, participants: conversation.participants.lazy.filter { $0 != record.sender })
+        MessageEvent.mentions(of: record, in: conversation)
     }
 
     /// What the push rule needs to know of one recipient of a message (N1-N3).

@@ -51,10 +51,7 @@ extension SyncCore {
                 let size = record.approximateWireBytes
                 if !messages.isEmpty && bytes + size > configuration.historyAnswerBytes { break }
                 var info = try record.info(senderName: name(of: record.sender))
-                if let group, record.unsentAt == nil, record.kind != .system {
-                    let mentions = Self.mentions(of: record, in: group)
-                    if !mentions.isEmpty { info.mentions = mentions }
-                }
+                if let group, record.unsentAt == nil, record.kind != .system { info = MessageEvent.withMentions(info, of: record, in: group) }
                 messages.append(info)
                 bytes += size
             }
@@ -281,15 +278,10 @@ extension SyncCore {
         if !duplicate { counters.messagesStored += 1 }
         // R4: a retry stores nothing and announces nothing.
         guard !duplicate, let stored = try store.conversationForDelivery(id: record.conversation) else { return }
-        let mentions = Self.mentions(of: record, in: stored)  // N2
-        if !mentions.isEmpty {
-            info.mentions = mentions
-            response.message = info
-        }
-        var event = EventFrame(event: .message)
-        event.message = info
-        try appendEvent(event.encodeBody(), to: stored.participants, of: stored.id, now: now, step: &step)
-        schedulePushes(for: record, in: stored, senderName: info.senderName, mentions: mentions, now: now, step: &step)
+        info = MessageEvent.withMentions(info, of: record, in: stored)  // N2
+        if info.mentions != nil { response.message = info }
+        try appendEvent(MessageEvent.body(info), to: stored.participants, of: stored.id, now: now, step: &step)
+        schedulePushes(for: record, in: stored, senderName: info.senderName, mentions: info.mentions ?? [], now: now, step: &step)
         endTyping(user, in: record.conversation, now: now)
     }
 
