@@ -25,7 +25,7 @@ extension PostgresSchema {
     /// only the heads of users whose runs were all pruned); the function reads heads the same way.
     static let derivedHeadsMigration = sendMessageFunction(create: "CREATE OR REPLACE FUNCTION", appendToStreams: derivedHeads)
 
-    /// Migration 17: the function writes its message event byte for byte as a send over /sync does (`MessageEvent` in
+    /// Migration 19: the function writes its message event byte for byte as a send over /sync does (`MessageEvent` in
     /// HeraldSync, written by `JSONWriter`), `mentions` (N2) included. The event is written here, in the caller's
     /// transaction under the nodes' write lock, so that stream order is store order (R2) and a device that resumes right
     /// after the commit finds it (R3): no node can build it later. `herald_mentions` is `MentionParser`'s rule.
