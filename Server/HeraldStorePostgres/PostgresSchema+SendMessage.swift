@@ -1,4 +1,4 @@
-import HeraldStoreProtocol
+import HeraldStore
 
 extension PostgresSchema {
     /// Migration 6: `herald_send_message`, the documented way for an application's backend to publish a message inside
