@@ -274,5 +274,7 @@ enum Schema {
         ALTER TABLE push_deliveries ADD COLUMN reference TEXT;
         ALTER TABLE push_deliveries ADD COLUMN lapsed_claims INTEGER NOT NULL DEFAULT 0;
         """,
+        // 15: search within a conversation (Schema+MessageSearch.swift).
+        messageSearchMigration,
     ]
 }

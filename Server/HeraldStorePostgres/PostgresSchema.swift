@@ -321,5 +321,7 @@ enum PostgresSchema {
         """
         ALTER TABLE cluster_nodes ADD COLUMN taken_over_by text COLLATE "C";
         """,
+        // 17: search within a conversation (PostgresSchema+MessageSearch.swift).
+        messageSearchMigration,
     ]
 }

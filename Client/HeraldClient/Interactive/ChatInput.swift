@@ -69,6 +69,7 @@ public enum ChatInput {
         // One help line for both: the help screen has to fit an 80x24 terminal.
         Command(name: "edit", usage: "/edit <text> · /unsend", summary: "change or take back your last message"),
         Command(name: "unsend", usage: "/unsend", summary: "", listed: false),
+        Command(name: "search", usage: "/search <words>", summary: "find messages here (n/N: older/newer hit)"),
         Command(name: "follow", usage: "/follow <user>", summary: "follow someone", listed: false),
         Command(name: "leave", usage: "/leave", summary: "leave this group (asks first)"),
         Command(name: "sign-out", usage: "/sign-out [<device>]", summary: "sign devices out (asks first)", listed: false),
@@ -166,6 +167,10 @@ public enum ChatInput {
             guard arguments.isEmpty else { return .notice("usage: /unsend (takes back your last message)") }
             guard let mine = context.newestMine else { return .notice("no message of yours here to unsend") }
             return .commands([.unsend(message: mine)])
+        case "search":
+            guard let open else { return .notice("open a conversation first: /search finds messages in it") }
+            guard !rest.isEmpty else { return .notice("usage: /search <words> (in a conversation)") }
+            return .commands([.search(conversation: open, text: rest, before: nil)])
         case "members":
             guard let target = arguments.first ?? open else { return .notice("usage: /members <conversation>") }
             return .commands([.members(conversation: target)])

@@ -45,6 +45,8 @@ final class TerminalFrontEnd: ClientFrontEnd {
     private var draftKey = ""
     /// Sends the server has not acknowledged, at the last redraw.
     private var unsent = 0
+    /// `/search` in the open thread: its hits and the keys that go through them.
+    private var search = SearchNavigator()
 
     /// Fixed rows around the scene: header, two toast rows, two rules, notice, status and input.
     static let chromeRows = 8
@@ -91,6 +93,10 @@ final class TerminalFrontEnd: ClientFrontEnd {
             // quit question itself is the second Ctrl-C people press to mean "yes, quit".
             guard case .control("c") = key else { return [] }
             if commands == Self.quitCommands { return quitNow() }
+        }
+        if search.isActive, editor.isEmpty, let commands = search.commands(for: key) {
+            notice = search.isActive ? search.status : ""
+            return commands.map(ClientInput.command)
         }
         let scene = context.scene
         let escapeWasArmed = escapeArmed
@@ -269,6 +275,10 @@ final class TerminalFrontEnd: ClientFrontEnd {
             default: break
             }
             notice = ""
+            if case .search(let conversation, let text, _)? = commands.first {
+                search.begin(conversation: conversation, text: text)
+                notice = search.status
+            }
             return commands.map(ClientInput.command)
         case .help: showingHelp = true
         case .notice(let text): notice = text
@@ -288,6 +298,19 @@ final class TerminalFrontEnd: ClientFrontEnd {
 
     func answer(_ answer: CommandAnswer) {
         let command = answer.name
+        if command == "search" || command == "jump", search.isActive {
+            switch answer.outcome {
+            case .ok(let details) where command == "search":
+                followUps += search.answered(hits: details.hits ?? [], more: details.more ?? false)
+            case .error(_, let message):
+                search.failed()
+                notice = "✗ \(command): \(message)"
+                return
+            default: break
+            }
+            notice = search.status
+            return
+        }
         switch answer.outcome {
         case .ok(let details):
             if (command == "dm" || command == "group") && openAnswer, let conversation = details.conversation {
@@ -359,6 +382,10 @@ final class TerminalFrontEnd: ClientFrontEnd {
         pageSize = core.viewportPage
         unsent = core.unsentCount
         switchDraft(to: model.scene.conversation ?? "")
+        if search.isActive, model.scene.conversation != search.conversation {
+            search.end()
+            notice = ""
+        }
 
         let presenter = ScenePresenters.presenter(for: model.scene)
         var lines: [String] = []

@@ -1,0 +1,27 @@
+extension Schema {
+    /// Search within a conversation (`SQLiteStore+MessageSearch.swift`): an FTS5 index over the messages table (external
+    /// content, so no text is stored twice), kept right by triggers on every write of `messages`, whichever code writes
+    /// it: an insert indexes the text, an edit (M1) replaces the old words with the new ones, an unsend (M2, text set to
+    /// NULL) removes them. The conversation is indexed too, as one token per row, so a search reads only that
+    /// conversation's postings and pages by rowid inside the index. `remove_diacritics 0`: accents count, as in the
+    /// PostgreSQL store's `simple` configuration, so both stores find the same messages. Existing messages are indexed
+    /// by the `rebuild` at the end.
+    static let messageSearchMigration = """
+        CREATE VIRTUAL TABLE message_search USING fts5(
+            conversation_id, text, content = 'messages', content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 0'
+        );
+        CREATE TRIGGER message_search_insert AFTER INSERT ON messages BEGIN
+            INSERT INTO message_search (rowid, conversation_id, text) VALUES (new.id, new.conversation_id, new.text);
+        END;
+        CREATE TRIGGER message_search_delete AFTER DELETE ON messages BEGIN
+            INSERT INTO message_search (message_search, rowid, conversation_id, text)
+            VALUES ('delete', old.id, old.conversation_id, old.text);
+        END;
+        CREATE TRIGGER message_search_update AFTER UPDATE OF text ON messages BEGIN
+            INSERT INTO message_search (message_search, rowid, conversation_id, text)
+            VALUES ('delete', old.id, old.conversation_id, old.text);
+            INSERT INTO message_search (rowid, conversation_id, text) VALUES (new.id, new.conversation_id, new.text);
+        END;
+        INSERT INTO message_search (message_search) VALUES ('rebuild');
+        """
+}
