@@ -20,11 +20,17 @@ extension PostgresStore {
     /// One statement: the words through the GIN index (the indexed expression written exactly as indexed), the
     /// participant check (R5) beside them. An unsent message has no text and so no words; `unsent_at IS NULL` says so
     /// again (M2).
+    ///
+    /// The hits are gathered first (a materialized CTE), then the newest taken: with `ORDER BY id DESC LIMIT` on the
+    /// table itself the planner walks the primary key backwards and tests every message of the conversation against
+    /// the words (it cannot tell how rare a prefix is), which for a rare word reads the whole history.
     static let searchQuery = """
-        SELECT \(messageColumns) FROM messages
-        WHERE conversation_id = $1 AND id < $2 AND unsent_at IS NULL
-          AND \(PostgresSchema.messageSearchVector) @@ to_tsquery('simple'::regconfig, $3)
-          AND EXISTS (SELECT 1 FROM participants WHERE conversation_id = $1 AND user_id = $4)
-        ORDER BY id DESC LIMIT $5
+        WITH hits AS MATERIALIZED (
+            SELECT \(messageColumns) FROM messages
+            WHERE conversation_id = $1 AND id < $2 AND unsent_at IS NULL
+              AND \(PostgresSchema.messageSearchVector) @@ to_tsquery('simple'::regconfig, $3)
+              AND EXISTS (SELECT 1 FROM participants WHERE conversation_id = $1 AND user_id = $4)
+        )
+        SELECT * FROM hits ORDER BY id DESC LIMIT $5
         """
 }

@@ -1,4 +1,5 @@
 import HeraldProtocol
+import HeraldRules
 
 /// `search` and `jump`: the server searches a conversation's whole history; the thread then scrolls to a hit, loading
 /// older pages until the hit is among the loaded messages.

@@ -1,0 +1,55 @@
+@testable import HeraldClient
+import HeraldProtocol
+import Testing
+
+/// The terminal's search keys as commands: n/↑ older, N/↓ newer, Enter again, Esc ends; past the oldest hit loaded, the
+/// next page of hits is asked for, and its first hit is jumped to when it comes.
+@Suite("Terminal search: keys through the hits")
+struct SearchNavigatorTests {
+    private func hit(_ id: String) -> MessageInfo {
+        MessageInfo(id: id, conversation: "c1", sender: "bob", senderName: "Bob", kind: .text, text: "text of \(id)", imageURL: nil,
+                    clientMessageId: nil, createdAt: 1)
+    }
+
+    @Test("The first page jumps to its newest hit; n and N move through the hits and stop at each end")
+    func moves() {
+        var search = SearchNavigator()
+        search.begin(conversation: "c1", text: "zepp")
+        #expect(search.commands(for: .text("n")) == nil, "while the first page is on its way, keys are the composer's")
+        #expect(search.answered(hits: [hit("m9"), hit("m5")], more: false) == [.jump(message: "m9")])
+        #expect(search.status.contains("1/2 (newest)"))
+        #expect(search.commands(for: .text("N")) == [], "nothing newer than the newest")
+        #expect(search.commands(for: .text("n")) == [.jump(message: "m5")])
+        #expect(search.status.contains("2/2 (oldest)"))
+        #expect(search.commands(for: .up) == [], "nothing older and no more pages")
+        #expect(search.commands(for: .enter) == [.jump(message: "m5")], "Enter scrolls to the hit again")
+        #expect(search.commands(for: .down) == [.jump(message: "m9")])
+        #expect(search.commands(for: .text("x")) == nil, "other keys type as always")
+        #expect(search.commands(for: .escape) == [])
+        #expect(!search.isActive)
+    }
+
+    @Test("Past the oldest hit of a page with more, the next page is asked for before that hit, then its first is shown")
+    func pages() {
+        var search = SearchNavigator()
+        search.begin(conversation: "c1", text: "ticket")
+        _ = search.answered(hits: [hit("m30"), hit("m20")], more: true)
+        _ = search.commands(for: .text("n"))
+        #expect(search.status.contains("2/2+"))
+        #expect(search.commands(for: .text("n")) == [.search(conversation: "c1", text: "ticket", before: "m20")])
+        #expect(search.answered(hits: [hit("m10")], more: false) == [.jump(message: "m10")])
+        #expect(search.status.contains("3/3 (oldest)"))
+    }
+
+    @Test("No hits says so; a refused search leaves nothing to move through")
+    func nothingFound() {
+        var search = SearchNavigator()
+        search.begin(conversation: "c1", text: "nothing")
+        #expect(search.answered(hits: [], more: false) == [])
+        #expect(search.status.contains("no message found"))
+        #expect(search.commands(for: .text("n")) == [])
+        search.begin(conversation: "c1", text: "again")
+        search.failed()
+        #expect(search.commands(for: .text("n")) == [])
+    }
+}
