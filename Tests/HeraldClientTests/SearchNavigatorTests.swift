@@ -1,5 +1,6 @@
 @testable import HeraldClient
 import HeraldProtocol
+import HeraldRules
 import Testing
 
 /// The terminal's search keys as commands: n/↑ older, N/↓ newer, Enter again, Esc ends; past the oldest hit loaded, the
@@ -51,5 +52,18 @@ struct SearchNavigatorTests {
         search.begin(conversation: "c1", text: "again")
         search.failed()
         #expect(search.commands(for: .text("n")) == [])
+    }
+}
+
+/// `/search` typed at the terminal: the open conversation's search; nowhere else.
+@Suite("Terminal search: the /search command")
+struct SearchCommandTests {
+    @Test("/search <words> searches the open conversation; without words or outside a thread it says what to do")
+    func interpret() {
+        let thread = ChatContext(me: "alice", scene: .thread("c2"), conversations: [("c2", "Bob")], users: ["bob"], newestFromOthers: nil)
+        let list = ChatContext(me: "alice", scene: .list, conversations: [("c2", "Bob")], users: ["bob"], newestFromOthers: nil)
+        #expect(ChatInput.interpret("/search deploy  Friday", in: thread) == .commands([.search(conversation: "c2", text: "deploy  Friday", before: nil)]))
+        guard case .notice = ChatInput.interpret("/search", in: thread) else { Issue.record("no usage hint"); return }
+        guard case .notice = ChatInput.interpret("/search deploy", in: list) else { Issue.record("searched outside a thread"); return }
     }
 }

@@ -112,7 +112,7 @@ struct MessageSearchStoreTests {
         #expect(try search("ticket", in: c.id, before: hits[0], store: store).isEmpty, "nothing is older than the oldest")
     }
 
-    @Test("A message sent, edited and unsent inside one transaction is searched as it stands", arguments: StoreBackend.allCases)
+    @Test("A message sent and edited inside one transaction is searched as it stands", arguments: StoreBackend.allCases)
     func insideTransaction(_ backend: StoreBackend) throws {
         let (_, store) = try storeWithUsers(backend)
         let (c, _) = try store.findOrCreateDirect(between: "alice", and: "bob", now: 1)

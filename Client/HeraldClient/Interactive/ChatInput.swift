@@ -63,13 +63,14 @@ public enum ChatInput {
         Command(name: "group", usage: "/group \"<title>\" <user> <user>…", summary: "start a group"),
         Command(name: "open", usage: "/open <number | name>", summary: "open a conversation of the list"),
         Command(name: "users", usage: "/users [<prefix>]", summary: "people you can message"),
-        Command(name: "members", usage: "/members", summary: "who is in this conversation"),
+        // One help line for both: the help screen has to fit an 80x24 terminal.
+        Command(name: "members", usage: "/members · /search <words>", summary: "who is here · find its messages (n/N)"),
         Command(name: "image", usage: "/image <url>", summary: "send an image"),
         Command(name: "react", usage: "/react [<message>] <emoji>", summary: "react (to the newest message)"),
         // One help line for both: the help screen has to fit an 80x24 terminal.
         Command(name: "edit", usage: "/edit <text> · /unsend", summary: "change or take back your last message"),
         Command(name: "unsend", usage: "/unsend", summary: "", listed: false),
-        Command(name: "search", usage: "/search <words>", summary: "find messages here (n/N: older/newer hit)"),
+        Command(name: "search", usage: "/search <words>", summary: "", listed: false),
         Command(name: "follow", usage: "/follow <user>", summary: "follow someone", listed: false),
         Command(name: "leave", usage: "/leave", summary: "leave this group (asks first)"),
         Command(name: "sign-out", usage: "/sign-out [<device>]", summary: "sign devices out (asks first)", listed: false),
