@@ -78,6 +78,7 @@ struct ScriptSearchEndToEndTests {
         #expect(refused.type == "error" && refused.string("code") == "not_participant", "R5: \(refused)")
         #expect(try bob.command("search \(dm) ?! ...").string("code") == "bad_request")
         #expect(try bob.command("search \(dm)").string("code") == "bad_arguments")
+        #expect(try bob.command("search \(dm) --before m999999 ticket").string("code") == "not_found", "a cursor of no message here")
 
         // jump: the oldest message is far above the page an open thread loads.
         _ = try bob.ok("open thread \(dm)")

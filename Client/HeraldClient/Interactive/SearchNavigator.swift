@@ -80,7 +80,8 @@ struct SearchNavigator {
         return [.jump(message: hits[index - 1].id)]
     }
 
-    /// The notice line of a search: which hit of how many, who wrote it and its start, and the keys.
+    /// The notice line of a search: which hit of how many, the keys, then who wrote it and its start (what a narrow
+    /// terminal cuts first).
     var status: String {
         let query = "search \u{201C}\(TerminalText.line(String(text.prefix(30))))\u{201D}"
         if loading { return "\(query): searching…" }
@@ -89,6 +90,6 @@ struct SearchNavigator {
         let count = "\(index + 1)/\(hits.count)\(more ? "+" : "")"
         let position = index + 1 == hits.count && !more ? " (oldest)" : (index == 0 ? " (newest)" : "")
         let words = TerminalText.line(String((hit.text ?? "").prefix(60)))
-        return "\(query) \(count)\(position) · \(hit.senderName): \(words) · n/↑ older · N/↓ newer · Esc ends"
+        return "\(query) \(count)\(position) · n/N older/newer · Esc ends · \(hit.senderName): \(words)"
     }
 }
