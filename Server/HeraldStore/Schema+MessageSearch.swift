@@ -4,11 +4,14 @@ extension Schema {
     /// it: an insert indexes the text, an edit (M1) replaces the old words with the new ones, an unsend (M2, text set to
     /// NULL) removes them. The conversation is indexed too, as one token per row, so a search reads only that
     /// conversation's postings and pages by rowid inside the index. `remove_diacritics 0`: accents count, as in the
-    /// PostgreSQL store's `simple` configuration, so both stores find the same messages. Existing messages are indexed
-    /// by the `rebuild` at the end.
+    /// PostgreSQL store's `simple` configuration, so both stores find the same messages; `categories` adds combining
+    /// marks to the token characters, so a word of a script that writes vowels as marks (Devanagari, Thai) is one
+    /// token, as ``SearchWords`` and PostgreSQL's parser take it. `columnsize = 0`: no per-message size row, which only
+    /// ranking would read (hits are ordered by time). Existing messages are indexed by the `rebuild` at the end.
     static let messageSearchMigration = """
         CREATE VIRTUAL TABLE message_search USING fts5(
-            conversation_id, text, content = 'messages', content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 0'
+            conversation_id, text, content = 'messages', content_rowid = 'id', columnsize = 0,
+            tokenize = "unicode61 remove_diacritics 0 categories 'L* N* Co M*'"
         );
         CREATE TRIGGER message_search_insert AFTER INSERT ON messages BEGIN
             INSERT INTO message_search (rowid, conversation_id, text) VALUES (new.id, new.conversation_id, new.text);
