@@ -67,3 +67,26 @@ struct SearchCommandTests {
         guard case .notice = ChatInput.interpret("/search deploy", in: list) else { Issue.record("searched outside a thread"); return }
     }
 }
+
+/// What the terminal shows and runs for the answers of a search.
+@Suite("Terminal search: answers")
+struct SearchAnswerTests {
+    @Test("A search answer shows the count and jumps to its first hit; a refusal is shown; other answers are not the search's")
+    func answers() {
+        var search = SearchNavigator()
+        search.begin(conversation: "c1", text: "zepp")
+        let hit = MessageInfo(id: "m9", conversation: "c1", sender: "bob", senderName: "Bob", kind: .text, text: "zeppelin", imageURL: nil,
+                              clientMessageId: nil, createdAt: 1)
+        var details = AnswerDetails()
+        details.hits = [hit]
+        let taken = search.take(CommandAnswer(name: "search", outcome: .ok(details)))
+        #expect(taken?.commands == [.jump(message: "m9")])
+        #expect(taken?.notice.contains("1/1") == true)
+        #expect(search.take(CommandAnswer(name: "jump", outcome: .ok(AnswerDetails())))?.commands == [])
+        #expect(search.take(CommandAnswer(name: "members", outcome: .ok(AnswerDetails()))) == nil)
+        let refused = search.take(CommandAnswer(name: "jump", outcome: .error(code: "not_found", message: "no message m9 in this thread")))
+        #expect(refused?.notice == "✗ jump: no message m9 in this thread")
+        search.end()
+        #expect(search.take(CommandAnswer(name: "search", outcome: .ok(details))) == nil, "no search going on")
+    }
+}

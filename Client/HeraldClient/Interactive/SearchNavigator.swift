@@ -46,6 +46,22 @@ struct SearchNavigator {
     /// The search's command was refused: nothing more to show.
     mutating func failed() { loading = false }
 
+    /// The answer to a `search` or `jump` while a search goes on: what the notice line says and what runs next (the
+    /// jump to a page's first hit). Nil for every other answer, which the front end shows as usual.
+    mutating func take(_ answer: CommandAnswer) -> (notice: String, commands: [ClientCommand])? {
+        guard isActive, answer.name == "search" || answer.name == "jump" else { return nil }
+        switch answer.outcome {
+        case .ok(let details) where answer.name == "search":
+            let commands = answered(hits: details.hits ?? [], more: details.more ?? false)
+            return (status, commands)
+        case .error(_, let message):
+            failed()
+            return ("✗ \(answer.name): \(message)", [])
+        default:
+            return (status, [])
+        }
+    }
+
     /// What a key does during a search; nil when the key is not the search's (it then does what it always does).
     mutating func commands(for key: Key) -> [ClientCommand]? {
         guard let conversation, !loading else { return key == .escape ? endAndReturnNothing() : nil }

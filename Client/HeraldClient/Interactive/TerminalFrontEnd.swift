@@ -298,17 +298,9 @@ final class TerminalFrontEnd: ClientFrontEnd {
 
     func answer(_ answer: CommandAnswer) {
         let command = answer.name
-        if command == "search" || command == "jump", search.isActive {
-            switch answer.outcome {
-            case .ok(let details) where command == "search":
-                followUps += search.answered(hits: details.hits ?? [], more: details.more ?? false)
-            case .error(_, let message):
-                search.failed()
-                notice = "✗ \(command): \(message)"
-                return
-            default: break
-            }
-            notice = search.status
+        if let taken = search.take(answer) {
+            followUps += taken.commands
+            notice = taken.notice
             return
         }
         switch answer.outcome {
