@@ -11,9 +11,24 @@ extension SQLiteStore {
             cursor = messageRowID
         }
         return try snapshot {
+            // Messages of this very transaction are found too (they are indexed only as it commits).
+            if messagesToIndex { try indexNewMessages() }
             guard try isParticipant(user: user, rowid: conversationRowID) else { return [] }
             return try connection.query(Self.searchQuery, .text(Self.matchExpression(conversation: conversationRowID, words: words)), .int(cursor), .int(Int64(limit)), row: Self.messageRecord)
         }
+    }
+
+    /// Indexes the messages inserted since the last time, as they stand now (an edit or unsend before this is simply
+    /// what is indexed), in one statement: FTS5 buffers their words and writes them out once, as the transaction
+    /// commits. Inside a write transaction only.
+    func indexNewMessages() throws(StoreError) {
+        _ = try connection.execute(
+            """
+            INSERT INTO message_search (rowid, conversation_id, text)
+            SELECT id, conversation_id, text FROM messages WHERE id > (SELECT indexed_through FROM message_search_progress)
+            """)
+        _ = try connection.execute("UPDATE message_search_progress SET indexed_through = (SELECT coalesce(max(id), 0) FROM messages)")
+        messagesToIndex = false
     }
 
     /// The conversation's token and the words, each in its own column, so the index itself intersects them.

@@ -34,6 +34,8 @@ public final class SQLiteStore: SyncStore, @unchecked Sendable {
     private struct SavepointsNeeded: Error {}
     /// Whether a transaction (or snapshot) is open.
     var isInTransaction: Bool { transactionDepth > 0 }
+    /// The open transaction inserted messages the search index does not hold yet (indexed before it commits).
+    var messagesToIndex = false
     /// Per-user stream heads and newest runs in memory; see ``StreamCache`` for why that is safe.
     var streams = StreamCache()
     /// Conversation participants (fixed at creation), so a send to a group of 1,000 reads no participant rows.
@@ -168,6 +170,7 @@ public final class SQLiteStore: SyncStore, @unchecked Sendable {
             participantsCache.rollBack(to: participantsMark)
             if depth == 0 {
                 try? connection.executeScript("ROLLBACK")
+                messagesToIndex = false
                 streams.endTransaction()
                 participantsCache.endTransaction()
                 transactionLost = false
@@ -182,12 +185,14 @@ public final class SQLiteStore: SyncStore, @unchecked Sendable {
             // A nested body wrote and threw without a savepoint to undo it: nothing of this run may commit.
             if depth == 0, savepointsNeeded { throw SavepointsNeeded() }
             if depth == 0 { flushed = try writeDirtyStreams() }
+            if depth == 0, messagesToIndex { try indexNewMessages() }
             _ = try connection.execute(depth == 0 ? "COMMIT" : "RELEASE \(savepoint)")
         } catch {
             // A failed COMMIT (disk full, I/O) may leave the transaction open: end it so the
             // connection stays usable, and report the failure: nothing was committed.
             if depth == 0 {
                 try? connection.executeScript("ROLLBACK")
+                messagesToIndex = false
                 streams.rollBack(to: streamsMark)
                 streams.endTransaction()
                 participantsCache.rollBack(to: participantsMark)

@@ -146,20 +146,59 @@ struct MessageSearchIndexTests {
         #expect(!plan.contains { $0.contains("TEMP B-TREE") }, "no sort outside the index: \(plan)")
     }
 
+    @Test("SQLite: messages are indexed as their transaction commits, as they stand then; the index stays consistent with them")
+    func sqliteIndexAtCommit() throws {
+        let (_, store) = try sqliteStoreWithUsers()
+        let (c, _) = try store.findOrCreateDirect(between: "alice", and: "bob", now: 1)
+        func found(_ text: String) throws -> [String] {
+            try store.searchMessages(conversation: c.id, user: "bob", words: SearchWords(text), before: nil, limit: 5).map(\.id)
+        }
+        let early = try store.insertMessage(
+            conversation: c.id, sender: "alice", clientMessageId: "a", kind: .text, text: "first draft", imageURL: nil, now: 2).message
+        let (edited, unsent) = try store.transaction {
+            let edited = try store.insertMessage(
+                conversation: c.id, sender: "alice", clientMessageId: "b", kind: .text, text: "typo wrods", imageURL: nil, now: 3).message
+            let unsent = try store.insertMessage(
+                conversation: c.id, sender: "alice", clientMessageId: "c", kind: .text, text: "secret plans", imageURL: nil, now: 4).message
+            // Changed before they were indexed, and the indexed one changed in the same transaction.
+            _ = try store.editMessage(id: edited.id, text: "typo words", maxEdits: 5, now: 5)
+            _ = try store.unsendMessage(id: unsent.id, now: 6)
+            _ = try store.editMessage(id: early.id, text: "final version", maxEdits: 5, now: 7)
+            return (edited, unsent)
+        }
+        #expect(try found("words") == [edited.id])
+        #expect(try found("wrods").isEmpty)
+        #expect(try found("secret").isEmpty)
+        #expect(try found("final") == [early.id])
+        #expect(try found("draft").isEmpty)
+        _ = try store.transaction { try store.unsendMessage(id: edited.id, now: 8) }
+        #expect(try found("words").isEmpty)
+        _ = unsent
+        // `rank = 1`: the index is checked against the messages' text itself.
+        _ = try store.connection.execute("INSERT INTO message_search (message_search, rank) VALUES ('integrity-check', 1)")
+        #expect(try store.connection.scalar("SELECT indexed_through FROM message_search_progress") == RecordID.parse(RecordID.message, edited.id).map { $0 + 1 })
+    }
+
     @Test("SQLite: the migration indexes the messages that existed before it")
     func sqliteMigrationIndexesExisting() throws {
         let (_, store) = try sqliteStoreWithUsers()
         let (c, _) = try store.findOrCreateDirect(between: "alice", and: "bob", now: 1)
         try store.connection.executeScript(
             """
-            DROP TRIGGER message_search_insert; DROP TRIGGER message_search_delete; DROP TRIGGER message_search_update;
-            DROP TABLE message_search;
+            DROP TRIGGER message_search_delete; DROP TRIGGER message_search_update;
+            DROP TABLE message_search; DROP TABLE message_search_progress;
             """)
-        let old = try store.insertMessage(
-            conversation: c.id, sender: "alice", clientMessageId: "old", kind: .text, text: "written before search", imageURL: nil, now: 2
-        ).message
+        // As a build without search stored it (the store itself would index it as it commits).
+        let conversation = try #require(RecordID.parse(RecordID.conversation, c.id))
+        _ = try store.connection.execute(
+            "INSERT INTO messages (conversation_id, sender_id, client_message_id, kind, text, created_at) VALUES (?, 'alice', 'old', 0, 'written before search', 2)",
+            .int(conversation))
+        let old = RecordID.format(RecordID.message, store.connection.lastInsertRowID)
         try store.connection.executeScript(Schema.messageSearchMigration)
-        #expect(try store.searchMessages(conversation: c.id, user: "bob", words: SearchWords("before"), before: nil, limit: 5).map(\.id) == [old.id])
+        #expect(try store.searchMessages(conversation: c.id, user: "bob", words: SearchWords("before"), before: nil, limit: 5).map(\.id) == [old])
+        let new = try store.insertMessage(
+            conversation: c.id, sender: "bob", clientMessageId: "new", kind: .text, text: "written after", imageURL: nil, now: 3).message
+        #expect(try store.searchMessages(conversation: c.id, user: "bob", words: SearchWords("written"), before: nil, limit: 5).map(\.id) == [new.id, old])
         _ = try store.connection.execute("INSERT INTO message_search (message_search, rank) VALUES ('integrity-check', 1)")
     }
 
