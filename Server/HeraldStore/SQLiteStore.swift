@@ -34,8 +34,9 @@ public final class SQLiteStore: SyncStore, @unchecked Sendable {
     private struct SavepointsNeeded: Error {}
     /// Whether a transaction (or snapshot) is open.
     var isInTransaction: Bool { transactionDepth > 0 }
-    /// The open transaction inserted messages the search index does not hold yet (indexed before it commits).
-    var messagesToIndex = false
+    /// About how many messages this store inserted since it last indexed them for search (see
+    /// ``indexNewMessages()``): a commit indexes them once there are ``searchIndexBatch``.
+    var messagesSinceIndexed = 0
     /// Per-user stream heads and newest runs in memory; see ``StreamCache`` for why that is safe.
     var streams = StreamCache()
     /// Conversation participants (fixed at creation), so a send to a group of 1,000 reads no participant rows.
@@ -170,7 +171,6 @@ public final class SQLiteStore: SyncStore, @unchecked Sendable {
             participantsCache.rollBack(to: participantsMark)
             if depth == 0 {
                 try? connection.executeScript("ROLLBACK")
-                messagesToIndex = false
                 streams.endTransaction()
                 participantsCache.endTransaction()
                 transactionLost = false
@@ -185,14 +185,13 @@ public final class SQLiteStore: SyncStore, @unchecked Sendable {
             // A nested body wrote and threw without a savepoint to undo it: nothing of this run may commit.
             if depth == 0, savepointsNeeded { throw SavepointsNeeded() }
             if depth == 0 { flushed = try writeDirtyStreams() }
-            if depth == 0, messagesToIndex { try indexNewMessages() }
+            if depth == 0, messagesSinceIndexed >= Self.searchIndexBatch { try indexNewMessages() }
             _ = try connection.execute(depth == 0 ? "COMMIT" : "RELEASE \(savepoint)")
         } catch {
             // A failed COMMIT (disk full, I/O) may leave the transaction open: end it so the
             // connection stays usable, and report the failure: nothing was committed.
             if depth == 0 {
                 try? connection.executeScript("ROLLBACK")
-                messagesToIndex = false
                 streams.rollBack(to: streamsMark)
                 streams.endTransaction()
                 participantsCache.rollBack(to: participantsMark)

@@ -38,6 +38,31 @@ public struct SearchWords: Sendable, Equatable {
         self.words = words
     }
 
+    /// Whether `text` holds every word, each as a word of it or the start of one, compared as the indexes compare them
+    /// (the words of `text` split and lowercased by the same rule): what a store checks for messages its index does
+    /// not hold yet.
+    public func match(_ text: String) -> Bool {
+        let own = SearchWords.allWords(of: text)
+        // By scalars, as the indexes compare (a decomposed accent is a scalar of its own there).
+        return words.allSatisfy { word in own.contains { $0.unicodeScalars.starts(with: word.unicodeScalars) } }
+    }
+
+    /// Every word of `text`, lowercased, uncut and unbounded in number.
+    static func allWords(of text: String) -> [String] {
+        var words: [String] = []
+        var current = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            if isWordScalar(scalar) {
+                current.append(scalar)
+            } else if !current.isEmpty {
+                words.append(String(current).lowercased())
+                current = String.UnicodeScalarView()
+            }
+        }
+        if !current.isEmpty { words.append(String(current).lowercased()) }
+        return words
+    }
+
     /// True when nothing searchable was typed.
     public var isEmpty: Bool { words.isEmpty }
 

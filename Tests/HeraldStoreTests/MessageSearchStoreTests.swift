@@ -15,6 +15,12 @@ struct MessageSearchStoreTests {
         ).message
     }
 
+    /// SQLite indexes new messages in batches and searches the newest ones directly: index what is there now, so a
+    /// test covers both (PostgreSQL indexes every row as it is written).
+    func indexNow(_ store: any SyncStore) throws {
+        if let sqlite = store as? SQLiteStore { try sqlite.transaction { try sqlite.indexNewMessages() } }
+    }
+
     func search(_ text: String, in conversation: String, as user: String = "alice", before: String? = nil, limit: Int = 20, store: any SyncStore) throws -> [String] {
         try store.searchMessages(conversation: conversation, user: user, words: SearchWords(text), before: before, limit: limit).map(\.id)
     }
@@ -24,6 +30,7 @@ struct MessageSearchStoreTests {
         let (_, store) = try storeWithUsers(backend)
         let (c, _) = try store.findOrCreateDirect(between: "alice", and: "bob", now: 1)
         let lunch = try say("Lunch at the Harbour café?", from: "alice", in: c.id, store: store)
+        try indexNow(store)
         let later = try say("harbour is closed, lunch later", from: "bob", in: c.id, store: store)
         try say("nothing to see here", from: "bob", in: c.id, store: store)
         let cjk = try say("東京 で 会いましょう", from: "bob", in: c.id, store: store)
@@ -64,6 +71,8 @@ struct MessageSearchStoreTests {
         let typo = try say("meet at the statoin", from: "alice", in: c.id, store: store)
         let secret = try say("the password is swordfish", from: "alice", in: c.id, store: store)
         #expect(try search("statoin", in: c.id, store: store) == [typo.id])
+        try indexNow(store)
+        #expect(try search("statoin", in: c.id, store: store) == [typo.id])
         _ = try store.transaction { try store.editMessage(id: typo.id, text: "meet at the station", maxEdits: 5, now: 2_000) }
         #expect(try search("statoin", in: c.id, store: store).isEmpty, "M1: the old words are gone")
         #expect(try search("station", in: c.id, store: store) == [typo.id], "M1: the edited text is what is found")
@@ -81,6 +90,7 @@ struct MessageSearchStoreTests {
         let group = try store.createGroup(title: "Team", creator: "alice", members: ["bob", "carol"], now: 1)
         let private1 = try say("private plans", from: "alice", in: dm.id, store: store)
         let plans = try say("group plans", from: "alice", in: group.id, store: store)
+        try indexNow(store)
         #expect(try search("plans", in: dm.id, as: "bob", store: store) == [private1.id])
         #expect(try search("plans", in: dm.id, as: "carol", store: store).isEmpty, "R5: carol is not in the DM")
         #expect(try search("plans", in: dm.id, as: "mallory", store: store).isEmpty, "R5: an unknown user finds nothing")
@@ -97,6 +107,7 @@ struct MessageSearchStoreTests {
         let (c, _) = try store.findOrCreateDirect(between: "alice", and: "bob", now: 1)
         var hits: [String] = []
         for index in 0..<25 {
+            if index == 12 { try indexNow(store) }
             let message = try say("ticket \(index)", from: index.isMultiple(of: 2) ? "alice" : "bob", in: c.id, store: store)
             hits.append(message.id)
             try say("noise \(index)", from: "bob", in: c.id, store: store)
@@ -146,7 +157,24 @@ struct MessageSearchIndexTests {
         #expect(!plan.contains { $0.contains("TEMP B-TREE") }, "no sort outside the index: \(plan)")
     }
 
-    @Test("SQLite: messages are indexed as their transaction commits, as they stand then; the index stays consistent with them")
+    @Test("SQLite: a commit indexes the new messages once a batch of them waits; until then they are searched directly")
+    func sqliteIndexInBatches() throws {
+        let (_, store) = try sqliteStoreWithUsers()
+        let (c, _) = try store.findOrCreateDirect(between: "alice", and: "bob", now: 1)
+        func indexedThrough() throws -> Int64? { try store.connection.scalar("SELECT indexed_through FROM message_search_progress") }
+        let first = try store.insertMessage(
+            conversation: c.id, sender: "alice", clientMessageId: "first", kind: .text, text: "needle one", imageURL: nil, now: 2).message
+        #expect(try indexedThrough() == 0, "one message does not make a batch")
+        #expect(try store.searchMessages(conversation: c.id, user: "bob", words: SearchWords("needle"), before: nil, limit: 5).map(\.id) == [first.id])
+        _ = try send(SQLiteStore.searchIndexBatch - 1, from: "bob", in: c.id, store: store)
+        let last = try #require(try store.history(conversation: c.id, before: nil, limit: 1).first)
+        #expect(try indexedThrough() == RecordID.parse(RecordID.message, last.id), "the commit that completed the batch indexed it")
+        #expect(try store.searchMessages(conversation: c.id, user: "bob", words: SearchWords("needle"), before: nil, limit: 5).map(\.id) == [first.id])
+        #expect(try store.searchMessages(conversation: c.id, user: "bob", words: SearchWords("message"), before: nil, limit: 500).count
+            == SQLiteStore.searchIndexBatch - 1)
+    }
+
+    @Test("SQLite: new messages are indexed as they stand; the index stays consistent with them")
     func sqliteIndexAtCommit() throws {
         let (_, store) = try sqliteStoreWithUsers()
         let (c, _) = try store.findOrCreateDirect(between: "alice", and: "bob", now: 1)
@@ -166,17 +194,19 @@ struct MessageSearchIndexTests {
             _ = try store.editMessage(id: early.id, text: "final version", maxEdits: 5, now: 7)
             return (edited, unsent)
         }
-        #expect(try found("words") == [edited.id])
-        #expect(try found("wrods").isEmpty)
-        #expect(try found("secret").isEmpty)
-        #expect(try found("final") == [early.id])
-        #expect(try found("draft").isEmpty)
+        for indexed in [false, true] {
+            if indexed { try store.transaction { try store.indexNewMessages() } }
+            #expect(try found("words") == [edited.id], "indexed: \(indexed)")
+            #expect(try found("wrods").isEmpty)
+            #expect(try found("secret").isEmpty)
+            #expect(try found("final") == [early.id])
+            #expect(try found("draft").isEmpty)
+        }
         _ = try store.transaction { try store.unsendMessage(id: edited.id, now: 8) }
         #expect(try found("words").isEmpty)
-        _ = unsent
         // `rank = 1`: the index is checked against the messages' text itself.
         _ = try store.connection.execute("INSERT INTO message_search (message_search, rank) VALUES ('integrity-check', 1)")
-        #expect(try store.connection.scalar("SELECT indexed_through FROM message_search_progress") == RecordID.parse(RecordID.message, edited.id).map { $0 + 1 })
+        #expect(try store.connection.scalar("SELECT indexed_through FROM message_search_progress") == RecordID.parse(RecordID.message, unsent.id))
     }
 
     @Test("SQLite: the migration indexes the messages that existed before it")
@@ -188,7 +218,7 @@ struct MessageSearchIndexTests {
             DROP TRIGGER message_search_delete; DROP TRIGGER message_search_update;
             DROP TABLE message_search; DROP TABLE message_search_progress;
             """)
-        // As a build without search stored it (the store itself would index it as it commits).
+        // As a build without search stored it.
         let conversation = try #require(RecordID.parse(RecordID.conversation, c.id))
         _ = try store.connection.execute(
             "INSERT INTO messages (conversation_id, sender_id, client_message_id, kind, text, created_at) VALUES (?, 'alice', 'old', 0, 'written before search', 2)",
@@ -196,10 +226,10 @@ struct MessageSearchIndexTests {
         let old = RecordID.format(RecordID.message, store.connection.lastInsertRowID)
         try store.connection.executeScript(Schema.messageSearchMigration)
         #expect(try store.searchMessages(conversation: c.id, user: "bob", words: SearchWords("before"), before: nil, limit: 5).map(\.id) == [old])
+        _ = try store.connection.execute("INSERT INTO message_search (message_search, rank) VALUES ('integrity-check', 1)")
         let new = try store.insertMessage(
             conversation: c.id, sender: "bob", clientMessageId: "new", kind: .text, text: "written after", imageURL: nil, now: 3).message
         #expect(try store.searchMessages(conversation: c.id, user: "bob", words: SearchWords("written"), before: nil, limit: 5).map(\.id) == [new.id, old])
-        _ = try store.connection.execute("INSERT INTO message_search (message_search, rank) VALUES ('integrity-check', 1)")
     }
 
     @Test(

@@ -21,6 +21,16 @@ struct SearchWordsTests {
         #expect(words.tsqueryExpression == words.words.map { "'\($0)':*" }.joined(separator: " & "))
     }
 
+    @Test("A text matches when every word is one of its words or the start of one, in any case")
+    func match() {
+        #expect(SearchWords("HARB lun").match("Lunch at the Harbour café?"))
+        #expect(SearchWords("café").match("Harbour CAFÉ"))
+        #expect(!SearchWords("arbour").match("Harbour"), "a word's middle is not its start")
+        #expect(!SearchWords("harbour pizza").match("Harbour café"), "every word")
+        #expect(SearchWords("नमस्").match("नमस्ते दुनिया"))
+        #expect(SearchWords("e").match("e\u{301}tude"), "by scalars: a decomposed accent follows its letter")
+    }
+
     @Test("At most eight words count, each at most 64 characters")
     func limits() {
         #expect(SearchWords((1...20).map { "w\($0)" }.joined(separator: " ")).words.count == SearchWords.maxWords)
