@@ -3,12 +3,12 @@ extension Schema {
     /// content, so no text is stored twice). The conversation is indexed too, as one token per row, so a search reads
     /// only that conversation's postings and pages by rowid inside the index.
     ///
-    /// New messages are indexed once per transaction, just before it commits (``SQLiteStore/indexNewMessages()``), from
-    /// `message_search_progress.indexed_through` on: FTS5 writes its buffered words out at every statement savepoint
-    /// of a transaction it is in, so an insert trigger made every send write a segment of its own (a send cost 1.8
-    /// times the instructions). Messages already indexed are kept right by triggers: an edit (M1) replaces the old words
-    /// with the new, an unsend (M2, text set to NULL) removes them; a message changed before it was indexed is indexed
-    /// as it stands.
+    /// New messages are indexed in batches (``SQLiteStore/indexNewMessages()``, at the commit that completes a batch of
+    /// ``SQLiteStore/searchIndexBatch``), from `message_search_progress.indexed_through` on; newer ones are searched
+    /// directly. FTS5 writes a segment at the end of every statement that wrote it, so an insert trigger made every send
+    /// write one (a send cost 1.8 times the instructions). Messages already indexed are kept right by triggers: an edit
+    /// (M1) replaces the old words with the new, an unsend (M2, text set to NULL) removes them; a message changed before
+    /// it was indexed is indexed as it stands.
     ///
     /// `remove_diacritics 0`: accents count, as in the PostgreSQL store's `simple` configuration, so both stores find the
     /// same messages; `categories` adds combining marks to the token characters, so a word of a script that writes
