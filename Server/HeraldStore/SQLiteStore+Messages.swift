@@ -43,6 +43,7 @@ extension SQLiteStore {
                 return (original, true)
             }
             let rowid = connection.lastInsertRowID
+            messagesSinceIndexed += 1
             // U1/S7: one more unread for every participant but the sender: two counter updates, however many
             // participants there are (see migration 4).
             try connection.execute(

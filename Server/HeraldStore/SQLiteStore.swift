@@ -34,6 +34,9 @@ public final class SQLiteStore: SyncStore, @unchecked Sendable {
     private struct SavepointsNeeded: Error {}
     /// Whether a transaction (or snapshot) is open.
     var isInTransaction: Bool { transactionDepth > 0 }
+    /// About how many messages this store inserted since it last indexed them for search (see
+    /// ``indexNewMessages()``): a commit indexes them once there are ``searchIndexBatch``.
+    var messagesSinceIndexed = 0
     /// Per-user stream heads and newest runs in memory; see ``StreamCache`` for why that is safe.
     var streams = StreamCache()
     /// Conversation participants (fixed at creation), so a send to a group of 1,000 reads no participant rows.
@@ -182,6 +185,7 @@ public final class SQLiteStore: SyncStore, @unchecked Sendable {
             // A nested body wrote and threw without a savepoint to undo it: nothing of this run may commit.
             if depth == 0, savepointsNeeded { throw SavepointsNeeded() }
             if depth == 0 { flushed = try writeDirtyStreams() }
+            if depth == 0, messagesSinceIndexed >= Self.searchIndexBatch { try indexNewMessages() }
             _ = try connection.execute(depth == 0 ? "COMMIT" : "RELEASE \(savepoint)")
         } catch {
             // A failed COMMIT (disk full, I/O) may leave the transaction open: end it so the

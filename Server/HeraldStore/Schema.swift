@@ -287,5 +287,7 @@ enum Schema {
             PRIMARY KEY (conversation_id, message_id, user_id, emoji)
         ) WITHOUT ROWID;
         """,
+        // 17: search within a conversation (Schema+MessageSearch.swift).
+        messageSearchMigration,
     ]
 }

@@ -337,5 +337,7 @@ enum PostgresSchema {
         // 19: herald_send_message writes its message event as a send over /sync does, byte for byte, `mentions` (N2)
         // included (PostgresSchema+SendMessage.swift).
         messageEventMigration,
+        // 20: search within a conversation (PostgresSchema+MessageSearch.swift).
+        messageSearchMigration,
     ]
 }

@@ -7,7 +7,7 @@
 ///
 /// Every write is atomic on its own. Wrap several writes in ``transaction(_:)`` to commit them
 /// together (group commit): acknowledge each send only after the outer transaction returned.
-public protocol SyncStore: AnyObject, AlertSettingsStore, LastSeenStore, GroupChangesStore {
+public protocol SyncStore: AnyObject, AlertSettingsStore, LastSeenStore, GroupChangesStore, MessageSearchStore {
     // MARK: Transactions and maintenance
 
     /// Runs `body` inside one transaction and commits it; a throwing body rolls everything back.

@@ -63,7 +63,7 @@ extension ClientRequest {
         case .ack, .bellRead, .bellReadAll: .read
         case .mute, .unmute, .quiet, .markUnread: .read
         case .scene: .scene
-        case .sync, .conversations, .history, .bell, .members, .users, .pushResolve: nil
+        case .sync, .conversations, .history, .search, .bell, .members, .users, .pushResolve: nil
         // Typing has its own per-device budget (E1), always on: see SyncCore+Typing.
         case .typingStart, .typingStop: nil
         }

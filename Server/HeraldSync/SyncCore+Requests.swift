@@ -58,6 +58,9 @@ extension SyncCore {
             response.messages = try withReactions(messages, in: conversation)
             response.hasMore = page.count > messages.count
 
+        case .search(let conversation, let text, let before, let limit):
+            try search(conversation, text: text, before: before, limit: limit, user: user, into: &response)
+
         case .send(let conversation, let clientMessageId, let kind, let text, let imageURL):
             try send(
                 conversation: conversation, clientMessageId: clientMessageId, kind: kind, text: text, imageURL: imageURL,

@@ -242,7 +242,7 @@ extension ClientRequest {
     /// Whether the request may write to the store (then it needs a write transaction).
     var writesToStore: Bool {
         switch self {
-        case .sync, .conversations, .history, .scene, .bell, .members, .users, .pushResolve: false
+        case .sync, .conversations, .history, .search, .scene, .bell, .members, .users, .pushResolve: false
         case .dm, .group, .send, .ack, .bellRead, .bellReadAll, .follow, .react, .signOut, .leave, .pushRegister, .pushUnregister: true
         case .mute, .unmute, .quiet, .markUnread: true
         case .editMessage, .unsendMessage: true

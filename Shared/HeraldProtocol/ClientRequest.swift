@@ -33,6 +33,10 @@ public enum ClientRequest: Sendable, Equatable {
     case group(title: String, members: [String])
     /// A page of messages, newest first, older than `before` (a message id) when given.
     case history(conversation: String, before: String?, limit: Int)
+    /// A page of the conversation's messages whose text holds every word of `text` (each as a word or its start),
+    /// newest first, older than `before` (the last hit of the previous page) when given. Answered from the server's
+    /// full-text index over the whole history.
+    case search(conversation: String, text: String, before: String?, limit: Int)
     /// Send a text or image message; `clientMessageId` makes retries idempotent (R4).
     case send(conversation: String, clientMessageId: String, kind: MessageKind, text: String?, imageURL: String?)
     /// These messages are now visible on this device (U2, U3): mark exactly them read.
@@ -104,6 +108,7 @@ public enum ClientRequest: Sendable, Equatable {
         case .dm: "dm"
         case .group: "group"
         case .history: "history"
+        case .search: "search"
         case .send: "send"
         case .ack: "ack"
         case .scene: "scene"

@@ -20,6 +20,11 @@ public struct ProtocolLimits: Sendable {
     /// Largest page a `users` request may ask for, and the page it gets without `limit`.
     public var maxUsersPage: Int { 200 }
     public var defaultUsersPage: Int { 50 }
+    /// Longest `search` text in UTF-8 bytes: a few words (the server searches at most eight of them).
+    public var maxSearchBytes: Int { 256 }
+    /// Largest page a `search` request may ask for, and the page it gets without `limit`.
+    public var maxSearchPage: Int { 100 }
+    public var defaultSearchPage: Int { 20 }
 
     public init(
         maxTextBytes: Int = 8192, maxIdBytes: Int = 128, maxTitleBytes: Int = 200, maxGroupMembers: Int = 1_000,

@@ -93,6 +93,11 @@ extension RequestFrame {
             wire.conversation = conversation
             wire.before = before
             wire.limit = limit
+        case .search(let conversation, let text, let before, let limit):
+            wire.conversation = conversation
+            wire.text = text
+            wire.before = before
+            wire.limit = limit
         case .send(let conversation, let clientMessageId, let kind, let text, let imageURL):
             wire.conversation = conversation
             wire.clientMessageId = clientMessageId
@@ -191,6 +196,15 @@ extension RequestFrame {
             }
             return .history(
                 conversation: try check.id(wire.conversation, "conversation"),
+                before: try wire.before.map { try check.id($0, "before") }, limit: limit)
+        case "search":
+            let limit = wire.limit ?? limits.defaultSearchPage
+            guard (1...limits.maxSearchPage).contains(limit) else {
+                throw ErrorInfo(.badRequest, "field 'limit' must be 1...\(limits.maxSearchPage)")
+            }
+            return .search(
+                conversation: try check.id(wire.conversation, "conversation"),
+                text: try check.text(wire.text, "text", max: limits.maxSearchBytes, allowEmpty: false),
                 before: try wire.before.map { try check.id($0, "before") }, limit: limit)
         case "send":
             let conversation = try check.id(wire.conversation, "conversation")

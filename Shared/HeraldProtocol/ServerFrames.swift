@@ -34,7 +34,7 @@ public struct ResponseFrame: Codable, Sendable, Equatable {
     // conversations, dm, group
     public var conversation: ConversationInfo?
     public var conversations: [ConversationInfo]?
-    // history
+    // history, search
     public var messages: [MessageInfo]?
     public var hasMore: Bool?
     /// `members`: one page of a conversation's participants, by id.

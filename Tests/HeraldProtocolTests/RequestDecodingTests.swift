@@ -22,6 +22,7 @@ struct RequestDecodingTests {
         .mute(conversation: "c1", until: nil, minutes: 60), .unmute(conversation: "c1"), .quiet(on: true), .markUnread(conversation: "c1"),
         .editMessage(message: "m1", text: "fixed"), .unsendMessage(message: "m1"), .typingStart(conversation: "c1"), .typingStop(conversation: "c1"),
         .renameGroup(conversation: "c2", title: "Team B"), .addMember(conversation: "c2", user: "dave"), .removeMember(conversation: "c2", user: "carol"),
+        .search(conversation: "c1", text: "deploy fri", before: nil, limit: 20), .search(conversation: "c1", text: "東京", before: "m9", limit: 100),
     ])
     func roundTrip(_ request: ClientRequest) throws {
         let frame = RequestFrame(id: 7, request: request)

@@ -72,6 +72,11 @@ public enum ClientCommand: Equatable, Sendable {
     case quiet(on: Bool)
     /// N4: mark a conversation unread.
     case markUnread(conversation: String)
+    /// One page of the conversation's messages holding every word of `text`, newest first, older than the hit `before`
+    /// when given: searched by the server over the whole history.
+    case search(conversation: String, text: String, before: String?)
+    /// Scroll the open thread so `message` is on screen, loading older history until it is there.
+    case jump(message: String)
 
     /// The `cmd` field of the command's answer: its first word (`toast tap` answers with `"cmd":"toast"`).
     public var name: String {
@@ -109,6 +114,8 @@ public enum ClientCommand: Equatable, Sendable {
         case .unmute: "unmute"
         case .quiet: "quiet"
         case .markUnread: "mark-unread"
+        case .search: "search"
+        case .jump: "jump"
         }
     }
 }

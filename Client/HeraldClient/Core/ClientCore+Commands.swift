@@ -103,6 +103,10 @@ extension ClientCore {
             answerOK()
         case .mute, .unmute, .quiet, .markUnread:
             beginAlertCommand(command)
+        case .search(let conversation, let text, let before):
+            search(conversation, text: text, before: before)
+        case .jump(let message):
+            jump(to: message)
         }
     }
 

@@ -49,6 +49,7 @@ extension ClientCore {
                 emit(.pushRegistered(device: response.device, provider: configuration.pushSubscription?.provider ?? ""))
             }
         case .typing(let answers): typingAnswered(response, answers: answers)
+        case .jump(let conversation, let message): jumpPageLoaded(response, conversation: conversation, message: message)
         case .pushResolve:
             guard let message = response.message else {
                 // Withdrawn or pruned meanwhile: the app stays on the list, where the conversation is.
@@ -159,6 +160,8 @@ extension ClientCore {
             peoplePageAnswered(response)
         case .edit, .unsend:
             revisionAnswered(response)
+        case .search:
+            searchAnswered(response)
         default:
             answerOK()
         }

@@ -46,6 +46,8 @@ public struct ClientCore: Sendable {
         case pushResolve
         /// A typing report (E1): `answers` when a `typing` command waits for it.
         case typing(answers: Bool)
+        /// An older page loaded for the `jump` command until `message` is among the loaded ones.
+        case jump(conversation: String, message: String)
     }
 
     enum HistoryMode: Sendable, Equatable {

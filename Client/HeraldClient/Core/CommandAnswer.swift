@@ -45,6 +45,8 @@ public struct AnswerDetails: Sendable, Equatable {
     /// The people a `users` or `members` command listed, and whether there were more than it shows.
     public var people: [ParticipantInfo]?
     public var more: Bool?
+    /// The messages a `search` found, newest first (`more`: an older page has hits too).
+    public var hits: [MessageInfo]?
 }
 
 /// The open thread's viewport as a command left it.

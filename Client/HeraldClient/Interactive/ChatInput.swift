@@ -86,6 +86,7 @@ public enum ChatInput {
         Command(name: "edit", usage: "/edit <text>", summary: "change yours (newest, or the one ^S picks)"),
         Command(name: "unsend", usage: "/unsend", summary: "take back yours (newest, or ^S pick)"),
         Command(name: "bottom", usage: "/bottom", summary: "jump to the newest message (End)"),
+        Command(name: "search", usage: "/search <words>", summary: "find messages in this conversation (n/N, Esc)"),
         Command(name: "unread", usage: "/unread", summary: "mark this conversation unread"),
         Command(name: "mute", usage: "/mute [<minutes>]", summary: "no alerts from this conversation"),
         Command(name: "unmute", usage: "/unmute", summary: "alerts again"),
@@ -199,6 +200,10 @@ public enum ChatInput {
             }
             guard let mine = context.newestMine else { return .notice("no message of yours here to unsend") }
             return .commands([.unsend(message: mine)])
+        case "search":
+            guard let open else { return .notice("open a conversation first: /search finds messages in it") }
+            guard !rest.isEmpty else { return .notice("usage: /search <words> (in a conversation)") }
+            return .commands([.search(conversation: open, text: rest, before: nil)])
         case "members":
             guard let target = arguments.first ?? open else { return .notice("usage: /members <conversation>") }
             return .commands([.members(conversation: target)])

@@ -58,6 +58,8 @@ final class TerminalFrontEnd: ClientFrontEnd {
     var arrivals: [MessageInfo] = []
     /// Select mode: a message of the open thread picked with the arrows, that `/edit`, `/unsend` and `/react` act on.
     var selection = MessageSelection()
+    /// `/search` in the open thread: its hits and the keys that go through them.
+    private var search = SearchNavigator()
 
     /// Fixed rows around the scene: header, two toast rows, two rules, notice, status and input.
     static let chromeRows = 8
@@ -112,6 +114,10 @@ final class TerminalFrontEnd: ClientFrontEnd {
             if commands == Self.quitCommands { return quitNow() }
         }
         if let commands = selectionKey(key) { return commands }
+        if search.isActive, editor.isEmpty, let commands = search.commands(for: key) {
+            notice = search.isActive ? search.status : ""
+            return commands.map(ClientInput.command)
+        }
         let scene = context.scene
         let escapeWasArmed = escapeArmed
         escapeArmed = false
@@ -315,6 +321,10 @@ final class TerminalFrontEnd: ClientFrontEnd {
             default: break
             }
             notice = ""
+            if case .search(let conversation, let text, _)? = commands.first {
+                search.begin(conversation: conversation, text: text)
+                notice = search.status
+            }
             return commands.map(ClientInput.command)
         case .help:
             showingHelp = true
@@ -336,6 +346,11 @@ final class TerminalFrontEnd: ClientFrontEnd {
 
     func answer(_ answer: CommandAnswer) {
         let command = answer.name
+        if let taken = search.take(answer) {
+            followUps += taken.commands
+            notice = taken.notice
+            return
+        }
         switch answer.outcome {
         case .ok(let details):
             if (command == "dm" || command == "group") && openAnswer, let conversation = details.conversation {
@@ -415,6 +430,10 @@ final class TerminalFrontEnd: ClientFrontEnd {
         settleSelection(model)
         model.selectedMessage = selection.target?.id
         context.selected = selection.target.map { ChatContext.Selected(id: $0.id, mine: $0.mine, senderName: $0.senderName) }
+        if search.isActive, model.scene.conversation != search.conversation {
+            search.end()
+            notice = ""
+        }
 
         let presenter = ScenePresenters.presenter(for: model.scene)
         var lines: [String] = []

@@ -92,6 +92,7 @@ public enum ScriptCommandParser {
         "follow": ("<user>", { .follow(user: $0) }),
         "leave": ("<conversation>", { .leave(conversation: $0) }),
         "unsend": ("<message>", { .unsend(message: $0) }),
+        "jump": ("<message>", { .jump(message: $0) }),
         "open-url": ("<url>", { .openURL($0) }),
     ]
 
@@ -194,6 +195,20 @@ public enum ScriptCommandParser {
         case "quiet":
             guard words.count == 1, words[0] == "on" || words[0] == "off" else { throw bad("quiet on|off") }
             return .quiet(on: words[0] == "on")
+        case "search":
+            // `--before` takes the last hit of the previous page, as `toast show` takes `--key`: before the free text.
+            let usage = "search <conversation> [--before <message>] <words…>"
+            guard words.count >= 2 else { throw bad(usage) }
+            var before: String?
+            var textStart = 1
+            if words[1] == "--before" {
+                guard words.count >= 4 else { throw bad(usage) }
+                before = words[2]
+                textStart = 3
+            }
+            let text = rest(after: textStart)
+            guard !text.isEmpty else { throw bad(usage) }
+            return .search(conversation: words[0], text: text, before: before)
         case "users":
             guard words.count <= 1 else { throw bad("users [<prefix>]") }
             return .users(prefix: words.first.flatMap { $0.isEmpty ? nil : $0 })

@@ -42,6 +42,15 @@ package enum ScriptOutput {
             // The list is named after the command that asked (`users` or `members`).
             add(command, .array(people.map { .object([JSONField("id", .string($0.id)), JSONField("name", .string($0.name))]) }))
         }
+        if let hits = details.hits {
+            add("hits", .array(hits.map { hit in
+                .object([
+                    JSONField("message", .string(hit.id)), JSONField("sender", .string(hit.sender)),
+                    JSONField("senderName", .string(hit.senderName)), JSONField("createdAt", .int(hit.createdAt)),
+                    JSONField("text", .optional(hit.text)),
+                ])
+            }))
+        }
         add("more", details.more.map(JSONValue.bool))
         return fields
     }
