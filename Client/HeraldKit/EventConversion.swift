@@ -10,10 +10,7 @@ enum EventConversion {
     static func event(_ event: ClientEvent, me: String) -> HeraldEvent? {
         switch event {
         case .message(let message, let sequence):
-            return .message(Message(
-                conversation: message.conversation, id: message.id, sender: message.sender, senderName: message.senderName,
-                text: message.text, imageURL: message.imageURL, sequence: sequence,
-                clientMessageId: message.sender == me ? message.clientMessageId : nil, mentionsMe: message.mentions?.contains(me) ?? false))
+            return .message(Self.message(message, sequence: sequence, me: me))
         case .edited(let message, _):
             return .edited(conversation: message.conversation, message: message.id, text: message.text ?? "")
         case .unsent(let message, _, _):
@@ -47,9 +44,20 @@ enum EventConversion {
             return device.map(HeraldEvent.pushRegistered)
         case .pushRegistrationFailed(let code, let message):
             return .pushRegistrationRefused(code: code, message: message)
-        case .connected, .disconnected, .history, .conversation, .receipt, .push, .pushCleared, .toastAction, .haptic, .reaction:
+        case .reaction(let conversation, let message, let user, let emoji, _):
+            return .reaction(conversation: conversation, message: message, user: user, emoji: emoji)
+        case .connected, .disconnected, .history, .conversation, .receipt, .push, .pushCleared, .toastAction, .haptic:
             return nil
         }
+    }
+
+    /// A message as the library shows it.
+    static func message(_ message: MessageInfo, sequence: Int64?, me: String) -> Message {
+        Message(
+            conversation: message.conversation, id: message.id, sender: message.sender, senderName: message.senderName,
+            text: message.text, imageURL: message.imageURL, sequence: sequence,
+            clientMessageId: message.sender == me ? message.clientMessageId : nil, mentionsMe: message.mentions?.contains(me) ?? false,
+            isSystem: message.kind == .system)
     }
 
     static func presentation(_ toast: Toast) -> ToastPresentation {

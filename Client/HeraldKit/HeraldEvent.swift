@@ -47,6 +47,8 @@ public enum HeraldEvent: Sendable, Equatable {
     case settingsChanged(conversation: String?)
     /// A user left a group this user is in.
     case left(conversation: String, user: String)
+    /// `user` reacted with `emoji` to `message` (each user's emoji counts once per message).
+    case reaction(conversation: String, message: String, user: String, emoji: String)
     /// The configuration's push token was registered for this device; `device` is the device's name on the server.
     case pushRegistered(device: String)
     /// The server refused the push token: its error code (`bad_request` for a malformed token, `conflict` when it has
@@ -74,10 +76,14 @@ public struct Message: Sendable, Equatable {
     public var clientMessageId: String?
     /// N2: this user is mentioned.
     public var mentionsMe: Bool
+    /// G5: a line of the server about the group ("Alice added Carol", `text`), to show as a notice, not as someone's
+    /// message; `sender` is who made the change. It never counts as unread and cannot be edited or unsent.
+    public var isSystem: Bool
 
     /// A message as the session reports it (an app makes one for previews and tests).
     public init(conversation: String, id: String, sender: String, senderName: String, text: String?, imageURL: String? = nil,
-                sequence: Int64? = nil, clientMessageId: String? = nil, mentionsMe: Bool = false) {
+                sequence: Int64? = nil, clientMessageId: String? = nil, mentionsMe: Bool = false, isSystem: Bool = false) {
+        self.isSystem = isSystem
         self.conversation = conversation
         self.id = id
         self.sender = sender

@@ -132,6 +132,11 @@ public final class HeraldSession: Sendable {
         _ = try await bridge.perform(.unsend(message: message))
     }
 
+    /// Reacts to a message with one emoji; every participant gets a ``HeraldEvent/reaction(conversation:message:user:emoji:)``.
+    public func react(to message: String, with emoji: String) async throws(HeraldError) {
+        _ = try await bridge.perform(.react(message: message, emoji: emoji))
+    }
+
     /// Reports that this user is typing in `conversation`, or stopped (E1).
     public func setTyping(_ typing: Bool, in conversation: String) async throws(HeraldError) {
         _ = try await bridge.perform(typing ? .typingStart(conversation: conversation) : .typingStop(conversation: conversation))
@@ -153,6 +158,31 @@ public final class HeraldSession: Sendable {
     /// Makes a group conversation; returns its id.
     public func createGroup(title: String, members: [String]) async throws(HeraldError) -> String {
         try await conversationId(answering: .group(title: title, members: members))
+    }
+
+    /// Renames a group (G1: any participant may).
+    public func renameGroup(_ conversation: String, to title: String) async throws(HeraldError) {
+        _ = try await bridge.perform(.renameGroup(conversation: conversation, title: title))
+    }
+
+    /// Adds `user` to a group (G2: any participant may; they see its history, none of it unread).
+    public func addMember(_ user: String, to conversation: String) async throws(HeraldError) {
+        _ = try await bridge.perform(.addMember(conversation: conversation, user: user))
+    }
+
+    /// Removes `user` from a group (G3: its creator may remove others; anyone may remove themselves, which is leaving).
+    public func removeMember(_ user: String, from conversation: String) async throws(HeraldError) {
+        _ = try await bridge.perform(.removeMember(conversation: conversation, user: user))
+    }
+
+    /// The messages of `conversation` that hold every word of `text` (whole words or their start, any case), newest
+    /// first, a page at a time: pass the oldest hit's id as `before` for the next page; `more` says there is one.
+    public func search(_ text: String, in conversation: String, before: String? = nil) async throws(HeraldError) -> (hits: [Message], more: Bool) {
+        guard case .ok(let details) = try await bridge.perform(.search(conversation: conversation, text: text, before: before)) else {
+            return ([], false)
+        }
+        let hits = (details.hits ?? []).map { EventConversion.message($0, sequence: nil, me: user) }
+        return (hits, details.more ?? false)
     }
 
     private func conversationId(answering command: ClientCommand) async throws(HeraldError) -> String {
