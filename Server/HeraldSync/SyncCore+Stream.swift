@@ -87,7 +87,7 @@ extension SyncCore {
         var ownBodies: [Int: SharedBytes] = [:]
         func body(_ index: Int) -> SharedBytes {
             if let shared = ownBodies[index] { return shared }
-            let shared = batch.bodies[index].withUnsafeBytes { SharedBytes(copying: UnsafeRawBufferPointer(rebasing: $0.dropFirst())) }
+            let shared = Self.sharedBody(batch.bodies[index])
             ownBodies[index] = shared
             return shared
         }
@@ -123,10 +123,15 @@ extension SyncCore {
         }
         // Bodies in stored order: along each user's stream that is seq order.
         for (index, payload) in batch.bodies.enumerated() where !receivers[index].isEmpty && !payload.isEmpty {
-            let body = ownBodies[index] ?? payload.withUnsafeBytes { SharedBytes(copying: UnsafeRawBufferPointer(rebasing: $0.dropFirst())) }
+            let body = ownBodies[index] ?? Self.sharedBody(payload)
             deliveries.append(SyncDelivery(body: body, devices: receivers[index], seqs: receiverSeqs[index]))
         }
         deliveries += ownFrames
+    }
+
+    /// A stored event body (a JSON object without `seq`) as the shared tail of its frames: without its leading `{`.
+    private static func sharedBody(_ payload: [UInt8]) -> SharedBytes {
+        payload.withUnsafeBytes { SharedBytes(copying: UnsafeRawBufferPointer(rebasing: $0.dropFirst())) }
     }
 
     /// Brings every live device of `user` up to `seq` (or everything stored, for `.max`) from the store.

@@ -106,6 +106,14 @@ public enum ScriptCommandParser {
             return String(line[args[index - 1].end...]).trimmingSpaces
         }
         let words = args.map(\.text)
+        /// `flag <value>` at argument `index`, when it is there, and the verbatim text after the arguments it leaves:
+        /// an option goes before the free text (`toast show … --key k text`, `search c1 --before m9 words`). Nil when
+        /// the option is given without a value or with no text after it.
+        func optionThenText(_ flag: String, at index: Int) -> (value: String?, text: String)? {
+            guard index < words.count, words[index] == flag else { return (nil, rest(after: index)) }
+            guard words.count >= index + 3 else { return nil }
+            return (words[index + 1], rest(after: index + 2))
+        }
         if let command = withoutArguments[name] {
             guard words.isEmpty else { throw bad(name) }
             return command
@@ -166,15 +174,7 @@ public enum ScriptCommandParser {
                 guard words.count >= 4, let kind = ToastKind(name: words[1]), let priority = ToastPriority(name: words[2]) else {
                     throw bad(usage)
                 }
-                var key: String?
-                var textStart = 3
-                if words[3] == "--key" {
-                    guard words.count >= 6 else { throw bad(usage) }
-                    key = words[4]
-                    textStart = 5
-                }
-                let text = rest(after: textStart)
-                guard !text.isEmpty else { throw bad(usage) }
+                guard let (key, text) = optionThenText("--key", at: 3), !text.isEmpty else { throw bad(usage) }
                 return .toastShow(kind: kind, priority: priority, key: key, text: text)
             default:
                 throw bad("toast tap | toast swipe | toast action | toast show …")
@@ -198,16 +198,7 @@ public enum ScriptCommandParser {
         case "search":
             // `--before` takes the last hit of the previous page, as `toast show` takes `--key`: before the free text.
             let usage = "search <conversation> [--before <message>] <words…>"
-            guard words.count >= 2 else { throw bad(usage) }
-            var before: String?
-            var textStart = 1
-            if words[1] == "--before" {
-                guard words.count >= 4 else { throw bad(usage) }
-                before = words[2]
-                textStart = 3
-            }
-            let text = rest(after: textStart)
-            guard !text.isEmpty else { throw bad(usage) }
+            guard words.count >= 2, let (before, text) = optionThenText("--before", at: 1), !text.isEmpty else { throw bad(usage) }
             return .search(conversation: words[0], text: text, before: before)
         case "users":
             guard words.count <= 1 else { throw bad("users [<prefix>]") }
